@@ -1,0 +1,41 @@
+/**
+ * What the engine knows about one endpoint: calls in flight and the RTT
+ * estimate. One instance per endpoint, owned by the balancer and kept across
+ * address-list updates, so an endpoint's history survives re-resolution.
+ */
+
+/** How a call ended, as far as latency accounting cares. */
+export enum CallOutcome {
+  /** The call completed (any status the server chose to send, except those below). */
+  SUCCESS,
+  /** The endpoint failed the call (UNAVAILABLE, INTERNAL, ...): maybe very fast, never good. */
+  FAILURE,
+  /** The deadline ended the call: the endpoint was at least this slow. */
+  DEADLINE_EXCEEDED,
+  /** The client gave up: says nothing about the endpoint. */
+  CANCELLED,
+}
+
+export class EndpointLoad {
+  /** Calls started and not yet ended. */
+  outstanding = 0;
+  /** The estimate as of `sampledAtMs`; meaningless until `hasSample`. */
+  rttMs = 0;
+  /** When the last RTT sample was taken (monotonic ms). */
+  sampledAtMs = 0;
+  hasSample = false;
+  /** Calls started on this endpoint over its lifetime (for stats). */
+  callsStarted = 0;
+
+  callStarted(): void {
+    this.outstanding++;
+    this.callsStarted++;
+  }
+
+  /** Ends a call; a second end for the same call must never happen (callers guard). */
+  callFinished(): void {
+    if (this.outstanding > 0) {
+      this.outstanding--;
+    }
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * The engine: one balancer's view of its endpoints and the rule that picks
+ * among them. The grpc-js policies and the simulator both drive this class,
+ * so there is one implementation of the algorithm.
+ */
+import { PowerOfChoices } from './choice';
+import { MonotonicClock } from './clock';
+import { LoadModel } from './cost';
+import { CallOutcome, EndpointLoad } from './endpoint-load';
+import { RandomSource } from './random';
+
+export interface EngineOptions {
+  model: LoadModel;
+  /** Candidates compared per pick; Infinity compares all of them. */
+  choiceCount: number;
+  clock: MonotonicClock;
+  random: RandomSource;
+}
+
+export class LoadBalancingEngine {
+  model: LoadModel;
+  choiceCount: number;
+  readonly clock: MonotonicClock;
+  private readonly chooser: PowerOfChoices;
+  // Set for the duration of one pick, so the cost reader is one bound
+  // function instead of a closure allocated per pick.
+  private pickCandidates: readonly EndpointLoad[] = [];
+  private pickNowMs = 0;
+  private readonly costOfCandidate = (index: number): number =>
+    this.model.cost(this.pickCandidates[index], this.pickNowMs);
+
+  constructor(options: EngineOptions) {
+    this.model = options.model;
+    this.choiceCount = options.choiceCount;
+    this.clock = options.clock;
+    this.chooser = new PowerOfChoices(options.random);
+  }
+
+  /** The index of the chosen candidate, or -1 if there are none. */
+  pick(candidates: readonly EndpointLoad[]): number {
+    this.pickCandidates = candidates;
+    this.pickNowMs = this.clock();
+    const chosen = this.chooser.choose(candidates.length, this.choiceCount, this.costOfCandidate);
+    this.pickCandidates = [];
+    return chosen;
+  }
+
+  /** The cost of `load` now; for stats and tracing, not the pick path. */
+  costOf(load: EndpointLoad): number {
+    return this.model.cost(load, this.clock());
+  }
+
+  /** A call went out to `load`; returns its start time for `callEnded`. */
+  callStarted(load: EndpointLoad): number {
+    load.callStarted();
+    return this.clock();
+  }
+
+  callEnded(load: EndpointLoad, outcome: CallOutcome, startedAtMs: number): void {
+    const nowMs = this.clock();
+    load.callFinished();
+    this.model.recordCall(load, outcome, nowMs - startedAtMs, nowMs);
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * grpc-js-peak-ewma: latency-aware load balancing for @grpc/grpc-js.
+ *
+ *   import { register } from 'grpc-js-peak-ewma';
+ *   register();
+ *   const client = new Client('dns:///my-service:50051', credentials, {
+ *     'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ peak_ewma_experimental: {} }] }),
+ *     interceptors: [streamingCallMarker],
+ *   });
+ */
+export { register } from './policy/register';
+export { PEAK_EWMA_POLICY_NAME, PEAK_EWMA_DEFAULTS, PEAK_EWMA_LIMITS, PeakEwmaLoadBalancingConfig } from './policy/peak-ewma-config';
+export { LEAST_REQUEST_POLICY_NAME, LeastRequestLoadBalancingConfig, SELECTION_METHODS } from './policy/least-request-config';
+export type { SelectionMethod } from './policy/least-request-config';
+export { ConfigError } from './policy/config-fields';
+export { validateServiceConfig, validateLoadBalancingConfigList } from './policy/validate';
+export { streamingCallMarker, markUntimed, isUntimed } from './policy/streaming';
+export { getLoadBalancerStats } from './policy/stats';
+export type { BalancerStats, EndpointStats } from './policy/stats';
+export { STATS_LABEL_OPTION } from './policy/endpoint-picking-balancer';
+export { PeakEwmaLoadBalancer } from './policy/peak-ewma';
+export { LeastRequestLoadBalancer } from './policy/least-request';
+export * as engine from './core';

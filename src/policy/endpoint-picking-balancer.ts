@@ -1,0 +1,248 @@
+/**
+ * The skeleton both policies share (gRFC A48's least_request structure over
+ * A61 endpoints): one endpoint-level pick_first child per endpoint, their
+ * states aggregated, and a picker that lets the engine choose among the
+ * READY ones. A policy is this class plus a config class; the config decides
+ * the cost model.
+ */
+import { ChannelOptions, connectivityState, experimental, StatusObject } from '@grpc/grpc-js';
+import { systemClock } from '../core/clock';
+import { EndpointLoad } from '../core/endpoint-load';
+import { LoadBalancingEngine } from '../core/engine';
+import { systemRandom } from '../core/random';
+import { endpointKey } from './endpoint-key';
+import { EndpointPickingConfig } from './endpoint-picking-config';
+import { EndpointPicker, PickableEndpoint, PickContext } from './picker';
+import { BalancerStatsSource, registerStatsSource, unregisterStatsSource } from './stats';
+import { Tracer } from './trace';
+
+const { LeafLoadBalancer, QueuePicker, UnavailablePicker } = experimental;
+type LeafLoadBalancer = experimental.LeafLoadBalancer;
+type ConnectivityState = connectivityState;
+
+/** Channel option naming this channel in stats snapshots; optional. */
+export const STATS_LABEL_OPTION = 'grpc-js-peak-ewma.stats_label';
+
+interface ManagedEndpoint {
+  readonly key: string;
+  readonly child: LeafLoadBalancer;
+  readonly load: EndpointLoad;
+  /** The child's state when we last looked, to notice it leaving READY. */
+  lastState: ConnectivityState;
+}
+
+export type EndpointPickingConfigClass = abstract new (...args: never[]) => EndpointPickingConfig;
+
+export abstract class EndpointPickingLoadBalancer implements experimental.LoadBalancer, BalancerStatsSource {
+  private readonly endpoints = new Map<string, ManagedEndpoint>();
+  private readonly childHelper: experimental.ChannelControlHelper;
+  private context: PickContext | null = null;
+  private updatesPaused = false;
+  private lastError: string | null = null;
+  private currentState: ConnectivityState = connectivityState.IDLE;
+  private statsLabel = '';
+
+  protected constructor(
+    private readonly helper: experimental.ChannelControlHelper,
+    readonly policyName: string,
+    private readonly configClass: EndpointPickingConfigClass,
+    private readonly tracer: Tracer,
+  ) {
+    this.childHelper = experimental.createChildChannelControlHelper(helper, {
+      updateState: (_state, _picker, errorMessage) => this.onChildStateChange(errorMessage),
+    });
+    registerStatsSource(this);
+    this.tracer.info('created');
+  }
+
+  updateAddressList(
+    endpointList: experimental.StatusOr<experimental.Endpoint[]>,
+    lbConfig: experimental.TypedLoadBalancingConfig,
+    options: ChannelOptions,
+    resolutionNote: string,
+  ): boolean {
+    if (!(lbConfig instanceof this.configClass)) {
+      return false;
+    }
+    const config = lbConfig as unknown as EndpointPickingConfig;
+    this.applyConfig(config);
+    this.statsLabel = String(options[STATS_LABEL_OPTION] ?? '');
+    if (!endpointList.ok) {
+      // A failed resolution while we have endpoints: keep serving them.
+      if (this.endpoints.size === 0) {
+        this.publish(connectivityState.TRANSIENT_FAILURE, new UnavailablePicker(endpointList.error), endpointList.error.details);
+      }
+      return true;
+    }
+    const list = endpointList.value;
+    this.tracer.info(`address update: ${list.length} endpoints`);
+    if (list.length === 0) {
+      this.destroyChildren();
+      const details = `${this.policyName}: No addresses resolved. Resolution note: ${resolutionNote}`;
+      this.publish(connectivityState.TRANSIENT_FAILURE, new UnavailablePicker({ details }), details);
+      return false;
+    }
+    this.updatesPaused = true;
+    const seen = new Set<string>();
+    const added: ManagedEndpoint[] = [];
+    for (const endpoint of list) {
+      const key = endpointKey(endpoint);
+      if (seen.has(key)) {
+        continue;
+      }
+      seen.add(key);
+      const existing = this.endpoints.get(key);
+      if (existing) {
+        existing.child.updateEndpoint(endpoint, options);
+      } else {
+        const managed: ManagedEndpoint = {
+          key,
+          child: new LeafLoadBalancer(endpoint, this.childHelper, options, resolutionNote),
+          load: new EndpointLoad(),
+          lastState: connectivityState.IDLE,
+        };
+        this.endpoints.set(key, managed);
+        added.push(managed);
+      }
+    }
+    for (const [key, managed] of this.endpoints) {
+      if (!seen.has(key)) {
+        managed.child.destroy();
+        this.endpoints.delete(key);
+      }
+    }
+    for (const managed of added) {
+      managed.child.startConnecting();
+    }
+    this.updatesPaused = false;
+    this.recomputeState();
+    return true;
+  }
+
+  exitIdle(): void {
+    for (const managed of this.endpoints.values()) {
+      if (managed.child.getConnectivityState() === connectivityState.IDLE) {
+        managed.child.exitIdle();
+      }
+    }
+  }
+
+  resetBackoff(): void {
+    // LeafLoadBalancer exposes no backoff reset; its pick_first child resets
+    // its own backoff when the channel asks the subchannels directly.
+  }
+
+  destroy(): void {
+    this.destroyChildren();
+    unregisterStatsSource(this);
+    this.tracer.info('destroyed');
+  }
+
+  getTypeName(): string {
+    return this.policyName;
+  }
+
+  // --- stats (see stats.ts) ---
+
+  statsSnapshot() {
+    const engine = this.context?.engine ?? null;
+    return {
+      policy: this.policyName,
+      label: this.statsLabel,
+      state: connectivityState[this.currentState],
+      endpoints: Array.from(this.endpoints.values(), (managed) => ({
+        address: managed.key,
+        state: connectivityState[managed.child.getConnectivityState()],
+        load: managed.load,
+        cost: engine ? engine.costOf(managed.load) : NaN,
+      })),
+      engine,
+    };
+  }
+
+  // --- internals ---
+
+  private applyConfig(config: EndpointPickingConfig): void {
+    if (this.context === null) {
+      const engine = new LoadBalancingEngine({
+        model: config.createModel(),
+        choiceCount: config.choiceCount,
+        clock: systemClock,
+        random: systemRandom,
+      });
+      this.context = { engine, countsStreams: config.countsStreams, tracer: this.tracer };
+    } else {
+      config.configure(this.context.engine);
+      this.context.countsStreams = config.countsStreams;
+    }
+  }
+
+  private onChildStateChange(errorMessage: string | null): void {
+    if (errorMessage !== null) {
+      this.lastError = errorMessage;
+    }
+    let leftReady = false;
+    for (const managed of this.endpoints.values()) {
+      const state = managed.child.getConnectivityState();
+      if (managed.lastState === connectivityState.READY && state !== connectivityState.READY) {
+        leftReady = true;
+      }
+      managed.lastState = state;
+    }
+    if (leftReady) {
+      this.helper.requestReresolution();
+    }
+    this.recomputeState();
+  }
+
+  /**
+   * READY if any endpoint is READY; else CONNECTING if any is CONNECTING or
+   * IDLE; else TRANSIENT_FAILURE carrying the last error. IDLE endpoints are
+   * asked to reconnect, so every endpoint stays connected.
+   */
+  private recomputeState(): void {
+    if (this.updatesPaused || this.context === null) {
+      return;
+    }
+    const ready: PickableEndpoint[] = [];
+    let connecting = false;
+    for (const managed of this.endpoints.values()) {
+      const state = managed.child.getConnectivityState();
+      if (state === connectivityState.READY) {
+        ready.push({ load: managed.load, picker: managed.child.getPicker(), name: managed.key });
+      } else if (state === connectivityState.CONNECTING || state === connectivityState.IDLE) {
+        connecting = true;
+      }
+    }
+    if (ready.length > 0) {
+      this.publish(connectivityState.READY, new EndpointPicker(ready, this.context), null);
+    } else if (connecting) {
+      this.publish(connectivityState.CONNECTING, new QueuePicker(this), null);
+    } else if (this.endpoints.size > 0) {
+      const details = `${this.policyName}: No connection established. Last error: ${this.lastError}`;
+      this.publish(connectivityState.TRANSIENT_FAILURE, new UnavailablePicker({ details }), details);
+    }
+    for (const managed of this.endpoints.values()) {
+      if (managed.child.getConnectivityState() === connectivityState.IDLE) {
+        managed.child.exitIdle();
+      }
+    }
+  }
+
+  private publish(state: ConnectivityState, picker: experimental.Picker, errorMessage: string | null): void {
+    if (state !== this.currentState) {
+      this.tracer.info(`${connectivityState[this.currentState]} -> ${connectivityState[state]}`);
+    }
+    this.currentState = state;
+    this.helper.updateState(state, picker, errorMessage);
+  }
+
+  private destroyChildren(): void {
+    for (const managed of this.endpoints.values()) {
+      managed.child.destroy();
+    }
+    this.endpoints.clear();
+  }
+}
+
+export type { StatusObject };

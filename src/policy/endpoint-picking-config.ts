@@ -1,0 +1,30 @@
+/**
+ * What the shared balancer needs from a policy's config: how many candidates
+ * to compare, which cost model, whether streams count.
+ */
+import { experimental, logVerbosity } from '@grpc/grpc-js';
+import { LoadModel } from '../core/cost';
+import { LoadBalancingEngine } from '../core/engine';
+
+export interface EndpointPickingConfig extends experimental.TypedLoadBalancingConfig {
+  /** Candidates compared per pick; Infinity compares all. */
+  readonly choiceCount: number;
+  /** Whether calls marked as streams count as outstanding. */
+  readonly countsStreams: boolean;
+  createModel(): LoadModel;
+  /** Applies this config to a live engine, keeping per-endpoint state. */
+  configure(engine: LoadBalancingEngine): void;
+}
+
+/**
+ * grpc-js swallows a policy's parse error and falls back to another policy
+ * (pick_first, at the end of the list) logging only at DEBUG. Say it at ERROR,
+ * which grpc-js prints by default.
+ */
+export function reportConfigError(error: Error): void {
+  experimental.log(
+    logVerbosity.ERROR,
+    `grpc-js-peak-ewma: rejected load balancing config: ${error.message} ` +
+      '(grpc-js will use the next policy in the list, or pick_first)',
+  );
+}

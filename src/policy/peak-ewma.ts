@@ -1,0 +1,13 @@
+/** The `peak_ewma_experimental` policy: the shared skeleton with the peak-EWMA cost. */
+import { experimental } from '@grpc/grpc-js';
+import { EndpointPickingLoadBalancer } from './endpoint-picking-balancer';
+import { PEAK_EWMA_POLICY_NAME, PeakEwmaLoadBalancingConfig } from './peak-ewma-config';
+import { Tracer } from './trace';
+
+const tracer = new Tracer('peak_ewma');
+
+export class PeakEwmaLoadBalancer extends EndpointPickingLoadBalancer {
+  constructor(helper: experimental.ChannelControlHelper) {
+    super(helper, PEAK_EWMA_POLICY_NAME, PeakEwmaLoadBalancingConfig, tracer);
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * The picker: the engine chooses among the READY endpoints, the chosen
+ * endpoint's own pick_first picker supplies the subchannel, and the call's
+ * start and end are accounted on that endpoint.
+ *
+ * Accounting happens in onCallStarted/onCallEnded, never in pick(): grpc-js
+ * may run pick() several times for one call (queued picks are re-run on every
+ * state update; a pick whose subchannel stopped being READY while call
+ * credentials were generated is retried) and then calls only the callbacks of
+ * the pick that actually opened a stream.
+ */
+import { experimental, Metadata } from '@grpc/grpc-js';
+import { EndpointLoad } from '../core/endpoint-load';
+import { LoadBalancingEngine } from '../core/engine';
+import { outcomeOfStatus } from './call-outcome';
+import { isUntimed } from './streaming';
+import { Tracer } from './trace';
+
+type PickResult = experimental.PickResult;
+type OnCallEnded = NonNullable<PickResult['onCallEnded']>;
+
+/** An endpoint as the picker sees it. */
+export interface PickableEndpoint {
+  readonly load: EndpointLoad;
+  readonly picker: experimental.Picker;
+  readonly name: string;
+}
+
+/** Balancer-wide settings a picker reads at pick time, so config updates reach live pickers. */
+export interface PickContext {
+  readonly engine: LoadBalancingEngine;
+  countsStreams: boolean;
+  readonly tracer: Tracer;
+}
+
+export class EndpointPicker implements experimental.Picker {
+  private readonly loads: readonly EndpointLoad[];
+
+  constructor(
+    private readonly ready: readonly PickableEndpoint[],
+    private readonly context: PickContext,
+  ) {
+    this.loads = ready.map((endpoint) => endpoint.load);
+  }
+
+  pick(pickArgs: experimental.PickArgs): PickResult {
+    const { engine, tracer } = this.context;
+    const index = engine.pick(this.loads);
+    const chosen = this.ready[index];
+    if (tracer.picksEnabled) {
+      tracer.debug(`pick: ${chosen.name} among ${this.describeCosts()}`);
+    }
+    const childPick = chosen.picker.pick(pickArgs);
+    if (childPick.pickResultType !== experimental.PickResultType.COMPLETE) {
+      return childPick;
+    }
+    if (!this.context.countsStreams && isUntimed(pickArgs.metadata)) {
+      return childPick;
+    }
+    return trackCall(childPick, engine, chosen.load);
+  }
+
+  private describeCosts(): string {
+    const { engine } = this.context;
+    return this.ready.map((endpoint) => `${endpoint.name}=${engine.costOf(endpoint.load).toFixed(3)}`).join(' ');
+  }
+}
+
+/**
+ * Wraps the child's pick so that the call's start and end reach the engine,
+ * chaining the child's own callbacks. The subchannel is returned unchanged:
+ * parents (outlier_detection, xds_cluster_impl) unwrap it.
+ */
+function trackCall(childPick: PickResult, engine: LoadBalancingEngine, load: EndpointLoad): PickResult {
+  let startedAtMs = 0;
+  let inFlight = false;
+  const onCallEnded: OnCallEnded = (code: number, details: string, metadata: Metadata) => {
+    if (inFlight) {
+      inFlight = false;
+      engine.callEnded(load, outcomeOfStatus(code), startedAtMs);
+    }
+    childPick.onCallEnded?.(code, details, metadata);
+  };
+  return {
+    pickResultType: childPick.pickResultType,
+    subchannel: childPick.subchannel,
+    status: childPick.status,
+    onCallStarted: () => {
+      startedAtMs = engine.callStarted(load);
+      inFlight = true;
+      childPick.onCallStarted?.();
+    },
+    onCallEnded,
+  };
+}

@@ -1,0 +1,20 @@
+/** Registration with grpc-js's (module-global) policy registry. */
+import { experimental } from '@grpc/grpc-js';
+import { LeastRequestLoadBalancer } from './least-request';
+import { LEAST_REQUEST_POLICY_NAME, LeastRequestLoadBalancingConfig } from './least-request-config';
+import { PeakEwmaLoadBalancer } from './peak-ewma';
+import { PEAK_EWMA_POLICY_NAME, PeakEwmaLoadBalancingConfig } from './peak-ewma-config';
+
+/**
+ * Registers `peak_ewma_experimental` and `least_request_experimental` with
+ * grpc-js. Idempotent. Call it before creating channels that name them: a
+ * channel whose config names an unregistered policy silently uses pick_first.
+ */
+export function register(): void {
+  experimental.registerLoadBalancerType(PEAK_EWMA_POLICY_NAME, PeakEwmaLoadBalancer, PeakEwmaLoadBalancingConfig);
+  experimental.registerLoadBalancerType(
+    LEAST_REQUEST_POLICY_NAME,
+    LeastRequestLoadBalancer,
+    LeastRequestLoadBalancingConfig,
+  );
+}

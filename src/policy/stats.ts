@@ -1,0 +1,81 @@
+/**
+ * Per-instance stats the application can read without private grpc-js APIs:
+ * every live balancer of ours registers here while it exists.
+ */
+import { currentRttMs, PeakEwmaModel } from '../core/cost';
+import { EndpointLoad } from '../core/endpoint-load';
+import { LoadBalancingEngine } from '../core/engine';
+
+export interface EndpointStats {
+  /** The endpoint's addresses, comma-separated. */
+  readonly address: string;
+  /** Its pick_first child's connectivity state. */
+  readonly state: string;
+  /** Calls in flight. */
+  readonly outstanding: number;
+  /** Current peak-EWMA RTT estimate in ms (null under least_request). */
+  readonly estimateMs: number | null;
+  /** The cost a pick would see now. */
+  readonly cost: number;
+  /** Calls started on this endpoint since it joined. */
+  readonly callsStarted: number;
+  /** callsStarted as a fraction of all calls this balancer started. */
+  readonly shareOfCalls: number;
+  /** Time since the last RTT sample in ms; null if none yet. */
+  readonly msSinceLastSample: number | null;
+}
+
+export interface BalancerStats {
+  readonly policy: string;
+  /** The channel's `grpc-js-peak-ewma.stats_label` option, or ''. */
+  readonly label: string;
+  readonly state: string;
+  readonly endpoints: readonly EndpointStats[];
+}
+
+/** What a balancer hands over for a snapshot. */
+export interface BalancerStatsSource {
+  statsSnapshot(): {
+    policy: string;
+    label: string;
+    state: string;
+    endpoints: { address: string; state: string; load: EndpointLoad; cost: number }[];
+    engine: LoadBalancingEngine | null;
+  };
+}
+
+const sources = new Set<BalancerStatsSource>();
+
+export function registerStatsSource(source: BalancerStatsSource): void {
+  sources.add(source);
+}
+
+export function unregisterStatsSource(source: BalancerStatsSource): void {
+  sources.delete(source);
+}
+
+/** A snapshot of every live peak_ewma / least_request balancer in this process. */
+export function getLoadBalancerStats(): BalancerStats[] {
+  return Array.from(sources, (source) => toStats(source.statsSnapshot()));
+}
+
+function toStats(raw: ReturnType<BalancerStatsSource['statsSnapshot']>): BalancerStats {
+  const nowMs = raw.engine?.clock() ?? 0;
+  const model = raw.engine?.model;
+  const totalCalls = raw.endpoints.reduce((sum, endpoint) => sum + endpoint.load.callsStarted, 0);
+  return {
+    policy: raw.policy,
+    label: raw.label,
+    state: raw.state,
+    endpoints: raw.endpoints.map(({ address, state, load, cost }) => ({
+      address,
+      state,
+      outstanding: load.outstanding,
+      estimateMs: model instanceof PeakEwmaModel ? currentRttMs(load, nowMs, model.settings) : null,
+      cost,
+      callsStarted: load.callsStarted,
+      shareOfCalls: totalCalls > 0 ? load.callsStarted / totalCalls : 0,
+      msSinceLastSample: load.hasSample ? nowMs - load.sampledAtMs : null,
+    })),
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * Up-front validation. grpc-js skips a policy whose config does not parse and
+ * quietly uses the next one in the list (pick_first at the end), so a typo in
+ * a service config shows up as a channel that silently does not balance.
+ * These throw the policy's own error instead.
+ */
+import { LeastRequestLoadBalancingConfig, LEAST_REQUEST_POLICY_NAME } from './least-request-config';
+import { PeakEwmaLoadBalancingConfig, PEAK_EWMA_POLICY_NAME } from './peak-ewma-config';
+
+const PARSERS: Record<string, (obj: unknown) => unknown> = {
+  [PEAK_EWMA_POLICY_NAME]: (obj) => PeakEwmaLoadBalancingConfig.parse(obj),
+  [LEAST_REQUEST_POLICY_NAME]: (obj) => LeastRequestLoadBalancingConfig.parse(obj),
+};
+
+/**
+ * Validates every `peak_ewma_experimental` and `least_request_experimental`
+ * entry in a service config (object or JSON text), also inside other
+ * policies' `childPolicy`/`child_policy` lists. Throws the first error;
+ * returns the number of entries checked.
+ */
+export function validateServiceConfig(serviceConfig: unknown): number {
+  const parsed = typeof serviceConfig === 'string' ? parseJson(serviceConfig) : serviceConfig;
+  if (typeof parsed !== 'object' || parsed === null) {
+    throw new Error('service config must be a JSON object');
+  }
+  const list = (parsed as Record<string, unknown>).loadBalancingConfig;
+  if (list === undefined) {
+    return 0;
+  }
+  return validateLoadBalancingConfigList(list, 'loadBalancingConfig');
+}
+
+/** Validates a `loadBalancingConfig` list; returns the number of our entries checked. */
+export function validateLoadBalancingConfigList(list: unknown, path = 'loadBalancingConfig'): number {
+  if (!Array.isArray(list)) {
+    throw new Error(`${path} must be an array`);
+  }
+  let checked = 0;
+  list.forEach((entry, index) => {
+    if (typeof entry !== 'object' || entry === null || Object.keys(entry).length !== 1) {
+      throw new Error(`${path}[${index}] must be an object with exactly one key, the policy name`);
+    }
+    const [name, config] = Object.entries(entry as Record<string, unknown>)[0];
+    const parser = PARSERS[name];
+    if (parser) {
+      parser(config);
+      checked++;
+    }
+    if (typeof config === 'object' && config !== null) {
+      for (const childKey of ['childPolicy', 'child_policy']) {
+        const children = (config as Record<string, unknown>)[childKey];
+        if (children !== undefined) {
+          checked += validateLoadBalancingConfigList(children, `${path}[${index}].${name}.${childKey}`);
+        }
+      }
+    }
+  });
+  return checked;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`service config is not valid JSON: ${(error as Error).message}`);
+  }
+}
