@@ -1,0 +1,104 @@
+/**
+ * Real grpc-js servers on 127.0.0.1 serving the Probe service, each with a
+ * behaviour a test can change while it runs: a delay, a failure, a hang.
+ */
+import { Server, ServerCredentials, ServerUnaryCall, ServerWritableStream, sendUnaryData, status } from '@grpc/grpc-js';
+import { probeServiceDefinition } from '../../scripts/lib/probe-service';
+
+export interface BackendBehaviour {
+  /** Time before answering a unary call, in ms. */
+  delayMs: number;
+  /** Answer every unary call at once with this status instead. */
+  failWith: status | null;
+  /** Never answer (only deadlines end the calls). */
+  hang: boolean;
+}
+
+export class TestBackend {
+  behaviour: BackendBehaviour = { delayMs: 0, failWith: null, hang: false };
+  /** Unary calls received. */
+  calls = 0;
+  /** Unary calls in progress right now, and the most seen at once. */
+  inFlight = 0;
+  maxInFlight = 0;
+  port = 0;
+  private readonly server = new Server();
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(readonly id: string) {
+    this.server.addService(probeServiceDefinition, {
+      call: (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => this.onCall(call, callback),
+      watch: (call: ServerWritableStream<Buffer, Buffer>) => this.onWatch(call),
+    });
+  }
+
+  get address(): string {
+    return `127.0.0.1:${this.port}`;
+  }
+
+  async start(port = 0): Promise<this> {
+    this.port = await new Promise<number>((resolve, reject) =>
+      this.server.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (error, boundPort) =>
+        error ? reject(error) : resolve(boundPort),
+      ),
+    );
+    return this;
+  }
+
+  /** Stops at once: in-flight calls fail UNAVAILABLE on the client. */
+  stop(): void {
+    for (const timer of this.timers) {
+      clearTimeout(timer);
+    }
+    this.timers.clear();
+    this.server.forceShutdown();
+  }
+
+  private onCall(call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>): void {
+    this.calls++;
+    const { delayMs, failWith, hang } = this.behaviour;
+    if (failWith !== null) {
+      callback({ code: failWith, details: `${this.id} fails` });
+      return;
+    }
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    const finish = () => {
+      this.inFlight--;
+    };
+    call.on('cancelled', () => {
+      if (hang) finish();
+    });
+    if (hang) {
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      finish();
+      callback(null, Buffer.from(this.id));
+    }, delayMs);
+    this.timers.add(timer);
+  }
+
+  /** Server stream: one message every 100 ms until the client cancels. */
+  private onWatch(call: ServerWritableStream<Buffer, Buffer>): void {
+    const timer = setInterval(() => call.write(Buffer.from(this.id)), 100);
+    this.timers.add(timer);
+    const stop = () => {
+      clearInterval(timer);
+      this.timers.delete(timer);
+    };
+    call.on('cancelled', stop);
+    call.on('close', stop);
+  }
+}
+
+export async function startBackends(count: number, prefix = 'b'): Promise<TestBackend[]> {
+  return Promise.all(Array.from({ length: count }, (_, i) => new TestBackend(`${prefix}${i}`).start()));
+}
+
+export function stopBackends(backends: readonly TestBackend[]): void {
+  for (const backend of backends) {
+    backend.stop();
+  }
+}
