@@ -1,0 +1,121 @@
+/**
+ * Costs: peak EWMA = estimate × (outstanding + 1) with a penalty for a busy
+ * endpoint that has not answered yet; least_request = outstanding.
+ */
+import {
+  CallOutcome,
+  EndpointLoad,
+  leastRequestModel,
+  ManualClock,
+  PeakEwmaModel,
+  PeakEwmaSettings,
+  peakEwmaCost,
+  sampleForOutcome,
+} from '../../src/core';
+
+const SETTINGS: PeakEwmaSettings = { decayMs: 1_000, defaultRttMs: 10, penaltyValue: 1e6, errorPenaltyFactor: 1 };
+
+function loadWith(outstanding: number, rttMs?: number, sampledAtMs = 0): EndpointLoad {
+  const load = new EndpointLoad();
+  load.outstanding = outstanding;
+  if (rttMs !== undefined) {
+    load.rttMs = rttMs;
+    load.sampledAtMs = sampledAtMs;
+    load.hasSample = true;
+  }
+  return load;
+}
+
+describe('peak EWMA cost', () => {
+  it('is the estimate times (outstanding + 1)', () => {
+    expect(peakEwmaCost(loadWith(5, 20), 0, SETTINGS)).toBe(120);
+    expect(peakEwmaCost(loadWith(0, 30), 0, SETTINGS)).toBe(30);
+  });
+
+  it('uses the decayed estimate', () => {
+    expect(peakEwmaCost(loadWith(1, 20), 1_000, SETTINGS)).toBeCloseTo(2 * 20 * Math.exp(-1), 10);
+  });
+
+  it('is defaultRtt for a new endpoint with nothing in flight', () => {
+    expect(peakEwmaCost(loadWith(0), 0, SETTINGS)).toBe(10);
+  });
+
+  it('is penaltyValue + outstanding for a new endpoint with calls in flight, so it is probed one call at a time', () => {
+    expect(peakEwmaCost(loadWith(3), 0, SETTINGS)).toBe(1e6 + 3);
+    expect(peakEwmaCost(loadWith(2), 0, { ...SETTINGS, penaltyValue: 500_000 })).toBe(500_002);
+  });
+
+  it('does not decay the prior: an endpoint that never answered stays at defaultRtt', () => {
+    expect(peakEwmaCost(loadWith(0), 1e9, SETTINGS)).toBe(10);
+  });
+});
+
+describe('what a finished call teaches the estimate', () => {
+  const load = loadWith(0, 20, 0);
+
+  it('a success or a deadline is a sample of the elapsed time', () => {
+    expect(sampleForOutcome(load, CallOutcome.SUCCESS, 12, 0, SETTINGS)).toBe(12);
+    expect(sampleForOutcome(load, CallOutcome.DEADLINE_EXCEEDED, 500, 0, SETTINGS)).toBe(500);
+  });
+
+  it('a client cancel teaches nothing', () => {
+    expect(sampleForOutcome(load, CallOutcome.CANCELLED, 5, 0, SETTINGS)).toBeNull();
+  });
+
+  it('a failure is a plain sample with errorPenaltyFactor 1', () => {
+    expect(sampleForOutcome(load, CallOutcome.FAILURE, 0.1, 0, SETTINGS)).toBe(0.1);
+  });
+
+  it('a failure counts as factor × max(estimate, defaultRtt) when the factor is above 1', () => {
+    const penalised = { ...SETTINGS, errorPenaltyFactor: 3 };
+    expect(sampleForOutcome(load, CallOutcome.FAILURE, 0.1, 0, penalised)).toBe(60);
+    expect(sampleForOutcome(loadWith(0, 1, 0), CallOutcome.FAILURE, 0.1, 0, penalised)).toBe(30);
+    expect(sampleForOutcome(load, CallOutcome.FAILURE, 900, 0, penalised)).toBe(900);
+  });
+});
+
+describe('PeakEwmaModel.recordCall', () => {
+  it('the first answer replaces the prior entirely', () => {
+    const model = new PeakEwmaModel(SETTINGS);
+    const load = new EndpointLoad();
+    model.recordCall(load, CallOutcome.SUCCESS, 3, 100);
+    expect(load.hasSample).toBe(true);
+    expect(load.rttMs).toBe(3);
+    expect(load.sampledAtMs).toBe(100);
+  });
+
+  it('a cancelled call leaves the estimate and its timestamp alone', () => {
+    const model = new PeakEwmaModel(SETTINGS);
+    const load = loadWith(0, 40, 0);
+    model.recordCall(load, CallOutcome.CANCELLED, 1, 500);
+    expect(load.rttMs).toBe(40);
+    expect(load.sampledAtMs).toBe(0);
+  });
+
+  it('ignores a sample that is not a finite non-negative number', () => {
+    const model = new PeakEwmaModel(SETTINGS);
+    const load = loadWith(0, 40, 0);
+    model.recordCall(load, CallOutcome.SUCCESS, NaN, 10);
+    model.recordCall(load, CallOutcome.SUCCESS, -1, 10);
+    model.recordCall(load, CallOutcome.SUCCESS, Infinity, 10);
+    expect(load.rttMs).toBe(40);
+  });
+
+  it('takes new settings live without touching per-endpoint state', () => {
+    const clock = new ManualClock();
+    const model = new PeakEwmaModel(SETTINGS);
+    const load = loadWith(0, 100, 0);
+    clock.advance(1_000);
+    expect(model.cost(load, clock.now())).toBeCloseTo(100 * Math.exp(-1), 10);
+    model.settings = { ...SETTINGS, decayMs: 2_000 };
+    expect(model.cost(load, clock.now())).toBeCloseTo(100 * Math.exp(-0.5), 10);
+    expect(load.rttMs).toBe(100);
+  });
+});
+
+describe('least_request cost', () => {
+  it('is the number of calls in flight, whatever the latency', () => {
+    expect(leastRequestModel.cost(loadWith(4, 1_000), 0)).toBe(4);
+    expect(leastRequestModel.cost(loadWith(0, 1_000), 0)).toBe(0);
+  });
+});
