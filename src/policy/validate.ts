@@ -4,6 +4,7 @@
  * a service config shows up as a channel that silently does not balance.
  * These throw the policy's own error instead.
  */
+import { experimental } from '@grpc/grpc-js';
 import { LeastRequestLoadBalancingConfig, LEAST_REQUEST_POLICY_NAME } from './least-request-config';
 import { PeakEwmaLoadBalancingConfig, PEAK_EWMA_POLICY_NAME } from './peak-ewma-config';
 
@@ -13,10 +14,13 @@ const PARSERS: Record<string, (obj: unknown) => unknown> = {
 };
 
 /**
- * Validates every `peak_ewma_experimental` and `least_request_experimental`
- * entry in a service config (object or JSON text), also inside other
- * policies' `childPolicy`/`child_policy` lists. Throws the first error;
- * returns the number of entries checked.
+ * Validates a service config (object or JSON text): every
+ * `peak_ewma_experimental` and `least_request_experimental` entry, also inside
+ * other policies' `childPolicy`/`child_policy` lists, with our own messages;
+ * then every top-level entry whose policy is registered with grpc-js, through
+ * grpc-js's own parser (which catches, e.g., outlier_detection's demand for
+ * `{seconds, nanos}` durations). Throws the first error; returns the number
+ * of our entries checked.
  */
 export function validateServiceConfig(serviceConfig: unknown): number {
   const parsed = typeof serviceConfig === 'string' ? parseJson(serviceConfig) : serviceConfig;
@@ -27,7 +31,18 @@ export function validateServiceConfig(serviceConfig: unknown): number {
   if (list === undefined) {
     return 0;
   }
-  return validateLoadBalancingConfigList(list, 'loadBalancingConfig');
+  const checked = validateLoadBalancingConfigList(list, 'loadBalancingConfig');
+  (list as Record<string, unknown>[]).forEach((entry, index) => {
+    const name = Object.keys(entry)[0];
+    if (experimental.isLoadBalancerNameRegistered(name)) {
+      try {
+        experimental.parseLoadBalancingConfig(entry as Record<string, object>);
+      } catch (error) {
+        throw new Error(`loadBalancingConfig[${index}]: ${(error as Error).message}`);
+      }
+    }
+  });
+  return checked;
 }
 
 /** Validates a `loadBalancingConfig` list; returns the number of our entries checked. */

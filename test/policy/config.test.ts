@@ -1,0 +1,120 @@
+/**
+ * Service-config parsing: defaults, both casings, durations in both proto3
+ * JSON forms, and a precise error for each broken rule.
+ */
+import {
+  LeastRequestLoadBalancingConfig,
+  PeakEwmaLoadBalancingConfig,
+  register,
+  validateServiceConfig,
+} from '../../src';
+
+register();
+
+const parsePeak = (obj: unknown) => PeakEwmaLoadBalancingConfig.parse(obj);
+const parseLeast = (obj: unknown) => LeastRequestLoadBalancingConfig.parse(obj);
+
+describe('peak_ewma_experimental config', () => {
+  it('defaults: choiceCount 2, decayTime 10 s, defaultRtt 10 ms, penaltyValue 1e6', () => {
+    const config = parsePeak({});
+    expect(config.choiceCount).toBe(2);
+    expect(config.settings.decayMs).toBe(10_000);
+    expect(config.settings.defaultRttMs).toBe(10);
+    expect(config.settings.penaltyValue).toBe(1e6);
+  });
+
+  it('reads camelCase and snake_case, durations as strings or {seconds, nanos}', () => {
+    const camel = parsePeak({ choiceCount: 3, decayTime: '0.25s', defaultRtt: { seconds: 0, nanos: 5_000_000 } });
+    const snake = parsePeak({ choice_count: 3, decay_time: { seconds: '0', nanos: 250_000_000 }, default_rtt: '0.005s' });
+    for (const config of [camel, snake]) {
+      expect(config.choiceCount).toBe(3);
+      expect(config.settings.decayMs).toBe(250);
+      expect(config.settings.defaultRttMs).toBe(5);
+    }
+  });
+
+  it('clamps choiceCount above 10 to 10 (gRFC A48)', () => {
+    expect(parsePeak({ choiceCount: 50 }).choiceCount).toBe(10);
+  });
+
+  it('round-trips through toJsonObject', () => {
+    const config = parsePeak({ choiceCount: 4, decayTime: '2.5s', defaultRtt: '0.001s', penaltyValue: 7, errorPenaltyFactor: 3 });
+    const json = config.toJsonObject() as Record<string, unknown>;
+    expect(json).toEqual({
+      peak_ewma_experimental: { choiceCount: 4, decayTime: '2.5s', defaultRtt: '0.001s', penaltyValue: 7, errorPenaltyFactor: 3 },
+    });
+    expect(parsePeak(json.peak_ewma_experimental)).toEqual(config);
+  });
+
+  it('ignores unknown fields (gRFC A21)', () => {
+    expect(parsePeak({ someFutureField: true }).choiceCount).toBe(2);
+  });
+
+  it.each([
+    [{ choiceCount: 1 }, /"choiceCount" must be at least 2, got 1/],
+    [{ choiceCount: 2.5 }, /"choiceCount" must be an integer, got 2.5/],
+    [{ choiceCount: '3' }, /"choiceCount" must be an integer, got "3"/],
+    [{ decayTime: '0s' }, /"decayTime" must be greater than zero/],
+    [{ decayTime: '-1s' }, /"decayTime" must be a duration such as "10s"/],
+    [{ decayTime: '10' }, /"decayTime" must be a duration such as "10s"/],
+    [{ decayTime: 10 }, /"decayTime" must be a duration string/],
+    [{ decayTime: '999999s' }, /"decayTime" must be at most 3600s, got 999999s/],
+    [{ decayTime: { seconds: -1 } }, /"decayTime" must be greater than zero, got -1s/],
+    [{ decayTime: { seconds: 1, nanos: 1e9 } }, /"decayTime.nanos" must be an integer in \[0, 999999999\]/],
+    [{ decayTime: { seconds: 'x' } }, /"decayTime.seconds" must be an integer/],
+    [{ defaultRtt: '120s' }, /"defaultRtt" must be at most 60s/],
+    [{ penaltyValue: 0 }, /"penaltyValue" must be greater than 0/],
+    [{ penaltyValue: NaN }, /"penaltyValue" must be a finite number, got NaN/],
+    [{ penaltyValue: Infinity }, /"penaltyValue" must be a finite number/],
+    [{ errorPenaltyFactor: 0.5 }, /"errorPenaltyFactor" must be at least 1/],
+    [{ decayTime: '1s', decay_time: '2s' }, /"decayTime" is given twice/],
+    [[], /config must be a JSON object/],
+  ])('rejects %j with a message naming the field and the rule', (input, message) => {
+    expect(() => parsePeak(input)).toThrow(message);
+    expect(() => parsePeak(input)).toThrow(/^peak_ewma_experimental: /);
+  });
+});
+
+describe('least_request_experimental config', () => {
+  it('defaults to 2 choices, N_CHOICES; FULL_SCAN compares everyone', () => {
+    expect(parseLeast({}).choiceCount).toBe(2);
+    const fullScan = parseLeast({ selectionMethod: 'FULL_SCAN', choiceCount: 3 });
+    expect(fullScan.choiceCount).toBe(Infinity);
+    expect(fullScan.toJsonObject()).toEqual({
+      least_request_experimental: { choiceCount: 3, selectionMethod: 'FULL_SCAN' },
+    });
+  });
+
+  it('rejects choiceCount below 2, clamps above 10, rejects unknown selection methods', () => {
+    expect(() => parseLeast({ choiceCount: 0 })).toThrow(/least_request_experimental: field "choiceCount" must be at least 2/);
+    expect(parseLeast({ choice_count: 11 }).choiceCount).toBe(10);
+    expect(() => parseLeast({ selection_method: 'RANDOM' })).toThrow(
+      /"selectionMethod" must be one of "N_CHOICES", "FULL_SCAN", got "RANDOM"/,
+    );
+  });
+});
+
+describe('validateServiceConfig', () => {
+  it('checks our entries at top level and inside child policies, from an object or JSON text', () => {
+    const serviceConfig = {
+      loadBalancingConfig: [
+        { outlier_detection: { child_policy: [{ peak_ewma_experimental: {} }] } },
+        { least_request_experimental: { choiceCount: 3 } },
+        { round_robin: {} },
+      ],
+    };
+    expect(validateServiceConfig(serviceConfig)).toBe(2);
+    expect(validateServiceConfig(JSON.stringify(serviceConfig))).toBe(2);
+  });
+
+  it('throws the policy error that grpc-js would have swallowed', () => {
+    const bad = { loadBalancingConfig: [{ outlier_detection: { child_policy: [{ peak_ewma_experimental: { decayTime: 5 } }] } }] };
+    expect(() => validateServiceConfig(bad)).toThrow(/peak_ewma_experimental: field "decayTime"/);
+    expect(() => validateServiceConfig('{not json')).toThrow(/not valid JSON/);
+  });
+
+  it('runs registered policies through grpc-js\'s own parser too', () => {
+    const stringDuration = { loadBalancingConfig: [{ outlier_detection: { interval: '10s', child_policy: [{ round_robin: {} }] } }] };
+    expect(() => validateServiceConfig(stringDuration)).toThrow(/loadBalancingConfig\[0\]: outlier_detection: .*interval/);
+  });
+});

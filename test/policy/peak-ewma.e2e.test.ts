@@ -1,0 +1,133 @@
+/**
+ * peak_ewma_experimental over real gRPC on 127.0.0.1. Every test shows the
+ * policy ran: a silent pick_first fallback would send everything to one
+ * backend, round_robin would give the slow one 20 %.
+ */
+import { getLoadBalancerStats, register, STATS_LABEL_OPTION } from '../../src';
+import { TestBackend, startBackends, stopBackends } from '../support/backends';
+import { clientFor, runTraffic, shareOf, sleep } from '../support/traffic';
+
+register();
+
+// Large enough that timer granularity and a busy 2-core machine do not
+// blur the 10x ratio.
+const FAST_MS = 20;
+const SLOW_MS = 200;
+
+function statsFor(label: string) {
+  const found = getLoadBalancerStats().filter((stats) => stats.label === label);
+  expect(found).toHaveLength(1);
+  return found[0];
+}
+
+describe('peak_ewma_experimental steers away from a slow backend', () => {
+  let backends: TestBackend[];
+
+  beforeEach(async () => {
+    backends = await startBackends(5);
+    backends.forEach((backend, i) => (backend.behaviour.delayMs = i === 0 ? SLOW_MS : FAST_MS));
+  });
+  afterEach(() => stopBackends(backends));
+
+  it('gives a 10x slower backend under 5 % of calls where round_robin gives it 20 %', async () => {
+    const peak = clientFor(backends, [{ peak_ewma_experimental: {} }], { [STATS_LABEL_OPTION]: 'slow-peak' });
+    const roundRobin = clientFor(backends, [{ round_robin: {} }]);
+    try {
+      const traffic = { concurrency: 8, maxCalls: 1_000, maxDurationMs: 20_000 };
+      const [peakResult, rrResult] = await Promise.all([runTraffic(peak, traffic), runTraffic(roundRobin, traffic)]);
+      expect(peakResult.failures).toEqual([]);
+      expect(rrResult.failures).toEqual([]);
+      expect(shareOf(rrResult, backends[0])).toBeCloseTo(0.2, 1);
+      expect(shareOf(peakResult, backends[0])).toBeLessThan(0.05);
+      // Every fast backend is used: not a pick_first fallback.
+      for (const backend of backends.slice(1)) {
+        expect(shareOf(peakResult, backend)).toBeGreaterThan(0.15);
+      }
+      const stats = statsFor('slow-peak');
+      expect(stats.policy).toBe('peak_ewma_experimental');
+      expect(stats.state).toBe('READY');
+      const slow = stats.endpoints.find((endpoint) => endpoint.address === backends[0].address)!;
+      expect(slow.estimateMs).toBeGreaterThan(2 * FAST_MS); // decayed since its last probe, still well above
+      expect(stats.endpoints.every((endpoint) => endpoint.outstanding === 0)).toBe(true);
+    } finally {
+      peak.close();
+      roundRobin.close();
+    }
+  });
+
+  it('returns the backend to a fair share within about decayTime once it is fast again', async () => {
+    const decayMs = 1_000;
+    const client = clientFor(backends, [{ peak_ewma_experimental: { decayTime: '1s' } }]);
+    try {
+      const traffic = { concurrency: 8, maxCalls: 100_000 };
+      const slowPhase = await runTraffic(client, { ...traffic, maxDurationMs: 3_000 });
+      expect(shareOf(slowPhase, backends[0])).toBeLessThan(0.05);
+      backends[0].behaviour.delayMs = FAST_MS;
+      await runTraffic(client, { ...traffic, maxDurationMs: 2 * decayMs });
+      const recovered = await runTraffic(client, { ...traffic, maxDurationMs: decayMs });
+      expect(shareOf(recovered, backends[0])).toBeGreaterThan(0.14);
+      expect(shareOf(recovered, backends[0])).toBeLessThan(0.3);
+    } finally {
+      client.close();
+    }
+  });
+});
+
+describe('peak_ewma_experimental with every backend down', () => {
+  it('fails calls UNAVAILABLE with the policy name and the last connection error', async () => {
+    const backends = await startBackends(3);
+    const client = clientFor(backends, [{ peak_ewma_experimental: {} }]);
+    try {
+      await runTraffic(client, { concurrency: 1, maxCalls: 3, maxDurationMs: 5_000 });
+      stopBackends(backends);
+      await sleep(300);
+      const result = await runTraffic(client, { concurrency: 1, maxCalls: 3, maxDurationMs: 10_000, deadlineMs: 3_000 });
+      expect(result.failures).toHaveLength(3);
+      for (const failure of result.failures) {
+        expect(failure.code).toBe(14);
+        expect(failure.details).toMatch(/peak_ewma_experimental: No connection established\. Last error: .*(ECONNREFUSED|connect)/);
+      }
+    } finally {
+      client.close();
+      stopBackends(backends);
+    }
+  });
+});
+
+describe('peak_ewma_experimental under outlier_detection', () => {
+  it('still steers away from the slow backend while outlier_detection ejects the failing one', async () => {
+    const backends = await startBackends(6);
+    backends.forEach((backend) => (backend.behaviour.delayMs = FAST_MS));
+    backends[0].behaviour.delayMs = SLOW_MS;
+    backends[1].behaviour.failWith = 14;
+    const client = clientFor(
+      backends,
+      [
+        {
+          outlier_detection: {
+            // grpc-js's outlier_detection takes {seconds, nanos}, not "0.5s".
+            interval: { seconds: 0, nanos: 500_000_000 },
+            base_ejection_time: { seconds: 30, nanos: 0 },
+            max_ejection_percent: 50,
+            failure_percentage_ejection: { threshold: 50, enforcement_percentage: 100, minimum_hosts: 3, request_volume: 5 },
+            child_policy: [{ peak_ewma_experimental: { errorPenaltyFactor: 1 } }],
+          },
+        },
+      ],
+      { [STATS_LABEL_OPTION]: 'od-peak' },
+    );
+    try {
+      await runTraffic(client, { concurrency: 4, maxCalls: 100_000, maxDurationMs: 1_500 });
+      const result = await runTraffic(client, { concurrency: 8, maxCalls: 600, maxDurationMs: 15_000 });
+      expect(result.failures).toEqual([]); // the failing backend is ejected
+      expect(shareOf(result, backends[0])).toBeLessThan(0.05);
+      for (const backend of backends.slice(2)) {
+        expect(shareOf(result, backend)).toBeGreaterThan(0.12);
+      }
+      expect(statsFor('od-peak').policy).toBe('peak_ewma_experimental');
+    } finally {
+      client.close();
+      stopBackends(backends);
+    }
+  });
+});

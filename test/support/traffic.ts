@@ -1,0 +1,69 @@
+/**
+ * Closed-loop traffic for tests: `concurrency` workers each making one unary
+ * call after another, bounded by a call count and a time limit, counting who
+ * served each call.
+ */
+import { credentials, Metadata, ServiceError } from '@grpc/grpc-js';
+import { callOnce, createProbeClient, ProbeClient } from '../../scripts/lib/probe-service';
+import { TestBackend } from './backends';
+
+export interface TrafficOptions {
+  concurrency: number;
+  /** Stop after this many calls in total... */
+  maxCalls: number;
+  /** ...or after this long, whichever comes first. */
+  maxDurationMs: number;
+  deadlineMs?: number;
+}
+
+export interface TrafficResult {
+  /** OK calls per serving backend id. */
+  servedBy: Map<string, number>;
+  failures: ServiceError[];
+  total: number;
+}
+
+export async function runTraffic(client: ProbeClient, options: TrafficOptions): Promise<TrafficResult> {
+  const result: TrafficResult = { servedBy: new Map(), failures: [], total: 0 };
+  const stopAt = Date.now() + options.maxDurationMs;
+  let issued = 0;
+  const worker = async () => {
+    while (issued < options.maxCalls && Date.now() < stopAt) {
+      issued++;
+      try {
+        const id = await callOnce(client, options.deadlineMs ?? 5_000);
+        result.servedBy.set(id, (result.servedBy.get(id) ?? 0) + 1);
+      } catch (error) {
+        result.failures.push(error as ServiceError);
+      }
+      result.total++;
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, worker));
+  return result;
+}
+
+/** Fraction of OK calls served by `backend`. */
+export function shareOf(result: TrafficResult, backend: TestBackend): number {
+  const ok = result.total - result.failures.length;
+  return ok === 0 ? 0 : (result.servedBy.get(backend.id) ?? 0) / ok;
+}
+
+/** A Probe client on a static list of backends with `loadBalancingConfig`. */
+export function clientFor(
+  backends: readonly TestBackend[],
+  loadBalancingConfig: object[],
+  extraOptions: Record<string, unknown> = {},
+): ProbeClient {
+  const target = 'ipv4:' + backends.map((backend) => backend.address).join(',');
+  return createProbeClient(target, credentials.createInsecure(), {
+    'grpc.service_config': JSON.stringify({ loadBalancingConfig }),
+    ...extraOptions,
+  });
+}
+
+export function emptyMetadata(): Metadata {
+  return new Metadata();
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
