@@ -1,0 +1,298 @@
+/**
+ * One backend as a queueing model (reference-load-test.md §2): `slots` calls
+ * in service at once, the rest in a FIFO queue; lognormal service times
+ * capped at 50 × median; errors and unavailability answered before any
+ * queueing; a black hole that accepts and never answers; a GC gate on
+ * completion; an extra delay after the slot is released; queued calls whose
+ * caller's deadline has passed are skipped when they reach a slot.
+ *
+ * The model owns no timers and no I/O: it asks a `Scheduler` for time, so the
+ * simulator runs it in virtual time and the load test under real timers.
+ * Calls are numbers (`callId`, chosen by the caller) and answers go to one
+ * `ReplySink`, so the simulator's hot path allocates nothing per call; wrap
+ * it (see `CallbackBackend`) where a callback per call is handier.
+ *
+ * Semantics worth knowing:
+ * - A call in service keeps its slot until its service time is over, even if
+ *   its caller has gone (deadline, cancel): the harness's executor did too.
+ * - GC: with period P, pause D and a per-backend phase φ drawn once in
+ *   [0, 10 s), a pause is on while (now + φ) mod P < D. A call whose service
+ *   ends inside a pause completes, and frees its slot, when the pause ends;
+ *   arrivals are still admitted and start service if a slot is free.
+ * - A reply is either OK (after service and `extraDelayMs`) or UNAVAILABLE
+ *   (at once, on `errorRate` or in `unavailable` mode). Skipped and
+ *   black-holed calls get no reply at all.
+ */
+import { RandomSource } from '../../src/core/random';
+import { Behaviour, checkBehaviour, DEFAULT_BEHAVIOUR } from './behaviour';
+import { NormalSource, serviceTimeMs } from './lognormal';
+import { Scheduler } from './scheduler';
+
+/** gRPC status codes the model answers with. */
+export const STATUS_OK = 0;
+export const STATUS_UNAVAILABLE = 14;
+export type ReplyStatus = typeof STATUS_OK | typeof STATUS_UNAVAILABLE;
+
+/** Why a call failed, as the harness words it. */
+export const UNAVAILABLE_DETAILS = { flaky: 'flaky', crashLooping: 'crash-looping' } as const;
+
+export type ReplySink = (callId: number, status: ReplyStatus) => void;
+
+/** The range of the random GC phase, as in the harness. */
+export const GC_PHASE_RANGE_MS = 10_000;
+
+export interface BackendOptions {
+  scheduler: Scheduler;
+  /** Draws service times, error coin flips and the GC phase. */
+  random: RandomSource;
+  behaviour?: Partial<Behaviour>;
+  onReply: ReplySink;
+  /** Overrides the random GC phase, in ms. */
+  gcPhaseMs?: number;
+}
+
+export interface BackendCounters {
+  /** Calls submitted. */
+  arrivals: number;
+  /** OK replies sent. */
+  served: number;
+  /** UNAVAILABLE replies sent (flaky or crash-looping). */
+  failed: number;
+  /** Queued calls dropped at the head of the queue because their deadline had passed or they were cancelled. */
+  skipped: number;
+  /** Calls swallowed in black-hole mode. */
+  blackholed: number;
+}
+
+const EMPTY = -1;
+
+export class BackendModel {
+  readonly counters: BackendCounters = { arrivals: 0, served: 0, failed: 0, skipped: 0, blackholed: 0 };
+  readonly gcPhaseMs: number;
+  private current: Behaviour;
+  private readonly scheduler: Scheduler;
+  private readonly random: RandomSource;
+  private readonly normal: NormalSource;
+  private readonly onReply: ReplySink;
+
+  // Calls in service, by service slot (not the same as `slots`: slot numbers
+  // are storage, `slots` is the limit, which may drop below the number in use).
+  private serviceCallId = new Float64Array(8).fill(EMPTY);
+  private serviceEndMs = new Float64Array(8);
+  private freeService: number[] = [7, 6, 5, 4, 3, 2, 1, 0];
+  private busy = 0;
+
+  // FIFO ring of queued calls.
+  private queueCallId = new Float64Array(64);
+  private queueMedianMs = new Float64Array(64);
+  private queueDeadlineMs = new Float64Array(64);
+  private queueHead = 0;
+  private queueSize = 0;
+
+  constructor(options: BackendOptions) {
+    this.scheduler = options.scheduler;
+    this.random = options.random;
+    this.normal = new NormalSource(options.random);
+    this.onReply = options.onReply;
+    this.current = checkBehaviour({ ...DEFAULT_BEHAVIOUR, ...options.behaviour });
+    this.gcPhaseMs = options.gcPhaseMs ?? Math.floor(this.random() * GC_PHASE_RANGE_MS);
+  }
+
+  get behaviour(): Behaviour {
+    return this.current;
+  }
+
+  /** Calls in service now. */
+  get inService(): number {
+    return this.busy;
+  }
+
+  /** Calls waiting for a slot (including ones that will be skipped). */
+  get queueLength(): number {
+    return this.queueSize;
+  }
+
+  /** Changes behaviour fields at run time (fault injection, healing). */
+  setBehaviour(patch: Partial<Behaviour>): void {
+    this.current = checkBehaviour({ ...this.current, ...patch });
+    this.startQueued();
+  }
+
+  /**
+   * A call arrives. `medianMs` is its method's nominal median (before
+   * latencyFactor); `deadlineAtMs` is when its caller gives up, in scheduler
+   * time (Infinity: never). May reply synchronously (errors).
+   */
+  submit(callId: number, medianMs: number, deadlineAtMs: number): void {
+    this.counters.arrivals++;
+    const behaviour = this.current;
+    if (behaviour.mode === 'unavailable') {
+      this.counters.failed++;
+      this.onReply(callId, STATUS_UNAVAILABLE);
+      return;
+    }
+    if (behaviour.mode === 'blackhole') {
+      this.counters.blackholed++;
+      return;
+    }
+    if (behaviour.errorRate > 0 && this.random() < behaviour.errorRate) {
+      this.counters.failed++;
+      this.onReply(callId, STATUS_UNAVAILABLE);
+      return;
+    }
+    if (this.hasFreeSlot()) {
+      this.startService(callId, medianMs);
+    } else {
+      this.enqueue(callId, medianMs, deadlineAtMs);
+    }
+  }
+
+  /**
+   * The caller gave up on `callId`: if it is still queued it will be skipped.
+   * A call in service runs on (its slot stays busy). Returns whether it was
+   * found in the queue.
+   */
+  cancel(callId: number): boolean {
+    const capacity = this.queueCallId.length;
+    for (let i = 0; i < this.queueSize; i++) {
+      const at = (this.queueHead + i) % capacity;
+      if (this.queueCallId[at] === callId) {
+        this.queueDeadlineMs[at] = -Infinity;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** When the GC pause in force at `nowMs` ends, or `nowMs` if none is. */
+  gcPauseEndMs(nowMs: number): number {
+    const { gcPeriodMs, gcPauseMs } = this.current;
+    if (gcPeriodMs <= 0 || gcPauseMs <= 0) {
+      return nowMs;
+    }
+    const intoCycleMs = (nowMs + this.gcPhaseMs) % gcPeriodMs;
+    return intoCycleMs < gcPauseMs ? nowMs + (gcPauseMs - intoCycleMs) : nowMs;
+  }
+
+  /**
+   * Copies the scheduled end times of the calls in service into `out`
+   * (growing it if needed is the caller's job: at most `out.length` are
+   * copied) and returns how many there are. For the simulator's oracle.
+   */
+  serviceEndTimes(out: Float64Array): number {
+    let n = 0;
+    for (let slot = 0; slot < this.serviceCallId.length && n < out.length; slot++) {
+      if (this.serviceCallId[slot] !== EMPTY) {
+        out[n++] = this.serviceEndMs[slot];
+      }
+    }
+    return n;
+  }
+
+  /** The nominal median and deadline of the i-th queued call (0 = head). For the oracle. */
+  queuedMedianMs(i: number): number {
+    return this.queueMedianMs[(this.queueHead + i) % this.queueCallId.length];
+  }
+  queuedDeadlineMs(i: number): number {
+    return this.queueDeadlineMs[(this.queueHead + i) % this.queueCallId.length];
+  }
+
+  private hasFreeSlot(): boolean {
+    const slots = this.current.slots;
+    return slots === 0 || this.busy < slots;
+  }
+
+  private startService(callId: number, medianMs: number): void {
+    const behaviour = this.current;
+    const durationMs = serviceTimeMs(medianMs * behaviour.latencyFactor, behaviour.sigma, this.normal);
+    if (this.freeService.length === 0) {
+      this.growService();
+    }
+    const slot = this.freeService.pop() as number;
+    const endMs = this.scheduler.nowMs() + durationMs;
+    this.serviceCallId[slot] = callId;
+    this.serviceEndMs[slot] = endMs;
+    this.busy++;
+    this.scheduler.schedule(endMs, this.complete, slot);
+  }
+
+  /** A service time is over: free the slot unless a GC pause holds it. */
+  private readonly complete = (slot: number): void => {
+    const nowMs = this.scheduler.nowMs();
+    const pauseEndMs = this.gcPauseEndMs(nowMs);
+    if (pauseEndMs > nowMs) {
+      this.serviceEndMs[slot] = pauseEndMs;
+      this.scheduler.schedule(pauseEndMs, this.complete, slot);
+      return;
+    }
+    const callId = this.serviceCallId[slot];
+    this.serviceCallId[slot] = EMPTY;
+    this.freeService.push(slot);
+    this.busy--;
+    this.startQueued();
+    this.counters.served++;
+    if (this.current.extraDelayMs > 0) {
+      this.scheduler.schedule(nowMs + this.current.extraDelayMs, this.replyOk, callId);
+    } else {
+      this.onReply(callId, STATUS_OK);
+    }
+  };
+
+  private readonly replyOk = (callId: number): void => {
+    this.onReply(callId, STATUS_OK);
+  };
+
+  /** Moves queued calls into free slots, skipping those whose caller has gone. */
+  private startQueued(): void {
+    const nowMs = this.scheduler.nowMs();
+    while (this.queueSize > 0 && this.hasFreeSlot()) {
+      const at = this.queueHead;
+      this.queueHead = (at + 1) % this.queueCallId.length;
+      this.queueSize--;
+      if (this.queueDeadlineMs[at] <= nowMs) {
+        this.counters.skipped++;
+        continue;
+      }
+      this.startService(this.queueCallId[at], this.queueMedianMs[at]);
+    }
+  }
+
+  private enqueue(callId: number, medianMs: number, deadlineAtMs: number): void {
+    if (this.queueSize === this.queueCallId.length) {
+      this.growQueue();
+    }
+    const at = (this.queueHead + this.queueSize) % this.queueCallId.length;
+    this.queueCallId[at] = callId;
+    this.queueMedianMs[at] = medianMs;
+    this.queueDeadlineMs[at] = deadlineAtMs;
+    this.queueSize++;
+  }
+
+  private growQueue(): void {
+    const capacity = this.queueCallId.length;
+    const unroll = (ring: Float64Array): Float64Array<ArrayBuffer> => {
+      const bigger = new Float64Array(capacity * 2);
+      for (let i = 0; i < this.queueSize; i++) {
+        bigger[i] = ring[(this.queueHead + i) % capacity];
+      }
+      return bigger;
+    };
+    this.queueCallId = unroll(this.queueCallId);
+    this.queueMedianMs = unroll(this.queueMedianMs);
+    this.queueDeadlineMs = unroll(this.queueDeadlineMs);
+    this.queueHead = 0;
+  }
+
+  private growService(): void {
+    const capacity = this.serviceCallId.length;
+    const ids = new Float64Array(capacity * 2).fill(EMPTY);
+    ids.set(this.serviceCallId);
+    const ends = new Float64Array(capacity * 2);
+    ends.set(this.serviceEndMs);
+    this.serviceCallId = ids;
+    this.serviceEndMs = ends;
+    for (let slot = capacity * 2 - 1; slot >= capacity; slot--) {
+      this.freeService.push(slot);
+    }
+  }
+}
