@@ -76,11 +76,13 @@ export function readDurationMs(
   } else {
     throw new ConfigError(policyName, field, `must be a duration string ("10s") or {seconds, nanos}, got ${describe(value)}`);
   }
-  if (!Number.isFinite(ms) || ms <= 0) {
+  if (!(ms > 0)) {
     throw new ConfigError(policyName, field, `must be greater than zero, got ${describe(value)}`);
   }
-  if (ms > maxMs) {
-    throw new ConfigError(policyName, field, `must be at most ${maxMs / 1000}s, got ${ms / 1000}s`);
+  // Also catches seconds too large for a double (ms = Infinity): too long, not "not positive".
+  if (!(ms <= maxMs)) {
+    const got = Number.isFinite(ms) ? `${ms / 1000}s` : 'a duration too large to represent';
+    throw new ConfigError(policyName, field, `must be at most ${maxMs / 1000}s, got ${got}`);
   }
   return ms;
 }
