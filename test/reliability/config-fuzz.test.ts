@@ -1,0 +1,368 @@
+/**
+ * Fuzzing the JSON config parsers with fast-check.
+ *
+ * Property: every input either yields a config whose toJsonObject() survives
+ * JSON text and re-parses to an equal config, every number finite and within
+ * the documented bounds, or is rejected with an Error whose message names the
+ * policy and the field. Nothing else is thrown (no TypeError, RangeError, ...):
+ * grpc-js turns a throwing createFromJson into a silent fallback, but a
+ * TypeError from a validator an application calls up front is a crash.
+ *
+ * Runs per property: FUZZ_RUNS (default 10 000); the seed is printed by
+ * fast-check on failure (rerun with FUZZ_SEED=<seed>).
+ */
+import fc from 'fast-check';
+import { experimental, logVerbosity, setLogger, setLogVerbosity } from '@grpc/grpc-js';
+import {
+  ConfigError,
+  LEAST_REQUEST_POLICY_NAME,
+  LeastRequestLoadBalancingConfig,
+  PEAK_EWMA_LIMITS,
+  PEAK_EWMA_POLICY_NAME,
+  PeakEwmaLoadBalancingConfig,
+  register,
+  validateServiceConfig,
+} from '../../src';
+import {
+  configInput,
+  defineOwn,
+  LEAST_REQUEST_FIELDS,
+  PEAK_EWMA_FIELDS,
+  PROTOTYPE_KEYS,
+} from './support/config-arbitraries';
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
+const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
+const params = { numRuns: RUNS, seed: SEED };
+
+const PEAK_FIELD_NAMES = ['choiceCount', 'decayTime', 'defaultRtt', 'penaltyValue', 'errorPenaltyFactor'];
+const LEAST_FIELD_NAMES = ['choiceCount', 'selectionMethod'];
+
+/** A plain assertion: jest's expect() costs more than the parser under test in a 10 000-run loop. */
+function check(condition: boolean, what: string): void {
+  if (!condition) {
+    throw new Error(`property violated: ${what}`);
+  }
+}
+
+function fieldPattern(policy: string, fieldNames: readonly string[]): RegExp {
+  return new RegExp(`^${policy}: (field "(${fieldNames.join('|')})(\\.seconds|\\.nanos)?" |config must be a JSON object)`);
+}
+const PATTERNS = new Map<string, RegExp>();
+
+/** A rejection is an Error (or our ConfigError) naming the policy and, for a field, the field. */
+function expectCleanRejection(error: unknown, policy: string, fieldNames: readonly string[]): void {
+  check(error instanceof Error, `threw a non-Error: ${String(error)}`);
+  const { constructor: ctor, message } = error as Error;
+  check(ctor === Error || ctor === ConfigError, `threw ${ctor.name}: ${message}`);
+  let pattern = PATTERNS.get(policy);
+  if (!pattern) {
+    pattern = fieldPattern(policy, fieldNames);
+    PATTERNS.set(policy, pattern);
+  }
+  check(pattern.test(message), `message does not name the policy and field: ${message}`);
+}
+
+function tryParse<T>(parse: () => T): { ok: true; value: T } | { ok: false; error: unknown } {
+  try {
+    return { ok: true, value: parse() };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** The config's content, as text for equality. */
+function peakContent(config: PeakEwmaLoadBalancingConfig): string {
+  const { decayMs, defaultRttMs, penaltyValue, errorPenaltyFactor } = config.settings;
+  return JSON.stringify([config.choiceCount, decayMs, defaultRttMs, penaltyValue, errorPenaltyFactor]);
+}
+
+function expectPeakInBounds(config: PeakEwmaLoadBalancingConfig): void {
+  const { decayMs, defaultRttMs, penaltyValue, errorPenaltyFactor } = config.settings;
+  check(Number.isInteger(config.choiceCount) && config.choiceCount >= 2 && config.choiceCount <= 10, 'choiceCount in [2, 10]');
+  for (const value of [decayMs, defaultRttMs, penaltyValue, errorPenaltyFactor]) {
+    check(Number.isFinite(value), `finite: ${value}`);
+  }
+  check(decayMs > 0 && decayMs <= PEAK_EWMA_LIMITS.maxDecayMs, `decayMs in bounds: ${decayMs}`);
+  check(defaultRttMs > 0 && defaultRttMs <= PEAK_EWMA_LIMITS.maxDefaultRttMs, `defaultRttMs in bounds: ${defaultRttMs}`);
+  check(penaltyValue > 0 && penaltyValue <= PEAK_EWMA_LIMITS.maxPenaltyValue, `penaltyValue in bounds: ${penaltyValue}`);
+  check(
+    errorPenaltyFactor >= 1 && errorPenaltyFactor <= PEAK_EWMA_LIMITS.maxErrorPenaltyFactor,
+    `errorPenaltyFactor in bounds: ${errorPenaltyFactor}`,
+  );
+}
+
+/** toJsonObject() is `{name: {...}}`, survives JSON text, and re-parses to the same config. */
+function reparse<T>(config: { toJsonObject(): object }, name: string, parse: (obj: unknown) => T): T {
+  const json = JSON.parse(JSON.stringify(config.toJsonObject())) as Record<string, unknown>;
+  const keys = Object.keys(json);
+  check(keys.length === 1 && keys[0] === name, `toJsonObject() is {${name}: ...}, got keys ${keys}`);
+  return parse(json[name]);
+}
+
+// Rejections are logged at ERROR by createFromJson; collect instead of print.
+const logged: string[] = [];
+beforeAll(() => {
+  setLogger({ error: (...args: unknown[]) => logged.push(args.join(' ')) });
+  setLogVerbosity(logVerbosity.ERROR);
+  register();
+});
+
+describe('peak_ewma_experimental JSON config', () => {
+  it(`accepts into bounds and round-trips, or rejects naming the field (${RUNS} inputs)`, () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(configInput(PEAK_EWMA_FIELDS), (input) => {
+        const result = tryParse(() => PeakEwmaLoadBalancingConfig.parse(input));
+        if (!result.ok) {
+          expectCleanRejection(result.error, PEAK_EWMA_POLICY_NAME, PEAK_FIELD_NAMES);
+          return;
+        }
+        accepted++;
+        expectPeakInBounds(result.value);
+        const again = reparse(result.value, PEAK_EWMA_POLICY_NAME, (obj) => PeakEwmaLoadBalancingConfig.parse(obj));
+        check(peakContent(again) === peakContent(result.value), `round trip ${peakContent(result.value)} -> ${peakContent(again)}`);
+      }),
+      params,
+    );
+    // The generator must reach both outcomes, or the property proves little.
+    expect(accepted).toBeGreaterThan(RUNS / 50);
+    expect(accepted).toBeLessThan(RUNS);
+  });
+
+  it(`behaves the same through grpc-js parseLoadBalancingConfig (createFromJson), logging rejections (${RUNS} inputs)`, () => {
+    fc.assert(
+      fc.property(configInput(PEAK_EWMA_FIELDS), (input) => {
+        const direct = tryParse(() => PeakEwmaLoadBalancingConfig.parse(input));
+        logged.length = 0;
+        const viaGrpc = tryParse(() => experimental.parseLoadBalancingConfig({ [PEAK_EWMA_POLICY_NAME]: input as object }));
+        if (direct.ok) {
+          check(viaGrpc.ok, 'grpc-js accepts what parse() accepts');
+          const config = (viaGrpc as { value: unknown }).value;
+          check(config instanceof PeakEwmaLoadBalancingConfig, 'grpc-js returns our config class');
+          check(peakContent(config as PeakEwmaLoadBalancingConfig) === peakContent(direct.value), 'same content');
+          check(logged.length === 0, 'nothing logged for an accepted config');
+        } else {
+          check(!viaGrpc.ok, 'grpc-js rejects what parse() rejects');
+          const message = (direct.error as Error).message;
+          // grpc-js prefixes the policy name again; the rejection is logged at ERROR (grpc-js alone logs it at DEBUG).
+          const grpcMessage = (viaGrpc as { error: Error }).error.message;
+          check(grpcMessage === `${PEAK_EWMA_POLICY_NAME}: ${message}`, `grpc-js message: ${grpcMessage}`);
+          check(logged.length === 1 && logged[0].includes(message), `logged once at ERROR: ${logged}`);
+        }
+      }),
+      params,
+    );
+  });
+
+  const rejected: [string, unknown, string][] = [
+    ['exponent overflow', { decayTime: '1e400s' }, 'decayTime'],
+    ['negative', { decayTime: '-1s' }, 'decayTime'],
+    ['10 fractional digits', { defaultRtt: '0.0000000001s' }, 'defaultRtt'],
+    ['zero', { decayTime: '0s' }, 'decayTime'],
+    ['int64 max-ish seconds', { decayTime: { seconds: '9999999999999999999' } }, 'decayTime'],
+    ['400-digit seconds', { decayTime: `${'9'.repeat(400)}s` }, 'decayTime'],
+    ['seconds beyond double range', { decayTime: { seconds: 1e308 } }, 'decayTime'],
+    ['nanos above range', { defaultRtt: { seconds: 0, nanos: 1_000_000_000 } }, 'defaultRtt.nanos'],
+    ['negative nanos', { defaultRtt: { seconds: 1, nanos: -1 } }, 'defaultRtt.nanos'],
+    ['fractional seconds', { defaultRtt: { seconds: 1.5 } }, 'defaultRtt.seconds'],
+    ['NaN penalty', { penaltyValue: NaN }, 'penaltyValue'],
+    ['infinite penalty', { penaltyValue: Infinity }, 'penaltyValue'],
+    ['negative penalty', { penaltyValue: -1 }, 'penaltyValue'],
+    ['penalty above bound', { penaltyValue: 1e13 }, 'penaltyValue'],
+    ['factor below 1', { errorPenaltyFactor: 0.5 }, 'errorPenaltyFactor'],
+    ['factor as string', { errorPenaltyFactor: '2' }, 'errorPenaltyFactor'],
+    ['choiceCount 1', { choiceCount: 1 }, 'choiceCount'],
+    ['choiceCount fractional', { choiceCount: 2.5 }, 'choiceCount'],
+    ['both casings', { decayTime: '1s', decay_time: '2s' }, 'decayTime'],
+  ];
+  it.each(rejected)('rejects %s naming the field', (_label, input, field) => {
+    const result = tryParse(() => PeakEwmaLoadBalancingConfig.parse(input));
+    expect(result.ok).toBe(false);
+    expectCleanRejection((result as { error: unknown }).error, PEAK_EWMA_POLICY_NAME, PEAK_FIELD_NAMES);
+    expect(((result as { error: Error }).error).message).toContain(`field "${field}"`);
+  });
+
+  it('keeps 1 ns and 3599.999999999 s exactly through toJsonObject', () => {
+    for (const decayTime of ['0.000000001s', '3599.999999999s', { seconds: '3599', nanos: 999_999_999 }]) {
+      const config = PeakEwmaLoadBalancingConfig.parse({ decayTime });
+      const again = reparse(config, PEAK_EWMA_POLICY_NAME, (obj) => PeakEwmaLoadBalancingConfig.parse(obj));
+      expect(again.settings.decayMs).toBe(config.settings.decayMs);
+    }
+  });
+});
+
+describe('least_request_experimental JSON config', () => {
+  it(`accepts into bounds and round-trips, or rejects naming the field (${RUNS} inputs)`, () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(configInput(LEAST_REQUEST_FIELDS), (input) => {
+        const result = tryParse(() => LeastRequestLoadBalancingConfig.parse(input));
+        if (!result.ok) {
+          expectCleanRejection(result.error, LEAST_REQUEST_POLICY_NAME, LEAST_FIELD_NAMES);
+          const viaGrpc = tryParse(() => experimental.parseLoadBalancingConfig({ [LEAST_REQUEST_POLICY_NAME]: input as object }));
+          check(!viaGrpc.ok, 'grpc-js rejects what parse() rejects');
+          return;
+        }
+        accepted++;
+        const config = result.value;
+        const count = config.configuredChoiceCount;
+        check(Number.isInteger(count) && count >= 2 && count <= 10, `choiceCount in [2, 10]: ${count}`);
+        check(config.selectionMethod === 'N_CHOICES' || config.selectionMethod === 'FULL_SCAN', 'selectionMethod');
+        const again = reparse(config, LEAST_REQUEST_POLICY_NAME, (obj) => LeastRequestLoadBalancingConfig.parse(obj));
+        check(
+          again.configuredChoiceCount === count &&
+            again.selectionMethod === config.selectionMethod &&
+            again.choiceCount === config.choiceCount,
+          'round trip',
+        );
+      }),
+      params,
+    );
+    expect(accepted).toBeGreaterThan(RUNS / 50);
+    expect(accepted).toBeLessThan(RUNS);
+  });
+});
+
+// --- validateServiceConfig ---
+
+const OUR_NAMES = [PEAK_EWMA_POLICY_NAME, LEAST_REQUEST_POLICY_NAME];
+/** See the KNOWN BUG note at the end of this file. */
+const VALIDATE_BUGS_FIXED = false;
+const POLICY_NAMES = [
+  ...OUR_NAMES,
+  'round_robin',
+  'xds_wrr_locality',
+  'weighted_target',
+  'pick_first',
+  ...(VALIDATE_BUGS_FIXED ? PROTOTYPE_KEYS : []),
+];
+
+/** A loadBalancingConfig list with our policies at any depth under childPolicy / child_policy. */
+const { list: lbList } = fc.letrec<{ list: unknown; entry: unknown; config: unknown }>((tie) => ({
+  list: fc.oneof(
+    { weight: 6, arbitrary: fc.array(tie('entry'), { maxLength: 3 }) },
+    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) },
+  ),
+  entry: fc.oneof(
+    {
+      weight: 8,
+      arbitrary: fc.tuple(fc.oneof(fc.constantFrom(...POLICY_NAMES), fc.string({ maxLength: 6 })), tie('config')).map(
+        ([name, config]) => {
+          const entry: Record<string, unknown> = {};
+          defineOwn(entry, name, config);
+          return entry;
+        },
+      ),
+    },
+    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
+  ),
+  config: fc.oneof(
+    { weight: 3, arbitrary: configInput(PEAK_EWMA_FIELDS) },
+    { weight: 1, arbitrary: configInput(LEAST_REQUEST_FIELDS) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(fc.constantFrom('childPolicy', 'child_policy'), tie('list'), fc.jsonValue({ maxDepth: 1 }))
+        .map(([key, children, other]) => ({ other, [key]: children })),
+    },
+  ),
+}));
+
+const serviceConfig = fc.oneof(
+  { weight: 8, arbitrary: lbList.map((list) => ({ loadBalancingConfig: list, methodConfig: [] })) },
+  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
+  { weight: 1, arbitrary: fc.constantFrom(undefined, null, 'x', '{', '[]', '{"loadBalancingConfig": 5}', 7) },
+);
+
+/** Our entries reachable through child lists, if the whole structure is well formed. */
+function countOurEntries(list: unknown): number {
+  if (!Array.isArray(list)) return 0;
+  let count = 0;
+  for (const entry of list) {
+    if (typeof entry !== 'object' || entry === null) continue;
+    for (const [name, config] of Object.entries(entry)) {
+      if (OUR_NAMES.includes(name)) count++;
+      if (typeof config === 'object' && config !== null) {
+        count += countOurEntries((config as Record<string, unknown>).childPolicy);
+        count += countOurEntries((config as Record<string, unknown>).child_policy);
+      }
+    }
+  }
+  return count;
+}
+
+describe('validateServiceConfig', () => {
+  // Our walker's messages, and (top-level entries of other registered policies) grpc-js's own, prefixed with the index.
+  const STRUCTURAL =
+    /^(service config (must be a JSON object|is not valid JSON)|loadBalancingConfig(\[\d+\].*\.(childPolicy|child_policy))*(\[\d+\])? must be|loadBalancingConfig\[\d+\]: )/s;
+
+  function expectCleanValidationError(error: unknown): void {
+    check(error instanceof Error, `threw a non-Error: ${String(error)}`);
+    const { constructor: ctor, message } = error as Error;
+    check(ctor === Error || ctor === ConfigError, `threw ${ctor.name}: ${message}`);
+    if (message.startsWith(PEAK_EWMA_POLICY_NAME)) {
+      expectCleanRejection(error, PEAK_EWMA_POLICY_NAME, PEAK_FIELD_NAMES);
+    } else if (message.startsWith(LEAST_REQUEST_POLICY_NAME)) {
+      expectCleanRejection(error, LEAST_REQUEST_POLICY_NAME, LEAST_FIELD_NAMES);
+    } else {
+      check(STRUCTURAL.test(message), `structural message: ${message}`);
+    }
+  }
+
+  it(`returns the number of our entries or throws a clean Error, as object and as JSON text (${RUNS} inputs)`, () => {
+    let valid = 0;
+    fc.assert(
+      fc.property(serviceConfig, (input) => {
+        const result = tryParse(() => validateServiceConfig(input));
+        if (!result.ok) {
+          expectCleanValidationError(result.error);
+        } else {
+          valid++;
+          const list = (input as { loadBalancingConfig?: unknown }).loadBalancingConfig;
+          check(result.value === countOurEntries(list), `count ${result.value} != ${countOurEntries(list)}`);
+        }
+        // The JSON-text path must be as clean (NaN/Infinity become null in text, so outcomes may differ).
+        const text = JSON.stringify(input);
+        if (text !== undefined) {
+          const viaText = tryParse(() => validateServiceConfig(text));
+          if (!viaText.ok) expectCleanValidationError(viaText.error);
+        }
+      }),
+      params,
+    );
+    expect(valid).toBeGreaterThan(RUNS / 50);
+  });
+
+  /*
+   * KNOWN BUG (src/policy/validate.ts, reported; not fixed here because that
+   * file was being edited by another engineer): PARSERS is a plain object
+   * indexed by the untrusted policy name, so "__proto__", "hasOwnProperty",
+   * "valueOf", "isPrototypeOf" throw a TypeError and "constructor"/"toString"
+   * are counted as our entries; and the childPolicy walk recurses without a
+   * depth limit (RangeError at ~10 000 levels). Fix: look parsers up with
+   * Object.hasOwn(PARSERS, name) (or a Map), and stop at a depth limit (e.g.
+   * 32, grpc-js-xds stops at 16) with an Error naming the path. Once fixed,
+   * set VALIDATE_BUGS_FIXED = true: these become ordinary tests and the fuzz
+   * property above also draws these names.
+   */
+  const itUntilFixed = VALIDATE_BUGS_FIXED ? it : it.failing;
+
+  (VALIDATE_BUGS_FIXED ? it.each(PROTOTYPE_KEYS) : it.failing.each(PROTOTYPE_KEYS))(
+    'treats a policy named %s as someone else\'s, not as a parser',
+    (name) => {
+      const entry = JSON.parse(`{"${name}": {}}`) as object;
+      expect(tryParse(() => validateServiceConfig({ loadBalancingConfig: [entry] }))).toEqual({ ok: true, value: 0 });
+    },
+  );
+
+  itUntilFixed('rejects absurdly deep child policy nesting with an Error, not a stack overflow', () => {
+    let entry: object = { [PEAK_EWMA_POLICY_NAME]: {} };
+    for (let depth = 0; depth < 20_000; depth++) {
+      entry = { xds_wrr_locality: { childPolicy: [entry] } };
+    }
+    const result = tryParse(() => validateServiceConfig({ loadBalancingConfig: [entry] }));
+    expect(result.ok).toBe(false);
+    expectCleanValidationError((result as { error: unknown }).error);
+  });
+});
