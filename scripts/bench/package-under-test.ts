@@ -1,0 +1,84 @@
+/**
+ * The package as users run it: src/ compiled by the TypeScript compiler, not
+ * by tsx.
+ *
+ * Why: tsx compiles with esbuild's `keepNames`, which wraps every function
+ * expression in a `__name(fn, "name")` helper that calls
+ * Object.defineProperty. The picker creates two closures per call, so under
+ * tsx every call pays two defineProperty calls (~2–3 µs measured), which tsc's
+ * output (what `npm run build` ships) does not. Benchmarks must time the
+ * shipped code, so src/ is transpiled here with `ts.transpileModule`
+ * (per-file, the same emit as tsc under `isolatedModules`) into a cache under
+ * node_modules (which tsx leaves alone) and loaded from there.
+ *
+ * Every benchmark process must load the policies through `loadPackage()`:
+ * mixing this copy with a tsx-loaded src/ would give two registries.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+
+type PackageModule = typeof import('../../src/index');
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+/**
+ * Four levels below the repo root, so that src/xds/proto-root.ts (which looks
+ * up to 5 levels for protos/) still finds the repo's protos/.
+ */
+export const BUILD_DIR = path.join(REPO_ROOT, 'node_modules', '.peak-ewma-bench');
+
+function listSources(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      return listSources(full);
+    }
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [full] : [];
+  });
+}
+
+/** Transpiles src/ into BUILD_DIR/src where a source is newer than its output. */
+export function buildPackage(): string {
+  // Loaded lazily: only the parent process pays for the compiler.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const ts = require('typescript') as typeof import('typescript');
+  const srcDir = path.join(REPO_ROOT, 'src');
+  for (const source of listSources(srcDir)) {
+    const output = path.join(BUILD_DIR, 'src', path.relative(srcDir, source)).replace(/\.ts$/, '.js');
+    if (fs.existsSync(output) && fs.statSync(output).mtimeMs >= fs.statSync(source).mtimeMs) {
+      continue;
+    }
+    const result = ts.transpileModule(fs.readFileSync(source, 'utf8'), {
+      fileName: source,
+      compilerOptions: {
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.CommonJS,
+        esModuleInterop: true,
+        sourceMap: false,
+      },
+    });
+    fs.mkdirSync(path.dirname(output), { recursive: true });
+    fs.writeFileSync(output, result.outputText);
+  }
+  return path.join(BUILD_DIR, 'src', 'index.js');
+}
+
+let loaded: PackageModule | null = null;
+
+/** The compiled package (built on first use in this process). */
+export function loadPackage(): PackageModule {
+  if (loaded === null) {
+    const entry = path.join(BUILD_DIR, 'src', 'index.js');
+    if (process.env.PEAK_EWMA_BENCH_BUILT !== '1' || !fs.existsSync(entry)) {
+      buildPackage();
+    }
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    loaded = require(entry) as PackageModule;
+  }
+  return loaded;
+}
+
+/** Call in a parent before forking children, so they skip the freshness check. */
+export function prebuildForChildren(): void {
+  buildPackage();
+  process.env.PEAK_EWMA_BENCH_BUILT = '1';
+}

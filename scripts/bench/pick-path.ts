@@ -1,0 +1,169 @@
+/**
+ * The pick-path microbenchmark: ns per call for pick + onCallStarted +
+ * onCallEnded, grpc-js's round_robin picker against ours, at several
+ * endpoint counts. Pickers are built by grpc-js from service-config JSON over
+ * READY fake subchannels (fake-channel.ts says why).
+ *
+ * Each sample times one call's pick path with `performance.now()`; the
+ * timer's own cost (two back-to-back reads, median) is subtracted. Policies
+ * are interleaved in short batches in a shuffled order, so drift (JIT, GC,
+ * neighbours on the machine) hits them alike.
+ */
+import { experimental, Metadata } from '@grpc/grpc-js';
+import * as hdr from 'hdr-histogram-js';
+import { buildPicker, BuiltPicker, pickOnce } from './fake-channel';
+import { loadPackage } from './package-under-test';
+import { loadBalancingConfig, PolicyId, POLICY_LABELS, registerPolicies } from './policies';
+import { median } from './stats';
+
+export const PICK_POLICIES: readonly PolicyId[] = ['round_robin', 'peak_ewma', 'least_request'];
+export const PICK_ENDPOINT_COUNTS: readonly number[] = [10, 50, 500, 1000];
+
+export interface PickPathOptions {
+  readonly endpointCounts: readonly number[];
+  readonly policies: readonly PolicyId[];
+  /** Timed rounds per endpoint count; each round runs one batch per policy. */
+  readonly rounds: number;
+  readonly batchSize: number;
+  readonly warmupRounds: number;
+}
+
+export const DEFAULT_PICK_PATH_OPTIONS: PickPathOptions = {
+  endpointCounts: PICK_ENDPOINT_COUNTS,
+  policies: PICK_POLICIES,
+  rounds: 60,
+  batchSize: 2000,
+  warmupRounds: 10,
+};
+
+export interface PickPathResult {
+  readonly endpoints: number;
+  readonly policy: PolicyId;
+  readonly samples: number;
+  readonly p50Ns: number;
+  readonly p99Ns: number;
+  readonly p999Ns: number;
+  /** Mean of the per-batch means (timer cost subtracted). */
+  readonly meanNs: number;
+}
+
+export interface PickPathReport {
+  readonly timerOverheadNs: number;
+  readonly results: readonly PickPathResult[];
+}
+
+function nsHistogram(): hdr.Histogram {
+  return hdr.build({
+    bitBucketSize: 32,
+    autoResize: false,
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 1e9,
+    numberOfSignificantValueDigits: 3,
+    useWebAssembly: false,
+  });
+}
+
+/** Median cost of one `performance.now()` pair, in ns. */
+function timerOverheadNs(): number {
+  const samples: number[] = [];
+  for (let i = 0; i < 200_000; i++) {
+    const t0 = performance.now();
+    const t1 = performance.now();
+    samples.push((t1 - t0) * 1e6);
+  }
+  return median(samples);
+}
+
+function shuffle<T>(items: readonly T[]): T[] {
+  const copy = items.slice();
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j], copy[i]];
+  }
+  return copy;
+}
+
+/** Fails loudly if one of our policies silently became something else. */
+function assertOurPolicyRan(policy: PolicyId, built: BuiltPicker, before: number): void {
+  if (policy === 'round_robin') {
+    return;
+  }
+  if (totalStartedCalls() <= before) {
+    throw new Error(`${policy}: picker ${built.picker.constructor.name} accounted no calls; the policy did not run`);
+  }
+}
+
+function totalStartedCalls(): number {
+  return loadPackage()
+    .getLoadBalancerStats().reduce((sum, s) => sum + s.endpoints.reduce((x, e) => x + e.callsStarted, 0), 0);
+}
+
+export async function runPickPathBenchmark(
+  options: PickPathOptions = DEFAULT_PICK_PATH_OPTIONS,
+  onProgress: (line: string) => void = () => {},
+): Promise<PickPathReport> {
+  registerPolicies();
+  const overheadNs = timerOverheadNs();
+  const results: PickPathResult[] = [];
+  const args: experimental.PickArgs = { metadata: new Metadata(), extraPickInfo: {} };
+  const trailers = new Metadata();
+  for (const endpoints of options.endpointCounts) {
+    const built = new Map<PolicyId, BuiltPicker>();
+    for (const policy of options.policies) {
+      built.set(policy, await buildPicker(loadBalancingConfig(policy), endpoints));
+    }
+    const histograms = new Map(options.policies.map((p) => [p, nsHistogram()]));
+    const batchMeans = new Map(options.policies.map((p) => [p, [] as number[]]));
+    let sink: unknown = null;
+    for (let round = 0; round < options.warmupRounds + options.rounds; round++) {
+      const timed = round >= options.warmupRounds;
+      for (const policy of shuffle(options.policies)) {
+        const { picker } = built.get(policy)!;
+        const histogram = histograms.get(policy)!;
+        const before = round === options.warmupRounds ? totalStartedCalls() : 0;
+        const batchStart = performance.now();
+        for (let i = 0; i < options.batchSize; i++) {
+          const t0 = performance.now();
+          sink = pickOnce(picker, args, trailers);
+          const t1 = performance.now();
+          if (timed) {
+            histogram.recordValue(Math.max(1, Math.round((t1 - t0) * 1e6 - overheadNs)));
+          }
+        }
+        const batchNs = (performance.now() - batchStart) * 1e6;
+        if (timed) {
+          batchMeans.get(policy)!.push(batchNs / options.batchSize - 2 * overheadNs);
+        }
+        if (round === options.warmupRounds) {
+          assertOurPolicyRan(policy, built.get(policy)!, before);
+        }
+      }
+    }
+    if (sink === null) {
+      throw new Error('pick returned no subchannel');
+    }
+    for (const policy of options.policies) {
+      const histogram = histograms.get(policy)!;
+      const means = batchMeans.get(policy)!;
+      results.push({
+        endpoints,
+        policy,
+        samples: histogram.totalCount,
+        p50Ns: histogram.getValueAtPercentile(50),
+        p99Ns: histogram.getValueAtPercentile(99),
+        p999Ns: histogram.getValueAtPercentile(99.9),
+        meanNs: means.reduce((a, b) => a + b, 0) / means.length,
+      });
+      histogram.destroy();
+      built.get(policy)!.destroy();
+    }
+    onProgress(
+      `pick path @${endpoints}: ` +
+        results
+          .filter((r) => r.endpoints === endpoints)
+          .map((r) => `${POLICY_LABELS[r.policy]} p50 ${r.p50Ns} ns p99 ${r.p99Ns} ns`)
+          .join(', '),
+    );
+  }
+  return { timerOverheadNs: overheadNs, results };
+}

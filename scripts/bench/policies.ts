@@ -1,0 +1,105 @@
+/**
+ * The policies under test, each as the service config a client channel gets.
+ * Names follow the reference's (`lr_od` = least_request inside
+ * outlier_detection with the reference's settings, reference-load-test.md §1).
+ */
+import { loadPackage } from './package-under-test';
+
+export const POLICY_IDS = [
+  'round_robin',
+  'least_request',
+  'lr_od',
+  'peak_ewma',
+  'peak_ewma_od',
+  'wrr_orca',
+] as const;
+
+export type PolicyId = (typeof POLICY_IDS)[number];
+
+/** Policies that route on what the client sees alone (no server help). */
+export const CLIENT_ONLY_POLICIES: readonly PolicyId[] = ['round_robin', 'least_request', 'lr_od', 'peak_ewma', 'peak_ewma_od'];
+
+export const POLICY_LABELS: Readonly<Record<PolicyId, string>> = {
+  round_robin: 'round_robin',
+  least_request: 'least_request',
+  lr_od: 'lr+od',
+  peak_ewma: 'peak_ewma',
+  peak_ewma_od: 'peak_ewma+od',
+  wrr_orca: 'wrr (ORCA)',
+};
+
+/**
+ * grpc-js's outlier_detection accepts durations only as `{seconds, nanos}`
+ * objects (its `validatePositiveDuration` rejects proto3 JSON strings like
+ * "10s"), so they are written that way here.
+ */
+function seconds(value: number): { seconds: number; nanos: number } {
+  return { seconds: value, nanos: 0 };
+}
+
+/** The reference's `lr_od` outlier-detection settings around `child`. */
+export function outlierDetection(child: object): object {
+  return {
+    outlier_detection: {
+      interval: seconds(10),
+      base_ejection_time: seconds(30),
+      max_ejection_time: seconds(300),
+      max_ejection_percent: 20,
+      success_rate_ejection: { stdev_factor: 1900, enforcement_percentage: 100, minimum_hosts: 5, request_volume: 100 },
+      failure_percentage_ejection: { threshold: 50, enforcement_percentage: 100, minimum_hosts: 5, request_volume: 50 },
+      child_policy: [child],
+    },
+  };
+}
+
+const PEAK_EWMA = { peak_ewma_experimental: {} };
+const LEAST_REQUEST = { least_request_experimental: { choiceCount: 2 } };
+
+/**
+ * weighted_round_robin fed by per-call ORCA reports (the backends send
+ * `application_utilization`, `rps_fractional` and `eps` in trailers). Short
+ * blackout and update periods so weights take hold within the warm-up.
+ */
+const WRR_ORCA = {
+  weighted_round_robin: {
+    enable_oob_load_report: false,
+    blackout_period: '1s',
+    weight_update_period: '0.5s',
+    weight_expiration_period: '10s',
+    error_utilization_penalty: 1,
+  },
+};
+
+export function loadBalancingConfig(policy: PolicyId): object {
+  switch (policy) {
+    case 'round_robin':
+      return { round_robin: {} };
+    case 'least_request':
+      return LEAST_REQUEST;
+    case 'lr_od':
+      return outlierDetection(LEAST_REQUEST);
+    case 'peak_ewma':
+      return PEAK_EWMA;
+    case 'peak_ewma_od':
+      return outlierDetection(PEAK_EWMA);
+    case 'wrr_orca':
+      return WRR_ORCA;
+  }
+}
+
+export function serviceConfigJson(policy: PolicyId): string {
+  return JSON.stringify({ loadBalancingConfig: [loadBalancingConfig(policy)] });
+}
+
+export function parsePolicyId(text: string): PolicyId {
+  const id = POLICY_IDS.find((p) => p === text);
+  if (id === undefined) {
+    throw new RangeError(`unknown policy "${text}"; expected one of ${POLICY_IDS.join(', ')}`);
+  }
+  return id;
+}
+
+/** Registers our policies (the compiled package) with grpc-js; call before any channel is made. */
+export function registerPolicies(): void {
+  loadPackage().register();
+}
