@@ -41,6 +41,7 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
   private lastError: string | null = null;
   private currentState: ConnectivityState = connectivityState.IDLE;
   private statsLabel = '';
+  private config: EndpointPickingConfig | null = null;
 
   protected constructor(
     private readonly helper: experimental.ChannelControlHelper,
@@ -66,6 +67,7 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
     }
     const config = lbConfig as unknown as EndpointPickingConfig;
     this.applyConfig(config);
+    this.config = config;
     this.statsLabel = String(options[STATS_LABEL_OPTION] ?? '');
     if (!endpointList.ok) {
       // A failed resolution while we have endpoints: keep serving them.
@@ -80,7 +82,10 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
       this.destroyChildren();
       const details = `${this.policyName}: No addresses resolved. Resolution note: ${resolutionNote}`;
       this.publish(connectivityState.TRANSIENT_FAILURE, new UnavailablePicker({ details }), details);
-      return false;
+      // Accept the (empty) result, as round_robin does: refusing it would
+      // leave the channel without a config, and calls would wait out their
+      // deadline for name resolution instead of failing fast with this message.
+      return true;
     }
     this.updatesPaused = true;
     const seen = new Set<string>();
@@ -150,6 +155,7 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
       policy: this.policyName,
       label: this.statsLabel,
       state: connectivityState[this.currentState],
+      config: this.config?.toJsonObject() ?? {},
       endpoints: Array.from(this.endpoints.values(), (managed) => ({
         address: managed.key,
         state: connectivityState[managed.child.getConnectivityState()],

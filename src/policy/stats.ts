@@ -30,6 +30,8 @@ export interface BalancerStats {
   /** The channel's `grpc-js-peak-ewma.stats_label` option, or ''. */
   readonly label: string;
   readonly state: string;
+  /** The live config, as service-config JSON. */
+  readonly config: object;
   readonly endpoints: readonly EndpointStats[];
 }
 
@@ -39,6 +41,7 @@ export interface BalancerStatsSource {
     policy: string;
     label: string;
     state: string;
+    config: object;
     endpoints: { address: string; state: string; load: EndpointLoad; cost: number }[];
     engine: LoadBalancingEngine | null;
   };
@@ -67,6 +70,7 @@ function toStats(raw: ReturnType<BalancerStatsSource['statsSnapshot']>): Balance
     policy: raw.policy,
     label: raw.label,
     state: raw.state,
+    config: raw.config,
     endpoints: raw.endpoints.map(({ address, state, load, cost }) => ({
       address,
       state,

@@ -73,27 +73,6 @@ describe('peak_ewma_experimental steers away from a slow backend', () => {
   });
 });
 
-describe('peak_ewma_experimental with every backend down', () => {
-  it('fails calls UNAVAILABLE with the policy name and the last connection error', async () => {
-    const backends = await startBackends(3);
-    const client = clientFor(backends, [{ peak_ewma_experimental: {} }]);
-    try {
-      await runTraffic(client, { concurrency: 1, maxCalls: 3, maxDurationMs: 5_000 });
-      stopBackends(backends);
-      await sleep(300);
-      const result = await runTraffic(client, { concurrency: 1, maxCalls: 3, maxDurationMs: 10_000, deadlineMs: 3_000 });
-      expect(result.failures).toHaveLength(3);
-      for (const failure of result.failures) {
-        expect(failure.code).toBe(14);
-        expect(failure.details).toMatch(/peak_ewma_experimental: No connection established\. Last error: .*(ECONNREFUSED|connect)/);
-      }
-    } finally {
-      client.close();
-      stopBackends(backends);
-    }
-  });
-});
-
 describe('peak_ewma_experimental under outlier_detection', () => {
   it('still steers away from the slow backend while outlier_detection ejects the failing one', async () => {
     const backends = await startBackends(6);

@@ -1,0 +1,144 @@
+/**
+ * The machinery both policies share, tested once for each: endpoint
+ * identity across re-resolution, aggregate state, call accounting, live
+ * config updates. Each test reads the balancer's own stats, which exist only
+ * if our policy (not a pick_first fallback) is running.
+ */
+import { credentials, Metadata, status } from '@grpc/grpc-js';
+import { getLoadBalancerStats, LEAST_REQUEST_POLICY_NAME, PEAK_EWMA_POLICY_NAME, register, STATS_LABEL_OPTION } from '../../src';
+import { callOnce, createProbeClient, ProbeClient } from '../../scripts/lib/probe-service';
+import { TestBackend, startBackends, stopBackends } from '../support/backends';
+import { ManualTarget } from '../support/manual-resolver';
+import { runTraffic, sleep } from '../support/traffic';
+
+register();
+
+let targetCounter = 0;
+
+describe.each([PEAK_EWMA_POLICY_NAME, LEAST_REQUEST_POLICY_NAME])('%s: shared skeleton', (policy) => {
+  let backends: TestBackend[];
+  let target: ManualTarget;
+  let client: ProbeClient;
+  let label: string;
+
+  const stats = () => {
+    const found = getLoadBalancerStats().filter((s) => s.label === label);
+    expect(found).toHaveLength(1);
+    return found[0];
+  };
+  const callsByAddress = () => new Map(stats().endpoints.map((e) => [e.address, e.callsStarted]));
+
+  beforeEach(async () => {
+    backends = await startBackends(4);
+    backends.forEach((backend) => (backend.behaviour.delayMs = 2));
+    target = new ManualTarget(`skeleton-${targetCounter++}`);
+    label = `${policy}-${targetCounter}`;
+    target.setEndpoints(backends.slice(0, 3).map((b) => b.address));
+    client = createProbeClient(target.target, credentials.createInsecure(), {
+      'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ [policy]: {} }] }),
+      [STATS_LABEL_OPTION]: label,
+    });
+  });
+
+  afterEach(() => {
+    client.close();
+    stopBackends(backends);
+  });
+
+  it('keeps per-endpoint state across re-resolution, reordering, additions and removals', async () => {
+    await runTraffic(client, { concurrency: 4, maxCalls: 60, maxDurationMs: 10_000 });
+    const before = callsByAddress();
+    expect(before.size).toBe(3);
+    expect([...before.values()].reduce((a, b) => a + b, 0)).toBe(60);
+
+    const [a, b, c, d] = backends.map((backend) => backend.address);
+    target.setEndpoints([c, a, d, b, a]); // reordered, one added, one duplicate
+    await sleep(200);
+    const after = callsByAddress();
+    expect(after.size).toBe(4);
+    for (const address of [a, b, c]) {
+      expect(after.get(address)).toBe(before.get(address));
+    }
+    expect(after.get(d)).toBe(0);
+
+    target.setEndpoints([a, d]);
+    await sleep(200);
+    expect([...callsByAddress().keys()].sort()).toEqual([a, d].sort());
+    const result = await runTraffic(client, { concurrency: 4, maxCalls: 40, maxDurationMs: 10_000 });
+    expect(result.failures).toEqual([]);
+    expect(new Set(result.servedBy.keys())).toEqual(new Set([backends[0].id, backends[3].id]));
+  });
+
+  it('treats an endpoint with several addresses as one, whatever their order', async () => {
+    const [a, b, c] = backends.map((backend) => backend.address);
+    target.setEndpoints([[a, b], c]);
+    await runTraffic(client, { concurrency: 2, maxCalls: 10, maxDurationMs: 10_000 });
+    const keyAB = stats().endpoints.find((e) => e.address.includes(a))!.address;
+    const callsAB = callsByAddress().get(keyAB);
+    target.setEndpoints([c, [b, a]]);
+    await sleep(200);
+    expect(stats().endpoints).toHaveLength(2);
+    expect(callsByAddress().get(keyAB)).toBe(callsAB);
+  });
+
+  it('keeps serving its endpoints when a re-resolution fails', async () => {
+    await runTraffic(client, { concurrency: 2, maxCalls: 10, maxDurationMs: 10_000 });
+    target.fail('DNS is having a bad day');
+    await sleep(100);
+    const result = await runTraffic(client, { concurrency: 2, maxCalls: 20, maxDurationMs: 10_000 });
+    expect(result.failures).toEqual([]);
+    expect(stats().state).toBe('READY');
+  });
+
+  it('fails calls UNAVAILABLE naming the policy when the address list is empty', async () => {
+    target.setEndpoints([]);
+    await expect(callOnce(client, 2_000)).rejects.toMatchObject({
+      code: status.UNAVAILABLE,
+      details: expect.stringContaining(`${policy}: No addresses resolved`),
+    });
+  });
+
+  it('fails calls UNAVAILABLE with the policy name and the last error when every endpoint is down', async () => {
+    await runTraffic(client, { concurrency: 1, maxCalls: 3, maxDurationMs: 5_000 });
+    stopBackends(backends);
+    await sleep(300);
+    await expect(callOnce(client, 3_000)).rejects.toMatchObject({
+      code: status.UNAVAILABLE,
+      details: expect.stringMatching(new RegExp(`${policy}: No connection established\\. Last error: .+`)),
+    });
+    expect(stats().state).toBe('TRANSIENT_FAILURE');
+  });
+
+  it('returns outstanding to zero after successes, failures, deadlines and cancellations', async () => {
+    const [ok, failing, hanging] = backends;
+    failing.behaviour.failWith = status.UNAVAILABLE;
+    hanging.behaviour.hang = true;
+    const calls: Promise<unknown>[] = [];
+    for (let i = 0; i < 30; i++) {
+      calls.push(callOnce(client, 300).catch(() => undefined));
+    }
+    // Client cancels, some of them mid-flight on the hanging backend.
+    for (let i = 0; i < 10; i++) {
+      const call = client.call(Buffer.alloc(0), new Metadata(), {}, () => undefined);
+      setTimeout(() => call.cancel(), 50);
+    }
+    await Promise.all(calls);
+    await sleep(400);
+    const endpoints = stats().endpoints;
+    expect(endpoints.reduce((sum, e) => sum + e.callsStarted, 0)).toBe(40);
+    for (const endpoint of endpoints) {
+      expect(endpoint.outstanding).toBe(0);
+    }
+    expect(ok.calls + failing.calls + hanging.calls).toBe(40);
+  });
+
+  it('applies a config update to the live instance without losing state', async () => {
+    await runTraffic(client, { concurrency: 2, maxCalls: 30, maxDurationMs: 10_000 });
+    const before = callsByAddress();
+    target.setServiceConfig([{ [policy]: { choiceCount: 3 } }]);
+    await sleep(200);
+    const live = stats();
+    expect(live.config).toMatchObject({ [policy]: { choiceCount: 3 } });
+    expect(callsByAddress()).toEqual(before);
+  });
+});
