@@ -1,0 +1,79 @@
+/**
+ * grpc-js-peak-ewma/xds: Envoy's PeakEwma and LeastRequest load balancing
+ * policies in a CDS Cluster drive grpc-js clients (gRFC A52).
+ *
+ *   import { registerXds } from 'grpc-js-peak-ewma/xds';
+ *   registerXds();   // before creating xds:/// channels
+ *
+ * See docs/xds.md for the field mapping and a Cluster example.
+ */
+import { register as registerGrpcJsXds } from '@grpc/grpc-js-xds';
+import { register as registerPolicies } from '../policy/register';
+import { convertLeastRequest } from './least-request-converter';
+import { convertPeakEwma } from './peak-ewma-converter';
+import { EncodedAny, precompileValidators } from './policy-protos';
+import { convertTypedStruct } from './typed-struct-converter';
+import {
+  LEAST_REQUEST_TYPE_URL,
+  PEAK_EWMA_TYPE_URL,
+  UDPA_TYPED_STRUCT_TYPE_URL,
+  XDS_TYPED_STRUCT_TYPE_URL,
+} from './type-urls';
+import { assertSingleGrpcJs, loadRegisterLbPolicy, ProtoLbPolicyConverter } from './xds-registry';
+
+export {
+  LEAST_REQUEST_TYPE_URL,
+  PEAK_EWMA_TYPE_URL,
+  UDPA_TYPED_STRUCT_TYPE_URL,
+  XDS_TYPED_STRUCT_TYPE_URL,
+} from './type-urls';
+export { convertPeakEwma, peakEwmaToJson, ENVOY_PEAK_EWMA_DEFAULTS, ENVOY_PEAK_EWMA_CHOICE_COUNT } from './peak-ewma-converter';
+export { convertLeastRequest, leastRequestToJson } from './least-request-converter';
+export type { LeastRequestView } from './least-request-converter';
+export { convertTypedStruct } from './typed-struct-converter';
+export type { EncodedAny } from './policy-protos';
+export { PgvViolation } from './pgv/enforcer';
+export { PINNED_XDS_VERSION } from './xds-registry';
+export type { PeakEwma } from '../generated/envoy/extensions/load_balancing_policies/peak_ewma/v3alpha/peak_ewma';
+
+/** Adapts a converter of the Any to the registry's signature (it is handed the whole TypedExtensionConfig). */
+function fromTypedConfig(convert: (typedConfig: EncodedAny) => ReturnType<ProtoLbPolicyConverter>): ProtoLbPolicyConverter {
+  return (protoPolicy) => {
+    if (!protoPolicy.typed_config) {
+      throw new Error('typed_config is missing');
+    }
+    return convert(protoPolicy.typed_config);
+  };
+}
+
+let registered = false;
+
+/**
+ * Registers, in this order: our policies (peak_ewma_experimental,
+ * least_request_experimental) with grpc-js; @grpc/grpc-js-xds (the xds:
+ * scheme and its policies); our converters for Envoy's PeakEwma (v3alpha) and
+ * LeastRequest (v3), and validating converters for both TypedStruct URLs.
+ * Idempotent. Call it before the first xds:/// channel: a Cluster that
+ * arrives earlier naming only these policies is NACKed.
+ *
+ * Throws if the installed @grpc/grpc-js-xds no longer has the internal
+ * registry this relies on (see PINNED_XDS_VERSION), if two copies of
+ * @grpc/grpc-js are installed, or if a proto carries a validation rule the
+ * enforcer does not know.
+ */
+export function registerXds(): void {
+  if (registered) {
+    return;
+  }
+  const registerLbPolicy = loadRegisterLbPolicy();
+  assertSingleGrpcJs();
+  precompileValidators([PEAK_EWMA_TYPE_URL, LEAST_REQUEST_TYPE_URL, XDS_TYPED_STRUCT_TYPE_URL, UDPA_TYPED_STRUCT_TYPE_URL]);
+  registerPolicies();
+  registerGrpcJsXds();
+  registerLbPolicy(PEAK_EWMA_TYPE_URL, fromTypedConfig(convertPeakEwma));
+  registerLbPolicy(LEAST_REQUEST_TYPE_URL, fromTypedConfig(convertLeastRequest));
+  // After registerGrpcJsXds(), which registered its own (non-validating) ones.
+  registerLbPolicy(XDS_TYPED_STRUCT_TYPE_URL, fromTypedConfig(convertTypedStruct));
+  registerLbPolicy(UDPA_TYPED_STRUCT_TYPE_URL, fromTypedConfig(convertTypedStruct));
+  registered = true;
+}

@@ -1,0 +1,7 @@
+/** The Any type URLs our converters are registered under (gRFC A52 keys the registry by them). */
+export const PEAK_EWMA_TYPE_URL =
+  'type.googleapis.com/envoy.extensions.load_balancing_policies.peak_ewma.v3alpha.PeakEwma';
+export const LEAST_REQUEST_TYPE_URL =
+  'type.googleapis.com/envoy.extensions.load_balancing_policies.least_request.v3.LeastRequest';
+export const XDS_TYPED_STRUCT_TYPE_URL = 'type.googleapis.com/xds.type.v3.TypedStruct';
+export const UDPA_TYPED_STRUCT_TYPE_URL = 'type.googleapis.com/udpa.type.v1.TypedStruct';

@@ -1,0 +1,149 @@
+/**
+ * The converters, called as grpc-js-xds calls them (an encoded Any), with
+ * inputs written in Envoy's JSON form.
+ */
+import { experimental, logVerbosity, setLogVerbosity } from '@grpc/grpc-js';
+import * as protobuf from 'protobufjs';
+import { ProtoJson } from '../../scripts/xds/proto-json';
+import {
+  convertLeastRequest,
+  convertPeakEwma,
+  convertTypedStruct,
+  LEAST_REQUEST_TYPE_URL,
+  PEAK_EWMA_TYPE_URL,
+  registerXds,
+  UDPA_TYPED_STRUCT_TYPE_URL,
+  XDS_TYPED_STRUCT_TYPE_URL,
+} from '../../src/xds';
+import { policyProtoRoot } from '../../src/xds/policy-protos';
+
+beforeAll(() => {
+  // Our policy logs each config it rejects at ERROR; here rejections are the point.
+  setLogVerbosity(logVerbosity.NONE);
+  registerXds();
+});
+
+const json = new ProtoJson(policyProtoRoot());
+const peakEwma = (fields: Record<string, unknown> = {}) => json.encodeAny({ '@type': PEAK_EWMA_TYPE_URL, ...fields });
+const leastRequest = (fields: Record<string, unknown> = {}) => json.encodeAny({ '@type': LEAST_REQUEST_TYPE_URL, ...fields });
+const typedStruct = (typeUrl: string, value?: Record<string, unknown>, anyType = XDS_TYPED_STRUCT_TYPE_URL) =>
+  json.encodeAny({ '@type': anyType, type_url: typeUrl, ...(value === undefined ? {} : { value }) });
+
+describe('PeakEwma → peak_ewma_experimental', () => {
+  test("an empty PeakEwma gets Envoy's defaults and choiceCount 2, and no errorPenaltyFactor", () => {
+    expect(convertPeakEwma(peakEwma())).toEqual({
+      peak_ewma_experimental: { choiceCount: 2, decayTime: '10s', defaultRtt: '0.01s', penaltyValue: 1_000_000 },
+    });
+  });
+
+  test('decay_time, default_rtt and penalty_value map field by field, exactly', () => {
+    const config = convertPeakEwma(
+      peakEwma({ decay_time: '2.5s', default_rtt: '0.000250s', penalty_value: 5000, aggregation_interval: '1s', max_samples_per_host: 50 }),
+    );
+    expect(config).toEqual({
+      peak_ewma_experimental: { choiceCount: 2, decayTime: '2.5s', defaultRtt: '0.00025s', penaltyValue: 5000 },
+    });
+    // And grpc-js reads it back as those values.
+    expect(experimental.parseLoadBalancingConfig(config).toJsonObject()).toEqual({
+      peak_ewma_experimental: { choiceCount: 2, decayTime: '2.5s', defaultRtt: '0.00025s', penaltyValue: 5000, errorPenaltyFactor: 2 },
+    });
+  });
+
+  test('is wire-compatible with Envoy: field numbers 1..5 with Duration / UInt32Value / DoubleValue', () => {
+    // Hand-encoded, independent of our .proto: decay_time=1 {seconds: 3}, aggregation_interval=2 {nanos: 5e8},
+    // max_samples_per_host=3 {value: 7}, default_rtt=4 {nanos: 2e7}, penalty_value=5 {value: 250}.
+    const writer = protobuf.Writer.create();
+    writer.uint32((1 << 3) | 2).fork().uint32((1 << 3) | 0).int64(3).ldelim();
+    writer.uint32((2 << 3) | 2).fork().uint32((2 << 3) | 0).int32(500_000_000).ldelim();
+    writer.uint32((3 << 3) | 2).fork().uint32((1 << 3) | 0).uint32(7).ldelim();
+    writer.uint32((4 << 3) | 2).fork().uint32((2 << 3) | 0).int32(20_000_000).ldelim();
+    writer.uint32((5 << 3) | 2).fork().uint32((1 << 3) | 1).double(250).ldelim();
+    const value = Buffer.from(writer.finish());
+    expect(convertPeakEwma({ type_url: PEAK_EWMA_TYPE_URL, value })).toEqual({
+      peak_ewma_experimental: { choiceCount: 2, decayTime: '3s', defaultRtt: '0.02s', penaltyValue: 250 },
+    });
+    expect(value.equals(peakEwma({ decay_time: '3s', aggregation_interval: '0.5s', max_samples_per_host: 7, default_rtt: '0.02s', penalty_value: 250 }).value)).toBe(true);
+  });
+
+  test.each([
+    [{ decay_time: '-1s' }, 'PeakEwma.decay_time: must be > 0s (validate.rules.duration.gt), got -1s'],
+    [{ decay_time: '0s' }, 'PeakEwma.decay_time: must be > 0s (validate.rules.duration.gt), got 0s'],
+    [{ aggregation_interval: '0s' }, 'PeakEwma.aggregation_interval: must be > 0s (validate.rules.duration.gt), got 0s'],
+    [{ default_rtt: '-0.5s' }, 'PeakEwma.default_rtt: must be > 0s (validate.rules.duration.gt), got -0.5s'],
+    [{ max_samples_per_host: 0 }, 'PeakEwma.max_samples_per_host: must be >= 1 (validate.rules.uint32.gte), got 0'],
+    [{ penalty_value: 0 }, 'PeakEwma.penalty_value: must be > 0 (validate.rules.double.gt), got 0'],
+    [{ penalty_value: -3 }, 'PeakEwma.penalty_value: must be > 0 (validate.rules.double.gt), got -3'],
+  ])('PGV rejects %j', (fields, message) => {
+    expect(() => convertPeakEwma(peakEwma(fields))).toThrow(message);
+  });
+
+  test('a value PGV allows but our policy does not is rejected as grpc-js would reject it', () => {
+    expect(() => convertPeakEwma(peakEwma({ decay_time: '7200s' }))).toThrow(
+      /grpc-js rejects the converted config .*"decayTime":"7200s".*must be at most 3600s/,
+    );
+  });
+
+  test('the wrong type URL, or bytes that are not a PeakEwma, are errors', () => {
+    expect(() => convertPeakEwma({ ...peakEwma(), type_url: LEAST_REQUEST_TYPE_URL })).toThrow('unexpected type URL');
+    expect(() => convertPeakEwma({ type_url: PEAK_EWMA_TYPE_URL, value: Buffer.from([0x0a, 0x05, 0x01]) })).toThrow(
+      'cannot decode PeakEwma',
+    );
+  });
+});
+
+describe('LeastRequest → least_request_experimental', () => {
+  test('defaults: choiceCount 2, N_CHOICES', () => {
+    expect(convertLeastRequest(leastRequest())).toEqual({
+      least_request_experimental: { choiceCount: 2, selectionMethod: 'N_CHOICES' },
+    });
+  });
+
+  test('choice_count and selection_method map; ignored fields do not stop the conversion', () => {
+    expect(
+      convertLeastRequest(
+        leastRequest({
+          choice_count: 4,
+          selection_method: 'FULL_SCAN',
+          active_request_bias: { default_value: 1.5, runtime_key: 'bias' },
+          slow_start_config: { slow_start_window: '30s' },
+        }),
+      ),
+    ).toEqual({ least_request_experimental: { choiceCount: 4, selectionMethod: 'FULL_SCAN' } });
+  });
+
+  test("Envoy's own PGV annotation choice_count gte 2 is enforced", () => {
+    expect(() => convertLeastRequest(leastRequest({ choice_count: 1 }))).toThrow(
+      'LeastRequest.choice_count: must be >= 2 (validate.rules.uint32.gte), got 1',
+    );
+  });
+
+  test('an undefined selection_method number is rejected (enum defined_only)', () => {
+    expect(() => convertLeastRequest(leastRequest({ selection_method: 9 }))).toThrow(
+      'LeastRequest.selection_method: must be one of the defined values [N_CHOICES, FULL_SCAN] (validate.rules.enum.defined_only), got 9',
+    );
+  });
+});
+
+describe('TypedStruct → {<name>: <struct>}', () => {
+  test('a registered name passes its Struct through as JSON, for both TypedStruct URLs', () => {
+    for (const anyType of [XDS_TYPED_STRUCT_TYPE_URL, UDPA_TYPED_STRUCT_TYPE_URL]) {
+      expect(
+        convertTypedStruct(typedStruct('example.com/peak_ewma_experimental', { decayTime: '3s', choiceCount: 3, nested: { list: [1, 'a', true, null] } }, anyType)),
+      ).toEqual({ peak_ewma_experimental: { decayTime: '3s', choiceCount: 3, nested: { list: [1, 'a', true, null] } } });
+    }
+  });
+
+  test('an unregistered name is skipped (null), whatever its value', () => {
+    expect(convertTypedStruct(typedStruct('example.com/no_such_policy', { anything: -1 }))).toBeNull();
+  });
+
+  test('a missing value is an empty config', () => {
+    expect(convertTypedStruct(typedStruct('example.com/round_robin'))).toEqual({ round_robin: {} });
+  });
+
+  test('a registered name with a config grpc-js rejects throws (→ NACK), naming the problem', () => {
+    expect(() => convertTypedStruct(typedStruct('example.com/peak_ewma_experimental', { decayTime: -3 }))).toThrow(
+      'field "decayTime" must be a duration string ("10s") or {seconds, nanos}, got -3',
+    );
+  });
+});
