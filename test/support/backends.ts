@@ -80,14 +80,26 @@ export class TestBackend {
     this.timers.add(timer);
   }
 
-  /** Server stream: one message every 100 ms until the client cancels. */
+  /**
+   * Server stream: one message every 100 ms; ends with OK after the number of
+   * ms given as the request's text, or runs until the client cancels.
+   */
   private onWatch(call: ServerWritableStream<Buffer, Buffer>): void {
     const timer = setInterval(() => call.write(Buffer.from(this.id)), 100);
     this.timers.add(timer);
+    const endAfterMs = Number(call.request.toString('utf8'));
     const stop = () => {
       clearInterval(timer);
+      clearTimeout(ender);
       this.timers.delete(timer);
+      this.timers.delete(ender);
     };
+    const ender = setTimeout(() => {
+      stop();
+      call.end();
+    }, endAfterMs > 0 ? endAfterMs : 2 ** 31 - 1);
+    this.timers.add(ender);
+    call.write(Buffer.from(this.id));
     call.on('cancelled', stop);
     call.on('close', stop);
   }

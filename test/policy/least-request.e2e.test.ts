@@ -1,0 +1,106 @@
+/**
+ * least_request_experimental (gRFC A48) over real gRPC: its cost model on
+ * its own. The shared machinery is tested in shared-skeleton.e2e.test.ts.
+ */
+import { getLoadBalancerStats, register, STATS_LABEL_OPTION } from '../../src';
+import { TestBackend, startBackends, stopBackends } from '../support/backends';
+import { clientFor, runTraffic, shareOf } from '../support/traffic';
+
+register();
+
+/** Samples `backend.inFlight` every 5 ms while `work` runs; returns the mean. */
+async function meanInFlight(backend: TestBackend, work: Promise<unknown>): Promise<number> {
+  let sum = 0;
+  let samples = 0;
+  const timer = setInterval(() => {
+    sum += backend.inFlight;
+    samples++;
+  }, 5);
+  await work;
+  clearInterval(timer);
+  return sum / Math.max(samples, 1);
+}
+
+describe('least_request_experimental', () => {
+  let backends: TestBackend[];
+
+  beforeEach(async () => {
+    backends = await startBackends(4);
+    backends.forEach((backend) => (backend.behaviour.delayMs = 5));
+  });
+  afterEach(() => stopBackends(backends));
+
+  it('gives a backend that holds each call 20x longer far fewer concurrent calls than round_robin does', async () => {
+    backends[0].behaviour.delayMs = 100;
+    const run = async (config: object[]) => {
+      const client = clientFor(backends, config);
+      try {
+        await runTraffic(client, { concurrency: 4, maxCalls: 20, maxDurationMs: 5_000 }); // connect
+        const traffic = runTraffic(client, { concurrency: 16, maxCalls: 100_000, maxDurationMs: 2_000 });
+        const inFlight = await meanInFlight(backends[0], traffic);
+        expect((await traffic).failures).toEqual([]);
+        return inFlight;
+      } finally {
+        client.close();
+      }
+    };
+    const roundRobin = await run([{ round_robin: {} }]);
+    const leastRequest = await run([{ least_request_experimental: {} }]);
+    // Closed loop, 16 workers: round_robin parks most of them on the slow backend.
+    expect(roundRobin).toBeGreaterThan(8);
+    expect(leastRequest).toBeLessThan(roundRobin / 2);
+  });
+
+  it.each([[{}], [{ selectionMethod: 'FULL_SCAN' }], [{ choiceCount: 4 }]])(
+    'shares evenly across identical backends (%j)',
+    async (config) => {
+      const client = clientFor(backends, [{ least_request_experimental: config }], {
+        [STATS_LABEL_OPTION]: `lr-even-${JSON.stringify(config)}`,
+      });
+      try {
+        const result = await runTraffic(client, { concurrency: 8, maxCalls: 2_000, maxDurationMs: 20_000 });
+        expect(result.failures).toEqual([]);
+        for (const backend of backends) {
+          expect(shareOf(result, backend)).toBeGreaterThan(0.18);
+          expect(shareOf(result, backend)).toBeLessThan(0.32);
+        }
+        const stats = getLoadBalancerStats().find((s) => s.label === `lr-even-${JSON.stringify(config)}`)!;
+        expect(stats.policy).toBe('least_request_experimental');
+        expect(stats.endpoints.every((e) => e.estimateMs === null)).toBe(true);
+      } finally {
+        client.close();
+      }
+    },
+  );
+
+  it('works wrapped in outlier_detection (the reference baseline lr_od): the failing backend is ejected', async () => {
+    backends[1].behaviour.failWith = 14;
+    const client = clientFor(
+      backends,
+      [
+        {
+          outlier_detection: {
+            interval: { seconds: 0, nanos: 300_000_000 },
+            base_ejection_time: { seconds: 30, nanos: 0 },
+            max_ejection_percent: 50,
+            failure_percentage_ejection: { threshold: 50, enforcement_percentage: 100, minimum_hosts: 3, request_volume: 5 },
+            child_policy: [{ least_request_experimental: { choiceCount: 2 } }],
+          },
+        },
+      ],
+      { [STATS_LABEL_OPTION]: 'lr-od' },
+    );
+    try {
+      const warmUp = await runTraffic(client, { concurrency: 4, maxCalls: 100_000, maxDurationMs: 1_500 });
+      expect(warmUp.failures.length).toBeGreaterThan(0); // it did fail before ejection
+      const result = await runTraffic(client, { concurrency: 8, maxCalls: 400, maxDurationMs: 15_000 });
+      expect(result.failures).toEqual([]);
+      expect(getLoadBalancerStats().find((s) => s.label === 'lr-od')!.policy).toBe('least_request_experimental');
+      for (const backend of [backends[0], backends[2], backends[3]]) {
+        expect(shareOf(result, backend)).toBeGreaterThan(0.2);
+      }
+    } finally {
+      client.close();
+    }
+  });
+});
