@@ -1,0 +1,284 @@
+/**
+ * Faults end to end: real grpc-js clients and servers on 127.0.0.1 running
+ * peak_ewma_experimental. Every test reads getLoadBalancerStats() for its own
+ * channel (by label), so it proves our policy ran, not a pick_first fallback.
+ * Configs are explicit: defaults may be retuned.
+ */
+import { credentials, status } from '@grpc/grpc-js';
+import { register } from '../../src';
+import { createProbeClient, ProbeClient } from '../../scripts/lib/probe-service';
+import { startBackends, stopBackends, TestBackend } from '../support/backends';
+import { startCrashableBackends } from './support/crashable-backend';
+import {
+  channelOptions,
+  endpointStats,
+  observeCall,
+  ObservedCall,
+  sleep,
+  startCall,
+  statsFor,
+  waitFor,
+} from './support/observed-calls';
+
+register();
+
+/** decayTime 3600 s: an estimate barely decays during a test, so it can be compared with what caused it. */
+const STEADY = { decayTime: '3600s', defaultRtt: '0.01s', errorPenaltyFactor: 1 };
+
+function peakClient(backends: readonly { address: string }[], label: string, config: object): ProbeClient {
+  const target = 'ipv4:' + backends.map((backend) => backend.address).join(',');
+  return createProbeClient(target, credentials.createInsecure(), {
+    'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ peak_ewma_experimental: config }] }),
+    ...channelOptions(label),
+  });
+}
+
+async function callsInParallel(client: ProbeClient, count: number, deadlineMs: number): Promise<ObservedCall[]> {
+  return Promise.all(Array.from({ length: count }, () => observeCall(client, deadlineMs)));
+}
+
+/** Closed loop: `concurrency` workers, `total` calls. */
+async function closedLoop(client: ProbeClient, total: number, concurrency: number, deadlineMs: number) {
+  const results: ObservedCall[] = [];
+  let issued = 0;
+  const worker = async () => {
+    while (issued < total) {
+      issued++;
+      results.push(await observeCall(client, deadlineMs));
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return results;
+}
+
+const totalInFlight = (backends: readonly TestBackend[]) => backends.reduce((sum, backend) => sum + backend.inFlight, 0);
+
+describe('faults over real gRPC', () => {
+  let backends: TestBackend[] = [];
+  let client: ProbeClient | null = null;
+  let cleanups: (() => void)[] = [];
+
+  afterEach(() => {
+    client?.close();
+    client = null;
+    stopBackends(backends);
+    backends = [];
+    cleanups.forEach((cleanup) => cleanup());
+    cleanups = [];
+  });
+
+  it('a backend killed mid-call (connections reset): its calls fail UNAVAILABLE, its outstanding returns to 0, it leaves READY', async () => {
+    const crashables = await startCrashableBackends(3, 'kill');
+    const servers = crashables.map((crashable) => crashable.backend);
+    cleanups.push(() => crashables.forEach((crashable) => crashable.stop()));
+    client = peakClient(crashables, 'kill', STEADY);
+    // Equal, delay-dominated estimates, so the burst below spreads over all three.
+    for (const server of servers) server.behaviour.delayMs = 30;
+    await closedLoop(client, 30, 3, 5_000);
+    for (const server of servers) server.behaviour.delayMs = 1_000;
+
+    const calls = Array.from({ length: 12 }, () => startCall(client!, 10_000));
+    await waitFor('12 calls to reach the servers', () => totalInFlight(servers) === 12);
+    const victim = crashables.reduce((most, crashable) => (crashable.backend.inFlight > most.backend.inFlight ? crashable : most));
+    const survivors = crashables.filter((crashable) => crashable !== victim);
+    const inFlightAtVictim = victim.backend.inFlight;
+    expect(inFlightAtVictim).toBeGreaterThan(0);
+    expect(endpointStats('kill', victim.address).outstanding).toBe(inFlightAtVictim);
+
+    victim.crash();
+    const results = await Promise.all(calls.map((call) => call.done));
+
+    const failed = results.filter((result) => result.error !== null);
+    expect(failed).toHaveLength(inFlightAtVictim);
+    for (const result of failed) {
+      expect(result.error!.code).toBe(status.UNAVAILABLE);
+      expect(result.error!.details).toMatch(/^(Connection dropped|read ECONNRESET)$/);
+      expect(result.peer).toBe(victim.address);
+    }
+    expect(results.filter((result) => result.servedBy !== null)).toHaveLength(12 - inFlightAtVictim);
+
+    expect(statsFor('kill').endpoints.map((endpoint) => endpoint.outstanding)).toEqual([0, 0, 0]);
+    await waitFor('the victim to leave READY', () => endpointStats('kill', victim.address).state !== 'READY');
+    expect(statsFor('kill').state).toBe('READY');
+
+    // Nothing is sent its way any more (which survivor serves depends on their estimates).
+    for (const survivor of survivors) survivor.backend.behaviour.delayMs = 0;
+    const victimCalls = endpointStats('kill', victim.address).callsStarted;
+    const after = await closedLoop(client, 60, 4, 5_000);
+    expect(after.filter((result) => result.error !== null)).toEqual([]);
+    expect(after.every((result) => survivors.some((survivor) => survivor.id === result.servedBy))).toBe(true);
+    expect(endpointStats('kill', victim.address).callsStarted).toBe(victimCalls);
+  });
+
+  it('a backend stopped with grpc-js forceShutdown mid-call: calls end CANCELLED "Call cancelled" (no sample), outstanding 0, leaves READY', async () => {
+    backends = await startBackends(2, 'force');
+    client = peakClient(backends, 'force', STEADY);
+    await closedLoop(client, 10, 2, 5_000);
+    for (const backend of backends) backend.behaviour.delayMs = 1_000;
+    const calls = Array.from({ length: 4 }, () => startCall(client!, 10_000));
+    await waitFor('the calls to reach the servers', () => totalInFlight(backends) === 4);
+    const victim = backends.reduce((most, backend) => (backend.inFlight > most.inFlight ? backend : most));
+    const before = endpointStats('force', victim.address);
+    victim.stop();
+    const failed = (await Promise.all(calls.map((call) => call.done))).filter((result) => result.error !== null);
+    expect(failed.length).toBeGreaterThan(0);
+    for (const result of failed) {
+      // forceShutdown sends RST_STREAM(CANCEL) before closing: the client cannot tell it from its own cancel by code.
+      expect([result.error!.code, result.error!.details, result.peer]).toEqual([status.CANCELLED, 'Call cancelled', victim.address]);
+    }
+    const after = endpointStats('force', victim.address);
+    expect(after.outstanding).toBe(0);
+    // Scored as a client cancel: no sample taken (see docs/reliability.md, "server-side CANCELLED").
+    expect(after.estimateMs!).toBeLessThanOrEqual(before.estimateMs!);
+    await waitFor('the victim to leave READY', () => endpointStats('force', victim.address).state !== 'READY');
+  });
+
+  it('all backends down: UNAVAILABLE carrying the last connection error; back up: recovery', async () => {
+    backends = await startBackends(2, 'down');
+    const ports = backends.map((backend) => backend.port);
+    client = peakClient(backends, 'down', STEADY);
+    expect((await closedLoop(client, 10, 2, 5_000)).every((result) => result.error === null)).toBe(true);
+
+    stopBackends(backends);
+    await waitFor('TRANSIENT_FAILURE', () => statsFor('down').state === 'TRANSIENT_FAILURE', 10_000);
+    const whileDown = await callsInParallel(client, 5, 5_000);
+    for (const result of whileDown) {
+      expect(result.error?.code).toBe(status.UNAVAILABLE);
+      // Our picker's message, with the connection error that put the last endpoint in TRANSIENT_FAILURE.
+      expect(result.error?.details).toMatch(/^peak_ewma_experimental: No connection established\. Last error: .*(ECONNREFUSED|Failed to connect)/);
+      expect(result.elapsedMs).toBeLessThan(5_000); // failed fast, not by the deadline
+    }
+
+    backends = await Promise.all(ports.map((port, i) => new TestBackend(`up${i}`).start(port)));
+    await waitFor(
+      'both endpoints READY again',
+      () => statsFor('down').endpoints.every((endpoint) => endpoint.state === 'READY'),
+      10_000,
+    );
+    const recovered = await closedLoop(client, 40, 4, 5_000);
+    expect(recovered.filter((result) => result.error !== null)).toEqual([]);
+    expect(new Set(recovered.map((result) => result.servedBy))).toEqual(new Set(['up0', 'up1']));
+  });
+
+  it('a backend that accepts calls and never answers: deadlines end them, count as slow samples, its share collapses', async () => {
+    const deadlineMs = 300;
+    backends = await startBackends(3, 'hang');
+    const [victim] = backends;
+    client = peakClient(backends, 'hang', STEADY);
+    for (const backend of backends) backend.behaviour.delayMs = 5;
+    await closedLoop(client, 60, 3, 5_000);
+    const fastEstimateMs = endpointStats('hang', victim.address).estimateMs!;
+    expect(fastEstimateMs).toBeLessThan(deadlineMs / 2);
+
+    victim.behaviour.hang = true;
+    const burst = await closedLoop(client, 90, 6, deadlineMs);
+    const timedOut = burst.filter((result) => result.error !== null);
+    expect(timedOut.length).toBeGreaterThan(0);
+    for (const result of timedOut) {
+      expect(result.error!.code).toBe(status.DEADLINE_EXCEEDED);
+      expect(result.peer).toBe(victim.address);
+    }
+    const victimStats = endpointStats('hang', victim.address);
+    expect(victimStats.outstanding).toBe(0);
+    // The deadline's elapsed time became its estimate (decay over this test is < 0.1 %).
+    expect(victimStats.estimateMs!).toBeGreaterThanOrEqual(deadlineMs * 0.99);
+
+    // With the estimate where it is, the next 200 calls avoid it (before: about 1/3 each).
+    const startedBefore = victimStats.callsStarted;
+    const after = await closedLoop(client, 200, 4, 2_000);
+    expect(after.filter((result) => result.error !== null)).toEqual([]);
+    expect(endpointStats('hang', victim.address).callsStarted - startedBefore).toBe(0);
+    expect(victim.inFlight).toBe(0); // the server saw every hung call cancelled
+  });
+
+  it('a deadline counts as a sample of at least the elapsed time; a client cancel is no sample; both decrement outstanding', async () => {
+    backends = await startBackends(1, 'cancel');
+    const [backend] = backends;
+    const address = backend.address;
+    client = peakClient(backends, 'cancel', STEADY);
+    expect((await observeCall(client, 5_000)).error).toBeNull();
+    const fast = endpointStats('cancel', address);
+    expect(fast.estimateMs!).toBeLessThan(50);
+
+    backend.behaviour.hang = true;
+    // Cancelled by the client after 300 ms: no sample, outstanding back to 0.
+    const cancelled = startCall(client, 10_000);
+    await waitFor('the call to reach the server', () => backend.inFlight === 1);
+    expect(endpointStats('cancel', address).outstanding).toBe(1);
+    await sleep(300);
+    cancelled.call.cancel();
+    const cancelResult = await cancelled.done;
+    expect(cancelResult.error?.code).toBe(status.CANCELLED);
+    const afterCancel = endpointStats('cancel', address);
+    expect(afterCancel.outstanding).toBe(0);
+    expect(afterCancel.estimateMs!).toBeLessThanOrEqual(fast.estimateMs!);
+    expect(afterCancel.msSinceLastSample!).toBeGreaterThanOrEqual(cancelResult.elapsedMs - 1);
+
+    // Ended by its 400 ms deadline: a sample of at least the time it took.
+    const deadlined = await observeCall(client, 400);
+    expect(deadlined.error?.code).toBe(status.DEADLINE_EXCEEDED);
+    const afterDeadline = endpointStats('cancel', address);
+    expect(afterDeadline.outstanding).toBe(0);
+    expect(afterDeadline.msSinceLastSample!).toBeLessThan(afterCancel.msSinceLastSample!);
+    expect(afterDeadline.estimateMs!).toBeGreaterThanOrEqual(400 * 0.99);
+    expect(afterDeadline.estimateMs!).toBeLessThanOrEqual(deadlined.elapsedMs + 1);
+  });
+
+  it('40 calls cancelled or deadlined at random moments all decrement outstanding', async () => {
+    backends = await startBackends(2, 'mixed');
+    client = peakClient(backends, 'mixed', STEADY);
+    await closedLoop(client, 10, 2, 5_000);
+    for (const backend of backends) backend.behaviour.hang = true;
+    // A fixed pseudo-random schedule (no Math.random: reproducible).
+    const plan = Array.from({ length: 40 }, (_, i) => ({ cancelAfterMs: (i * 37) % 250, deadlineMs: 100 + ((i * 53) % 300) }));
+    const handles = plan.map(({ cancelAfterMs, deadlineMs }, i) => {
+      const handle = startCall(client!, deadlineMs);
+      if (i % 2 === 0) setTimeout(() => handle.call.cancel(), cancelAfterMs);
+      return handle;
+    });
+    let maxOutstanding = 0;
+    const poller = setInterval(() => {
+      const outstanding = statsFor('mixed').endpoints.map((endpoint) => endpoint.outstanding);
+      expect(outstanding.every((value) => value >= 0)).toBe(true);
+      maxOutstanding = Math.max(maxOutstanding, outstanding[0] + outstanding[1]);
+    }, 5);
+    const results = await Promise.all(handles.map((handle) => handle.done));
+    clearInterval(poller);
+    const codes = new Set(results.map((result) => result.error?.code));
+    expect(codes).toEqual(new Set([status.CANCELLED, status.DEADLINE_EXCEEDED]));
+    expect(maxOutstanding).toBeGreaterThan(10);
+    expect(statsFor('mixed').endpoints.map((endpoint) => endpoint.outstanding)).toEqual([0, 0]);
+    await waitFor('the servers to see every call end', () => totalInFlight(backends) === 0);
+  });
+
+  it('a fast-failing backend: errorPenaltyFactor 10 keeps its share low where 1 lets the instant failures win', async () => {
+    backends = await startBackends(3, 'ff');
+    const [failing, ...healthy] = backends;
+    for (const backend of healthy) backend.behaviour.delayMs = 10;
+    failing.behaviour.failWith = status.UNAVAILABLE;
+    const penalised = peakClient(backends, 'ff-10', { ...STEADY, decayTime: '10s', errorPenaltyFactor: 10 });
+    const plain = peakClient(backends, 'ff-1', { ...STEADY, decayTime: '10s', errorPenaltyFactor: 1 });
+    try {
+      const [withPenalty, without] = await Promise.all([
+        closedLoop(penalised, 300, 4, 5_000),
+        closedLoop(plain, 300, 4, 5_000),
+      ]);
+      const failureShare = (results: ObservedCall[]) => results.filter((result) => result.error !== null).length / results.length;
+      for (const results of [withPenalty, without]) {
+        for (const result of results.filter((r) => r.error !== null)) {
+          expect(result.error!.code).toBe(status.UNAVAILABLE);
+          expect(result.peer).toBe(failing.address);
+        }
+      }
+      // Without the penalty an instant failure is the best latency around: P2C sends it about 2/3 of calls.
+      expect(failureShare(without)).toBeGreaterThan(0.4);
+      expect(failureShare(withPenalty)).toBeLessThan(0.05);
+      // The shares come from our balancers' own accounting.
+      expect(endpointStats('ff-1', failing.address).shareOfCalls).toBeCloseTo(failureShare(without), 1);
+      expect(endpointStats('ff-10', failing.address).estimateMs!).toBeGreaterThan(10 * 10 * 0.5);
+    } finally {
+      penalised.close();
+      plain.close();
+    }
+  });
+});
