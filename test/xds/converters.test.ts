@@ -1,26 +1,28 @@
 /**
  * The converters, called as grpc-js-xds calls them (an encoded Any), with
- * inputs written in Envoy's JSON form.
+ * inputs written in Envoy's JSON form. Imported one by one rather than
+ * through src/xds/index.ts, which loads @grpc/grpc-js-xds (≈5 s): converters
+ * only need our policies registered with grpc-js.
  */
 import { experimental, logVerbosity, setLogVerbosity } from '@grpc/grpc-js';
 import * as protobuf from 'protobufjs';
 import { ProtoJson } from '../../scripts/xds/proto-json';
+import { register } from '../../src/policy/register';
+import { convertLeastRequest } from '../../src/xds/least-request-converter';
+import { convertPeakEwma } from '../../src/xds/peak-ewma-converter';
+import { convertTypedStruct } from '../../src/xds/typed-struct-converter';
 import {
-  convertLeastRequest,
-  convertPeakEwma,
-  convertTypedStruct,
   LEAST_REQUEST_TYPE_URL,
   PEAK_EWMA_TYPE_URL,
-  registerXds,
   UDPA_TYPED_STRUCT_TYPE_URL,
   XDS_TYPED_STRUCT_TYPE_URL,
-} from '../../src/xds';
+} from '../../src/xds/type-urls';
 import { policyProtoRoot } from '../../src/xds/policy-protos';
 
 beforeAll(() => {
   // Our policy logs each config it rejects at ERROR; here rejections are the point.
   setLogVerbosity(logVerbosity.NONE);
-  registerXds();
+  register();
 });
 
 const json = new ProtoJson(policyProtoRoot());
