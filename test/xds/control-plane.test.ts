@@ -35,7 +35,7 @@ class RawAdsClient {
     this.call.on('error', () => undefined);
   }
 
-  send(request: Partial<DiscoveryRequest>): void {
+  send(request: Partial<DiscoveryRequest> & { type_url: string }): void {
     this.call.write({ version_info: '', resource_names: [], response_nonce: '', node: { id: 'raw' }, ...request });
   }
 
