@@ -1,0 +1,24 @@
+/**
+ * The control experiment for the WrrLocality cases in nack.e2e.test.ts: with
+ * grpc-js-xds's own converters the same fixture is ACKed and kills the
+ * process. Run in a child process (scripts/xds/wrr-locality-crash-demo.ts).
+ * If this starts failing because the process survives, @grpc/grpc-js-xds has
+ * closed the hole itself.
+ */
+import { spawnSync } from 'child_process';
+import * as path from 'path';
+
+const REPO_ROOT = path.resolve(__dirname, '..', '..');
+
+test('without registerXds, an invalid TypedStruct under WrrLocality is ACKed and crashes the process', () => {
+  const result = spawnSync(
+    path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx'),
+    [path.join(REPO_ROOT, 'scripts', 'xds', 'wrr-locality-crash-demo.ts')],
+    { cwd: REPO_ROOT, encoding: 'utf8', timeout: 50_000 },
+  );
+  expect(result.stdout).toContain('ACKED');
+  expect(result.stdout).not.toContain('SURVIVED');
+  expect(result.status).not.toBe(0);
+  expect(result.stderr).toMatch(/weighted_target: Weighted target .* config parsing failed/);
+  expect(result.stderr).toContain('XdsWrrLocalityLoadBalancer.updateAddressList');
+});
