@@ -82,7 +82,7 @@ export class BackendModel {
   private freeService: number[] = [7, 6, 5, 4, 3, 2, 1, 0];
   private busy = 0;
 
-  // FIFO ring of queued calls.
+  // FIFO ring of queued calls (capacity a power of two).
   private queueCallId = new Float64Array(64);
   private queueMedianMs = new Float64Array(64);
   private queueDeadlineMs = new Float64Array(64);
@@ -247,7 +247,7 @@ export class BackendModel {
     const nowMs = this.scheduler.nowMs();
     while (this.queueSize > 0 && this.hasFreeSlot()) {
       const at = this.queueHead;
-      this.queueHead = (at + 1) % this.queueCallId.length;
+      this.queueHead = (at + 1) & (this.queueCallId.length - 1);
       this.queueSize--;
       if (this.queueDeadlineMs[at] <= nowMs) {
         this.counters.skipped++;
@@ -261,7 +261,7 @@ export class BackendModel {
     if (this.queueSize === this.queueCallId.length) {
       this.growQueue();
     }
-    const at = (this.queueHead + this.queueSize) % this.queueCallId.length;
+    const at = (this.queueHead + this.queueSize) & (this.queueCallId.length - 1);
     this.queueCallId[at] = callId;
     this.queueMedianMs[at] = medianMs;
     this.queueDeadlineMs[at] = deadlineAtMs;

@@ -69,6 +69,28 @@ export class EventHeap {
   }
 
   /**
+   * Removes the earliest pending task if it is due at or before `endMs` and
+   * returns its slot, else -1. One pass for the hot loop (peek + pop).
+   */
+  popDue(endMs: number): number {
+    const heap = this.heap;
+    while (this.size > 0) {
+      const top = heap[0];
+      if (this.tasks[top] === null) {
+        this.release(this.removeTop());
+        continue;
+      }
+      if (this.timeMs[top] > endMs) {
+        return -1;
+      }
+      this.removeTop();
+      this.live--;
+      return top;
+    }
+    return -1;
+  }
+
+  /**
    * Removes the earliest pending task and returns its slot; read it with
    * `taskOf`/`argOf`/`timeOf` before the next push. -1 if empty.
    */
@@ -110,8 +132,12 @@ export class EventHeap {
 
   private removeTop(): number {
     const heap = this.heap;
+    const timeMs = this.timeMs;
+    const sequence = this.sequence;
     const top = heap[0];
     const last = heap[--this.size];
+    const lastMs = timeMs[last];
+    const lastSeq = sequence[last];
     let i = 0;
     const size = this.size;
     for (;;) {
@@ -119,13 +145,21 @@ export class EventHeap {
       if (child >= size) {
         break;
       }
-      if (child + 1 < size && this.before(heap[child + 1], heap[child])) {
-        child++;
+      let childSlot = heap[child];
+      if (child + 1 < size) {
+        const right = heap[child + 1];
+        const rightMs = timeMs[right];
+        const leftMs = timeMs[childSlot];
+        if (rightMs < leftMs || (rightMs === leftMs && sequence[right] < sequence[childSlot])) {
+          child++;
+          childSlot = right;
+        }
       }
-      if (!this.before(heap[child], last)) {
+      const childMs = timeMs[childSlot];
+      if (childMs > lastMs || (childMs === lastMs && sequence[childSlot] > lastSeq)) {
         break;
       }
-      heap[i] = heap[child];
+      heap[i] = childSlot;
       i = child;
     }
     if (size > 0) {

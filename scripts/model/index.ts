@@ -10,6 +10,7 @@
  */
 export type { Scheduler, Task, TimerHandle } from './scheduler';
 export { VirtualScheduler } from './virtual-scheduler';
+export type { EventSource } from './virtual-scheduler';
 export { RealTimeScheduler } from './real-time-scheduler';
 export type { RealTimeSchedulerOptions } from './real-time-scheduler';
 export type { Behaviour, BackendMode } from './behaviour';

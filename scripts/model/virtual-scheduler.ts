@@ -5,7 +5,18 @@
 import { EventHeap } from './event-heap';
 import { Scheduler, Task, TimerHandle } from './scheduler';
 
+/**
+ * A stream of events outside the heap (the simulator's open-loop arrivals,
+ * one per call): the scheduler interleaves it with the heap by time, heap
+ * first on ties. `fire` must advance `nextMs` (Infinity: exhausted).
+ */
+export interface EventSource {
+  readonly nextMs: number;
+  fire(): void;
+}
+
 export class VirtualScheduler implements Scheduler {
+  private source: EventSource | null = null;
   private currentMs: number;
   private readonly events = new EventHeap();
   /** Tasks run so far. */
@@ -30,6 +41,11 @@ export class VirtualScheduler implements Scheduler {
     this.events.cancel(handle);
   }
 
+  /** Interleaves `source`'s events with the scheduled tasks (null: none). */
+  setSource(source: EventSource | null): void {
+    this.source = source;
+  }
+
   get pending(): number {
     return this.events.pending;
   }
@@ -40,16 +56,23 @@ export class VirtualScheduler implements Scheduler {
    */
   runUntil(endMs: number): void {
     const events = this.events;
+    const source = this.source;
     for (;;) {
-      const atMs = events.peekTimeMs();
-      if (atMs > endMs) {
+      const sourceMs = source === null ? Infinity : source.nextMs;
+      const slot = events.popDue(sourceMs < endMs ? sourceMs : endMs);
+      if (slot < 0) {
+        if (sourceMs <= endMs) {
+          this.currentMs = sourceMs;
+          this.executed++;
+          source!.fire();
+          continue;
+        }
         break;
       }
-      const slot = events.popSlot();
       const task = events.taskOf(slot);
       const arg = events.argOf(slot);
+      this.currentMs = events.timeOf(slot);
       events.release(slot);
-      this.currentMs = atMs;
       this.executed++;
       task(arg);
     }

@@ -104,3 +104,22 @@ describe('RealTimeScheduler', () => {
     scheduler.stop();
   });
 });
+
+describe('VirtualScheduler with an event source', () => {
+  it('interleaves the source with scheduled tasks by time, tasks first on ties', () => {
+    const scheduler = new VirtualScheduler();
+    const seen: string[] = [];
+    const source = {
+      nextMs: 0,
+      fire(): void {
+        seen.push(`s@${scheduler.nowMs()}`);
+        this.nextMs = this.nextMs + 10 < 40 ? this.nextMs + 10 : Infinity;
+      },
+    };
+    scheduler.setSource(source);
+    scheduler.schedule(10, () => seen.push(`t@${scheduler.nowMs()}`));
+    scheduler.schedule(25, () => seen.push(`t@${scheduler.nowMs()}`));
+    scheduler.runUntil(100);
+    expect(seen).toEqual(['s@0', 't@10', 's@10', 's@20', 't@25', 's@30']);
+  });
+});

@@ -1,0 +1,155 @@
+/**
+ * npm run simulate -- [--scenario NAME]... [--layout uniform|reference]... [--seed N] [--json FILE]
+ *                     [--quick] [--list] [--policy SPEC] [--uniform-policies A,B] [--grid] [--scale] [--jobs N]
+ *
+ * Without --scenario: every scenario in both layouts, plus the sensitivity
+ * grid and the scale run. "grid" and "scale" are also accepted as scenario
+ * names. See docs/simulation.md.
+ */
+import { writeFileSync, unlinkSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { parsePolicySpec } from './policies';
+import { bundlePath, runAll } from './pool';
+import { assemble, freshTable, gridTable, scaleTable, scenarioTable } from './report';
+import { SCENARIOS, scenarioByName } from './scenarios';
+import { Layout, planSuite } from './suite';
+import { QUICK_TIMELINE, REFERENCE_TIMELINE } from './timeline';
+
+const USAGE = `usage: npm run simulate -- [options]
+  --scenario NAME       a scenario (repeatable or comma-separated; prefixes like s01 work); "grid", "scale" too
+  --layout L            reference | uniform (repeatable; default both)
+  --seed N              base seed (default 1)
+  --json FILE           write the results as JSON
+  --quick               half-length timeline (10 s + 45 s, faults 10–30 s)
+  --policy SPEC         the policy under test instead of peak_ewma, e.g. 'peak_ewma{"choiceCount":3}'
+  --uniform-policies L  comma-separated policies for the uniform layout
+  --grid, --scale       add the sensitivity grid / the 500×64 scale run
+  --jobs N              worker threads (default: one per core)
+  --list                list scenarios and exit`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      scenario: { type: 'string', multiple: true },
+      layout: { type: 'string', multiple: true },
+      seed: { type: 'string', default: '1' },
+      json: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      list: { type: 'boolean', default: false },
+      policy: { type: 'string' },
+      'uniform-policies': { type: 'string' },
+      grid: { type: 'boolean', default: false },
+      scale: { type: 'boolean', default: false },
+      jobs: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  if (values.list) {
+    for (const scenario of SCENARIOS) {
+      console.log(`${scenario.name.padEnd(24)} ${scenario.summary}`);
+    }
+    console.log(`${'grid'.padEnd(24)} s01 fleet at 5/20/50 backends × 30/70/90 % load`);
+    console.log(`${'scale'.padEnd(24)} s01 fleet at 500 backends, 64 clients`);
+    return;
+  }
+  const seed = Number(values.seed);
+  if (!Number.isInteger(seed) || seed < 0) {
+    throw new RangeError(`--seed must be a non-negative integer, got "${values.seed}"`);
+  }
+  const names = (values.scenario ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  const wantsAll = names.length === 0;
+  const grid = values.grid || wantsAll || names.includes('grid');
+  const scale = values.scale || wantsAll || names.includes('scale');
+  const scenarioNames = names.filter((n) => n !== 'grid' && n !== 'scale');
+  const scenarios = wantsAll ? SCENARIOS : scenarioNames.map(scenarioByName);
+  const layouts = (values.layout ?? ['reference', 'uniform']).flatMap((l) => l.split(','));
+  for (const layout of layouts) {
+    if (layout !== 'reference' && layout !== 'uniform') {
+      throw new RangeError(`--layout must be reference or uniform, got "${layout}"`);
+    }
+  }
+  if (values.policy !== undefined) {
+    parsePolicySpec(values.policy);
+  }
+  const uniformPolicies = values['uniform-policies']?.split(',').map((p) => p.trim());
+  uniformPolicies?.forEach(parsePolicySpec);
+  const jobs = values.jobs === undefined ? undefined : Number(values.jobs);
+  if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 1)) {
+    throw new RangeError(`--jobs must be an integer >= 1, got "${values.jobs}"`);
+  }
+
+  const runs = planSuite({
+    scenarios,
+    layouts: layouts as Layout[],
+    seed,
+    quick: values.quick,
+    policyUnderTest: values.policy,
+    uniformPolicies,
+    grid,
+    scale,
+  });
+  const wallStart = performance.now();
+  const results = await runAll(
+    runs.map((run) => run.spec),
+    {
+      jobs,
+      onDone: (done, total, result) => {
+        if (process.stderr.isTTY) {
+          process.stderr.write(`\r${done}/${total} runs (${result.scenario}: ${(result.calls / 1e6).toFixed(2)} M calls, ${(result.cpuMs / 1000).toFixed(1)} s)   `);
+        }
+      },
+    },
+  );
+  if (process.stderr.isTTY) {
+    process.stderr.write('\n');
+  }
+  const wallMs = performance.now() - wallStart;
+  const cpuMs = results.reduce((sum, r) => sum + r.cpuMs, 0);
+  const calls = results.reduce((sum, r) => sum + r.calls, 0);
+  const json = assemble(runs, results, {
+    seed,
+    quick: values.quick,
+    timeline: values.quick ? QUICK_TIMELINE : REFERENCE_TIMELINE,
+    policyUnderTest: values.policy ?? 'peak_ewma',
+    runs: runs.length,
+    calls,
+    runCpuMs: cpuMs,
+    wallMs: Math.round(wallMs),
+    command: `npm run simulate -- ${process.argv.slice(2).join(' ')}`.trim(),
+  });
+  if (Object.keys(json.reference.scenarios).length > 0) {
+    console.log(scenarioTable('reference layout: round_robin, the policy under test, least_request, lr_od; 2 clients each, one shared fleet', json.reference.scenarios));
+  }
+  const uniformScenarios = Object.fromEntries(Object.entries(json.scenarios).filter(([name]) => name !== 'herd'));
+  if (Object.keys(uniformScenarios).length > 0) {
+    console.log(scenarioTable('uniform layout: every client on one policy, one run per policy', uniformScenarios));
+  }
+  console.log(freshTable(json.scenarios));
+  console.log(gridTable(json.grid));
+  console.log(scaleTable(json.scale));
+  console.log(
+    `\n${runs.length} runs, ${(calls / 1e6).toFixed(1)} M simulated calls, ${(cpuMs / 1000).toFixed(1)} s of run CPU, ${(wallMs / 1000).toFixed(1)} s wall`,
+  );
+  if (values.json !== undefined) {
+    writeFileSync(values.json, JSON.stringify(json) + '\n');
+    console.log(`wrote ${values.json}`);
+  }
+}
+
+process.on('exit', () => {
+  try {
+    unlinkSync(bundlePath());
+  } catch {
+    // not bundled, or already gone
+  }
+});
+
+main().catch((error: Error) => {
+  console.error(error.message);
+  process.exitCode = 1;
+});

@@ -1,0 +1,321 @@
+/**
+ * What a run measures, as the reference's LoadGen and report.py do
+ * (reference-load-test.md §5):
+ * - latency from the intended start, per client, in HdrHistogram-style
+ *   histograms per phase (before (0,20], fault (20,60], after (60,90] s of
+ *   the measured window, by completion time); OK calls only for p50/p99/p99.9
+ *   and, for p99All, every call with each failure counted at its deadline;
+ * - a policy group's percentile = the mean of its clients' percentiles;
+ * - error rate = 1 − OK / ended over the reporting window;
+ * - where each group's calls were sent, per backend, in 100 ms bins by send
+ *   time (shares per second, detection, recovery, herd shares).
+ */
+import { BUCKETS, bucketOf, Histogram } from './histogram';
+import { Timeline } from './timeline';
+
+export const PHASES = ['before', 'fault', 'after'] as const;
+export type Phase = (typeof PHASES)[number];
+export type Window = Phase | 'window';
+
+export const BIN_MS = 100;
+const BINS_PER_SECOND = 1000 / BIN_MS;
+
+export interface MetricsLayout {
+  clientGroups: readonly number[];
+  groupCount: number;
+  maxBackends: number;
+  timeline: Timeline;
+}
+
+export class RunMetrics {
+  readonly seconds: number;
+  private readonly phaseOfSecond: Uint8Array;
+  /** Histogram counts, [(client * 3 + phase) * BUCKETS + bucket]: one array, no per-call indirection. */
+  private readonly okCounts: Uint32Array;
+  private readonly allCounts: Uint32Array;
+  /** [client * 3 + phase] */
+  readonly ok: Float64Array;
+  readonly failed: Float64Array;
+  /** [(group * bins + bin) * maxBackends + backend] calls sent. */
+  readonly sent: Int32Array;
+  /** Backends published at each second ([second * maxBackends + backend]). */
+  readonly published: Uint8Array;
+  readonly bins: number;
+
+  readonly measureStartMs: number;
+
+  constructor(readonly layout: MetricsLayout) {
+    const { measureS, faultStartS, faultEndS, warmupMs } = layout.timeline;
+    this.measureStartMs = warmupMs;
+    this.seconds = measureS;
+    this.bins = this.seconds * BINS_PER_SECOND;
+    this.phaseOfSecond = new Uint8Array(this.seconds);
+    for (let s = 0; s < this.seconds; s++) {
+      this.phaseOfSecond[s] = s < faultStartS ? 0 : s < faultEndS ? 1 : 2;
+    }
+    const clients = layout.clientGroups.length;
+    this.okCounts = new Uint32Array(clients * 3 * BUCKETS);
+    this.allCounts = new Uint32Array(clients * 3 * BUCKETS);
+    this.ok = new Float64Array(clients * 3);
+    this.failed = new Float64Array(clients * 3);
+    this.sent = new Int32Array(layout.groupCount * this.bins * layout.maxBackends);
+    this.published = new Uint8Array(this.seconds * layout.maxBackends);
+  }
+
+  /** A call ended at `nowMs`; failures enter p99All at `deadlineMs`. */
+  recordEnd(client: number, latencyMs: number, ok: boolean, deadlineMs: number, nowMs: number): void {
+    const second = Math.floor((nowMs - this.measureStartMs) / 1000);
+    if (second < 0 || second >= this.seconds) {
+      return;
+    }
+    const row = client * 3 + this.phaseOfSecond[second];
+    if (ok) {
+      const bucket = bucketOf(latencyMs * 1000);
+      this.okCounts[row * BUCKETS + bucket]++;
+      this.allCounts[row * BUCKETS + bucket]++;
+      this.ok[row]++;
+    } else {
+      this.allCounts[row * BUCKETS + bucketOf(deadlineMs * 1000)]++;
+      this.failed[row]++;
+    }
+  }
+
+  /** The histogram of one client's OK (or all) calls in one phase. */
+  histogram(client: number, phase: number, okOnly: boolean): Histogram {
+    const row = client * 3 + phase;
+    const counts = (okOnly ? this.okCounts : this.allCounts).subarray(row * BUCKETS, (row + 1) * BUCKETS);
+    const histogram = new Histogram(counts);
+    histogram.total = okOnly ? this.ok[row] : this.ok[row] + this.failed[row];
+    return histogram;
+  }
+
+  recordSend(group: number, backend: number, nowMs: number): void {
+    const bin = Math.floor((nowMs - this.measureStartMs) / BIN_MS);
+    if (bin < 0 || bin >= this.bins) {
+      return;
+    }
+    this.sent[(group * this.bins + bin) * this.layout.maxBackends + backend]++;
+  }
+
+  /** Called once per measured second with the published backend list. */
+  recordPublished(second: number, backendIds: readonly number[]): void {
+    if (second < 0 || second >= this.seconds) {
+      return;
+    }
+    for (const id of backendIds) {
+      this.published[second * this.layout.maxBackends + id] = 1;
+    }
+  }
+
+  /** Calls `group` sent to each backend over bins [fromBin, toBin). */
+  sentByBackend(group: number, fromBin: number, toBin: number): Float64Array {
+    const backends = this.layout.maxBackends;
+    const out = new Float64Array(backends);
+    for (let bin = Math.max(0, fromBin); bin < Math.min(toBin, this.bins); bin++) {
+      const base = (group * this.bins + bin) * backends;
+      for (let b = 0; b < backends; b++) {
+        out[b] += this.sent[base + b];
+      }
+    }
+    return out;
+  }
+
+  publishedCount(second: number): number {
+    let count = 0;
+    const base = second * this.layout.maxBackends;
+    for (let b = 0; b < this.layout.maxBackends; b++) {
+      count += this.published[base + b];
+    }
+    return count;
+  }
+}
+
+/** Seconds [from, to) a window covers. */
+export function windowSeconds(window: Window, timeline: Timeline): [number, number] {
+  switch (window) {
+    case 'before':
+      return [0, timeline.faultStartS];
+    case 'fault':
+      return [timeline.faultStartS, timeline.faultEndS];
+    case 'after':
+      return [timeline.faultEndS, timeline.measureS];
+    default:
+      return [0, timeline.measureS];
+  }
+}
+
+export function phasesOf(window: Window): number[] {
+  return window === 'window' ? [0, 1, 2] : [PHASES.indexOf(window)];
+}
+
+export interface LatencySummary {
+  p50: number;
+  p99: number;
+  p999: number;
+  p99All: number;
+  errorRate: number;
+  okCalls: number;
+  failedCalls: number;
+}
+
+/** The reference's aggregation: percentiles per client, then the mean over the group's clients. */
+export function summariseLatency(metrics: RunMetrics, clients: readonly number[], window: Window): LatencySummary {
+  const phases = phasesOf(window);
+  const sums = { p50: 0, p99: 0, p999: 0, p99All: 0 };
+  let counted = 0;
+  let ok = 0;
+  let failed = 0;
+  for (const client of clients) {
+    const okHist = new Histogram();
+    const allHist = new Histogram();
+    for (const phase of phases) {
+      okHist.add(metrics.histogram(client, phase, true));
+      allHist.add(metrics.histogram(client, phase, false));
+      ok += metrics.ok[client * 3 + phase];
+      failed += metrics.failed[client * 3 + phase];
+    }
+    if (okHist.total === 0) {
+      continue;
+    }
+    counted++;
+    sums.p50 += okHist.percentileMs(50);
+    sums.p99 += okHist.percentileMs(99);
+    sums.p999 += okHist.percentileMs(99.9);
+    sums.p99All += allHist.percentileMs(99);
+  }
+  const mean = (x: number): number => (counted > 0 ? x / counted : NaN);
+  return {
+    p50: mean(sums.p50),
+    p99: mean(sums.p99),
+    p999: mean(sums.p999),
+    p99All: mean(sums.p99All),
+    errorRate: ok + failed > 0 ? failed / (ok + failed) : 0,
+    okCalls: ok,
+    failedCalls: failed,
+  };
+}
+
+/** Per-second share of the group's calls per backend, seconds × backends. */
+export function sharePerSecond(metrics: RunMetrics, group: number): Float64Array[] {
+  const out: Float64Array[] = [];
+  for (let s = 0; s < metrics.seconds; s++) {
+    const sent = metrics.sentByBackend(group, s * BINS_PER_SECOND, (s + 1) * BINS_PER_SECOND);
+    const total = sent.reduce((a, b) => a + b, 0);
+    out.push(total > 0 ? sent.map((x) => x / total) : sent);
+  }
+  return out;
+}
+
+/**
+ * Detection and recovery as report.py defines them: the faulty backends'
+ * share per second as a 3-point trailing mean; detection = the first second
+ * after the fault starts with the share below fair/3; recovery = after the
+ * fault ends, the first run of 3 consecutive points within ±10 % of fair,
+ * reported as (last point − 2 − fault end). Seconds; null if never.
+ */
+export function detectionAndRecovery(
+  perSecond: readonly Float64Array[],
+  faulty: readonly number[],
+  fairShare: number,
+  timeline: Timeline,
+): { detectionSeconds: number | null; recoverySeconds: number | null } {
+  const { faultStartS, faultEndS } = timeline;
+  const points = perSecond.map((shares, s) => {
+    let sum = 0;
+    let n = 0;
+    for (let k = Math.max(0, s - 2); k <= s; k++) {
+      let share = 0;
+      for (const b of faulty) {
+        share += perSecond[k][b];
+      }
+      sum += share;
+      n++;
+    }
+    return sum / n;
+  });
+  // Point s covers the interval ending at t = s + 1.
+  let detectionSeconds: number | null = null;
+  for (let s = faultStartS; s < Math.min(faultEndS, points.length); s++) {
+    if (points[s] < fairShare / 3) {
+      detectionSeconds = s + 1 - faultStartS;
+      break;
+    }
+  }
+  let recoverySeconds: number | null = null;
+  const near = (x: number): boolean => Math.abs(x - fairShare) <= 0.1 * fairShare;
+  for (let s = faultEndS; s + 2 < points.length; s++) {
+    if (near(points[s]) && near(points[s + 1]) && near(points[s + 2])) {
+      recoverySeconds = s + 2 + 1 - 2 - faultEndS;
+      break;
+    }
+  }
+  return { detectionSeconds, recoverySeconds };
+}
+
+/**
+ * The busiest healthy backend relative to a fair share (1 / backends
+ * published): per second, the largest ratio among `healthy` backends; the
+ * 95th percentile over the window's seconds, and the ratio over the whole
+ * window.
+ */
+export function busiestHealthy(
+  metrics: RunMetrics,
+  group: number,
+  healthy: Uint8Array,
+  window: Window,
+): { p95: number; window: number } {
+  const [from, to] = windowSeconds(window, metrics.layout.timeline);
+  const perSecond = sharePerSecond(metrics, group);
+  const ratios: number[] = [];
+  const windowSent = metrics.sentByBackend(group, from * BINS_PER_SECOND, to * BINS_PER_SECOND);
+  const windowTotal = windowSent.reduce((a, b) => a + b, 0);
+  let publishedSum = 0;
+  for (let s = from; s < to; s++) {
+    const fair = 1 / metrics.publishedCount(s);
+    publishedSum += metrics.publishedCount(s);
+    let worst = 0;
+    for (let b = 0; b < healthy.length; b++) {
+      if (healthy[b] && metrics.published[s * metrics.layout.maxBackends + b]) {
+        worst = Math.max(worst, perSecond[s][b] / fair);
+      }
+    }
+    ratios.push(worst);
+  }
+  ratios.sort((a, b) => a - b);
+  const p95 = ratios.length > 0 ? ratios[Math.max(0, Math.ceil(0.95 * ratios.length) - 1)] : NaN;
+  const fairWindow = (to - from) / publishedSum;
+  let worstWindow = 0;
+  for (let b = 0; b < healthy.length; b++) {
+    if (healthy[b] && windowTotal > 0) {
+      worstWindow = Math.max(worstWindow, windowSent[b] / windowTotal / fairWindow);
+    }
+  }
+  return { p95, window: worstWindow };
+}
+
+/**
+ * A fresh backend's share of the group's calls over [atMs, atMs + spanMs)
+ * relative to fair (1 / backends published then), and its highest 100 ms bin.
+ */
+export function freshShare(
+  metrics: RunMetrics,
+  group: number,
+  backend: number,
+  atMs: number,
+  spanMs: number,
+  publishedCount: number,
+): { firstSecond: number; peakBin: number } {
+  const fromBin = Math.floor((atMs - metrics.measureStartMs) / BIN_MS);
+  const toBin = fromBin + Math.ceil(spanMs / BIN_MS);
+  const sent = metrics.sentByBackend(group, fromBin, toBin);
+  const total = sent.reduce((a, b) => a + b, 0);
+  let peakBin = 0;
+  for (let bin = fromBin; bin < toBin; bin++) {
+    const one = metrics.sentByBackend(group, bin, bin + 1);
+    const binTotal = one.reduce((a, b) => a + b, 0);
+    if (binTotal > 0) {
+      peakBin = Math.max(peakBin, (one[backend] / binTotal) * publishedCount);
+    }
+  }
+  return { firstSecond: total > 0 ? (sent[backend] / total) * publishedCount : NaN, peakBin };
+}

@@ -1,0 +1,114 @@
+/**
+ * Policy names the simulator understands, and how each becomes a client's
+ * balancer. Engine policies are built from service-config JSON by the
+ * product's own config classes, so a variant is just a different config:
+ *
+ *   peak_ewma                          the product's defaults ({})
+ *   peak_ewma{"choiceCount":3}         any peak_ewma_experimental config
+ *   d3=peak_ewma{"choiceCount":3}      the same, labelled "d3" in reports
+ *   least_request, least_connection    least_request_experimental (N_CHOICES 2 / FULL_SCAN)
+ *   lr_od, peak_ewma_od                wrapped in outlier_detection (the reference's lr_od settings)
+ *   round_robin, oracle, oracle-capacity
+ */
+import { RandomSource } from '../../src/core/random';
+import { LeastRequestLoadBalancingConfig } from '../../src/policy/least-request-config';
+import { PeakEwmaLoadBalancingConfig } from '../../src/policy/peak-ewma-config';
+import { BackendModel } from '../model/backend';
+import { Scheduler } from '../model/scheduler';
+import { ClientPolicy } from './client-policy';
+import { EnginePolicy } from './engine-policy';
+import { OraclePolicy } from './oracle';
+import { OutlierDetectionPolicy, REFERENCE_OUTLIER_DETECTION } from './outlier-detection';
+import { RoundRobinPolicy } from './round-robin';
+
+export const BASE_POLICIES = [
+  'round_robin',
+  'least_request',
+  'lr_od',
+  'peak_ewma',
+  'peak_ewma_od',
+  'least_connection',
+  'oracle',
+  'oracle-capacity',
+] as const;
+export type BasePolicy = (typeof BASE_POLICIES)[number];
+
+export interface PolicySpec {
+  /** The name reports use. */
+  readonly label: string;
+  readonly base: BasePolicy;
+  /** Extra JSON config for the engine policies. */
+  readonly config: Record<string, unknown>;
+}
+
+const SPEC = /^(?:([\w.-]+)=)?([\w-]+)(\{.*\})?$/;
+
+export function parsePolicySpec(text: string): PolicySpec {
+  const match = SPEC.exec(text.trim());
+  if (!match || !(BASE_POLICIES as readonly string[]).includes(match[2])) {
+    throw new RangeError(`policy "${text}": expected [label=]name[{json}] with name one of ${BASE_POLICIES.join(', ')}`);
+  }
+  let config: Record<string, unknown> = {};
+  if (match[3] !== undefined) {
+    try {
+      config = JSON.parse(match[3]) as Record<string, unknown>;
+    } catch (error) {
+      throw new RangeError(`policy "${text}": config is not JSON (${(error as Error).message})`);
+    }
+  }
+  const base = match[2] as BasePolicy;
+  // Validate now, with the product's parser, so a bad variant fails before a run.
+  engineSetup(base, config);
+  return { label: match[1] ?? text.trim(), base, config };
+}
+
+function engineSetup(base: BasePolicy, config: Record<string, unknown>) {
+  switch (base) {
+    case 'least_request':
+    case 'lr_od': {
+      const parsed = LeastRequestLoadBalancingConfig.parse({ choiceCount: 2, ...config });
+      return { model: parsed.createModel(), choiceCount: parsed.choiceCount };
+    }
+    case 'least_connection': {
+      const parsed = LeastRequestLoadBalancingConfig.parse({ ...config, selectionMethod: 'FULL_SCAN' });
+      return { model: parsed.createModel(), choiceCount: parsed.choiceCount };
+    }
+    case 'peak_ewma':
+    case 'peak_ewma_od': {
+      const parsed = PeakEwmaLoadBalancingConfig.parse(config);
+      return { model: parsed.createModel(), choiceCount: parsed.choiceCount };
+    }
+    default:
+      return null;
+  }
+}
+
+export interface PolicyContext {
+  scheduler: Scheduler;
+  backends: readonly BackendModel[];
+  random: RandomSource;
+  /** The nominal median of the call being picked for (oracles). */
+  currentMedianMs: () => number;
+}
+
+export function createPolicy(spec: PolicySpec, context: PolicyContext): ClientPolicy {
+  const clock = context.scheduler.nowMs.bind(context.scheduler);
+  const setup = engineSetup(spec.base, spec.config);
+  switch (spec.base) {
+    case 'round_robin':
+      return new RoundRobinPolicy(context.random);
+    case 'oracle':
+    case 'oracle-capacity':
+      return new OraclePolicy(spec.base, context.backends, clock, context.random, context.currentMedianMs);
+    case 'lr_od':
+    case 'peak_ewma_od':
+      return new OutlierDetectionPolicy(
+        new EnginePolicy(setup!, clock, context.random),
+        context.scheduler,
+        context.random,
+        REFERENCE_OUTLIER_DETECTION,
+      );
+    default:
+      return new EnginePolicy(setup!, clock, context.random);
+  }
+}

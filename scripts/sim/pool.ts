@@ -1,0 +1,101 @@
+/**
+ * Runs planned runs on worker threads (one per core by default), biggest
+ * first. The workers load the simulator as one esbuild bundle when esbuild
+ * (which tsx ships) is there: tsx's per-module CommonJS goes through an
+ * export getter on every cross-module call, which costs the hot loop about
+ * 40 %. Without esbuild they load the TypeScript through tsx. Results are the
+ * same either way: runs are seeded, not timed.
+ */
+import { mkdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { executeRun } from './execute';
+import { RunResult } from './results';
+import { RunSpec } from './world';
+
+export interface PoolOptions {
+  jobs?: number;
+  onDone?: (done: number, total: number, result: RunResult) => void;
+}
+
+const BUNDLE_DIR = join(__dirname, '..', '..', 'node_modules', '.cache', 'grpc-js-peak-ewma-sim');
+
+export function bundlePath(): string {
+  return join(BUNDLE_DIR, `worker-${process.pid}.cjs`);
+}
+
+function workerSource(): { code: string; eval: true } {
+  const entry = join(__dirname, 'worker.ts');
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const esbuild = require('esbuild') as typeof import('esbuild');
+    // Inside the project, so the bundle resolves @grpc/grpc-js from node_modules.
+    mkdirSync(BUNDLE_DIR, { recursive: true });
+    const outfile = bundlePath();
+    esbuild.buildSync({
+      entryPoints: [entry],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      packages: 'external',
+      outfile,
+      logLevel: 'error',
+      absWorkingDir: join(__dirname, '..', '..'),
+    });
+    return { code: `require(${JSON.stringify(outfile)});`, eval: true };
+  } catch {
+    const tsx = require.resolve('tsx/cjs');
+    return { code: `require(${JSON.stringify(tsx)}); require(${JSON.stringify(entry)});`, eval: true };
+  }
+}
+
+/** Estimated calls, to start the biggest runs first. */
+function weight(spec: RunSpec): number {
+  const clients = spec.groups.reduce((sum, group) => sum + group.clients, 0);
+  return (spec.backends ?? 20) * (spec.load ?? 0.7) * (spec.timeline.warmupMs / 1000 + spec.timeline.measureS) + clients;
+}
+
+export async function runAll(specs: readonly RunSpec[], options: PoolOptions = {}): Promise<RunResult[]> {
+  const jobs = Math.max(1, Math.min(options.jobs ?? availableParallelism(), specs.length));
+  const results: RunResult[] = new Array(specs.length);
+  const order = specs.map((_, i) => i).sort((a, b) => weight(specs[b]) - weight(specs[a]));
+  let done = 0;
+  if (jobs === 1) {
+    for (const i of order) {
+      results[i] = executeRun(specs[i]);
+      options.onDone?.(++done, specs.length, results[i]);
+    }
+    return results;
+  }
+  const source = workerSource();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: jobs }, () => {
+      const worker = new Worker(source.code, { eval: source.eval });
+      return new Promise<void>((resolve, reject) => {
+        const feed = (): void => {
+          if (next >= order.length) {
+            void worker.terminate().then(() => resolve());
+            return;
+          }
+          const id = order[next++];
+          worker.postMessage({ id, spec: specs[id] });
+        };
+        worker.on('message', (message: { id: number; result?: RunResult; error?: string }) => {
+          if (message.error !== undefined) {
+            void worker.terminate();
+            reject(new Error(`run ${specs[message.id].scenario} failed in a worker:\n${message.error}`));
+            return;
+          }
+          results[message.id] = message.result!;
+          options.onDone?.(++done, specs.length, message.result!);
+          feed();
+        });
+        worker.on('error', reject);
+        feed();
+      });
+    }),
+  );
+  return results;
+}

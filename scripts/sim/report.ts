@@ -1,0 +1,103 @@
+/** The stdout tables and the JSON document. */
+import { PolicyResult, RunResult } from './results';
+import { PlannedRun } from './suite';
+
+export interface SuiteJson {
+  meta: Record<string, unknown>;
+  /** Uniform layout: every client on one policy. */
+  scenarios: Record<string, Record<string, PolicyResult>>;
+  reference: { scenarios: Record<string, Record<string, PolicyResult>> };
+  grid: Record<string, Record<string, PolicyResult>>;
+  scale: Record<string, PolicyResult>;
+}
+
+export function assemble(runs: readonly PlannedRun[], results: readonly RunResult[], meta: Record<string, unknown>): SuiteJson {
+  const json: SuiteJson = { meta, scenarios: {}, reference: { scenarios: {} }, grid: {}, scale: {} };
+  runs.forEach((run, i) => {
+    const target =
+      run.kind === 'reference'
+        ? (json.reference.scenarios[run.key] ??= {})
+        : run.kind === 'uniform'
+          ? (json.scenarios[run.key] ??= {})
+          : run.kind === 'grid'
+            ? (json.grid[run.key] ??= {})
+            : json.scale;
+    for (const group of results[i].groups) {
+      target[group.policy] = group;
+    }
+  });
+  return json;
+}
+
+const fmt = (x: number | null | undefined, digits = 1): string =>
+  x === null || x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(digits);
+const pct = (x: number): string => (x === 0 ? '0' : `${(x * 100).toFixed(x < 0.001 ? 3 : 2)}%`);
+
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
+  return rows.map((row) => row.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ')).join('\n');
+}
+
+export function scenarioTable(title: string, byScenario: Record<string, Record<string, PolicyResult>>): string {
+  const rows = [['scenario', 'policy', 'p50', 'p99', 'p99.9', 'p99All', 'errors', 'detect', 'recover', 'busiest', 'vs s02']];
+  const s02 = byScenario['s02-steady-identical'];
+  for (const [scenario, policies] of Object.entries(byScenario)) {
+    for (const [policy, r] of Object.entries(policies)) {
+      const base = s02?.[policy]?.p99;
+      rows.push([
+        scenario,
+        policy,
+        fmt(r.p50),
+        fmt(r.p99),
+        fmt(r.p999),
+        fmt(r.p99All),
+        pct(r.errorRate),
+        r.detectionSeconds === null ? '-' : `${r.detectionSeconds}s`,
+        r.recoverySeconds === null ? (r.detectionSeconds === null ? '-' : 'never') : `${r.recoverySeconds}s`,
+        fmt(r.busiestHealthy.p95, 2),
+        base ? fmt(r.p99 / base, 2) : '-',
+      ]);
+    }
+  }
+  return `\n== ${title} ==\n(ms; p50/p99/p99.9 over OK calls, mean of clients; p99All counts failures at the deadline; ` +
+    `fault window for fault scenarios; busiest = busiest healthy backend / fair, p95 over seconds; vs s02 = p99 / same policy's s02 p99)\n` +
+    table(rows);
+}
+
+export function freshTable(byScenario: Record<string, Record<string, PolicyResult>>): string {
+  const herd = byScenario['herd'];
+  if (!herd) {
+    return '';
+  }
+  const rows = [['policy', 'event', 'first second / fair', 'peak 100 ms / fair', 'busiest healthy p95', 'p99']];
+  for (const [policy, r] of Object.entries(herd)) {
+    (r.fresh ?? []).forEach((event, i) => {
+      rows.push([policy, i === 0 ? `joins @${event.atS}s` : `restart @${event.atS}s`, fmt(event.firstSecond, 2), fmt(event.peakBin, 2), fmt(r.busiestHealthy.p95, 2), fmt(r.p99)]);
+    });
+  }
+  return `\n== herd: 16 clients, fresh backend's share ==\n${table(rows)}`;
+}
+
+export function gridTable(grid: Record<string, Record<string, PolicyResult>>): string {
+  const cells = Object.keys(grid);
+  if (cells.length === 0) {
+    return '';
+  }
+  const policies = Object.keys(grid[cells[0]]);
+  const rows = [['backends x load%', '', ...policies.map((p) => `${p} p99`)]];
+  for (const cell of cells) {
+    rows.push([cell, '', ...policies.map((p) => fmt(grid[cell][p]?.p99))]);
+  }
+  return `\n== sensitivity grid (s01 fleet, 1 client per policy, 15 s + 45 s) ==\n${table(rows)}`;
+}
+
+export function scaleTable(scale: Record<string, PolicyResult>): string {
+  if (Object.keys(scale).length === 0) {
+    return '';
+  }
+  const rows = [['policy', '', 'p50', 'p99', 'p99.9', 'p99All', 'errors', 'busiest']];
+  for (const [policy, r] of Object.entries(scale)) {
+    rows.push([policy, '', fmt(r.p50), fmt(r.p99), fmt(r.p999), fmt(r.p99All), pct(r.errorRate), fmt(r.busiestHealthy.p95, 2)]);
+  }
+  return `\n== scale: 500 backends (het), 64 clients ==\n${table(rows)}`;
+}

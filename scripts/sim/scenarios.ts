@@ -1,0 +1,235 @@
+/**
+ * The scenarios: the reference's Tier 2 suite (s01–s13, reference-load-test.md
+ * §5) and this project's own (herd, fast-fail). Times are seconds of the
+ * measured window (t = 0 after the 20 s warm-up); faults run over [20, 60).
+ */
+import { Behaviour } from '../model/behaviour';
+import { FIVE_METHODS, MethodSpec, SINGLE_METHOD } from '../model/methods';
+import { FleetKind, Role } from '../model/roles';
+import { BackendModel } from '../model/backend';
+
+/** What a scenario may do to a running world. */
+export interface ScenarioControl {
+  /** The fault phase, in seconds of the measured window ([20, 60) at reference scale). */
+  readonly faultStartS: number;
+  readonly faultEndS: number;
+  /** Runs `action` at second `s` of the measured window. */
+  atSecond(s: number, action: () => void): void;
+  backend(id: number): BackendModel;
+  /** Starts a new backend (not yet published); returns its id. */
+  addBackend(role: Role): number;
+  published(): readonly number[];
+  /** Rewrites the address file; clients see it at their next poll (≤ 500 ms). */
+  publish(ids: readonly number[]): void;
+  /** Every client replaces its channel: fresh balancer state, warm fleet. */
+  restartClients(): void;
+  /** Records a cold backend published now, for the herd measures. */
+  markFresh(id: number): void;
+  /** Servers close each connection after maxAgeMs (±10 % jitter); clients reconnect in reconnectMs. */
+  maxConnectionAge(maxAgeMs: number, reconnectMs: number): void;
+}
+
+export interface Scenario {
+  readonly name: string;
+  readonly summary: string;
+  readonly fleet: FleetKind;
+  readonly backends: number;
+  readonly methods: readonly MethodSpec[];
+  /** Backends whose share defines detection and recovery. */
+  readonly faulty: readonly number[];
+  /** Report the fault phase (20–60 s) rather than the whole window. */
+  readonly faultWindow: boolean;
+  /** Clients in a uniform run (the reference layout always has 4 policies × 2). */
+  readonly uniformClients: number;
+  /** Policies of the uniform layout (default: every comparable one). */
+  readonly uniformPolicies?: readonly string[];
+  /** Whether the reference layout applies (false for this project's own scenarios). */
+  readonly referenceLayout: boolean;
+  setup(control: ScenarioControl): void;
+}
+
+const base = {
+  backends: 20,
+  methods: SINGLE_METHOD,
+  faulty: [] as number[],
+  faultWindow: false,
+  uniformClients: 8,
+  referenceLayout: true,
+  setup: (): void => {},
+};
+
+/** Sets `patch` on `ids` for the fault window, then `heal`. */
+function fault(ids: readonly number[], patch: Partial<Behaviour>, heal: Partial<Behaviour>) {
+  return (control: ScenarioControl): void => {
+    control.atSecond(control.faultStartS, () => ids.forEach((id) => control.backend(id).setBehaviour(patch)));
+    control.atSecond(control.faultEndS, () => ids.forEach((id) => control.backend(id).setBehaviour(heal)));
+  };
+}
+
+/** The reference's fault scenarios hit pod 0 (pods 0–3 for s10). */
+const POD0 = [0];
+
+export const SCENARIOS: readonly Scenario[] = [
+  { ...base, name: 's01-steady-uneven', summary: 'het fleet (3 noisy, gc, flaky, throttled), steady', fleet: 'het' },
+  { ...base, name: 's02-steady-identical', summary: '20 identical pods', fleet: 'homo' },
+  {
+    ...base,
+    name: 's03-brownout',
+    summary: 'pod 0 5x slower for 40 s',
+    fleet: 'homo',
+    faulty: POD0,
+    faultWindow: true,
+    setup: fault(POD0, { latencyFactor: 5 }, { latencyFactor: 1 }),
+  },
+  {
+    ...base,
+    name: 's04-crashloop',
+    summary: 'pod 0 fails every call with UNAVAILABLE for 40 s',
+    fleet: 'homo',
+    faulty: POD0,
+    faultWindow: true,
+    setup: fault(POD0, { mode: 'unavailable' }, { mode: 'normal' }),
+  },
+  {
+    ...base,
+    name: 's05-blackhole',
+    summary: 'pod 0 accepts calls and never answers for 40 s',
+    fleet: 'homo',
+    faulty: POD0,
+    faultWindow: true,
+    setup: fault(POD0, { mode: 'blackhole' }, { mode: 'normal' }),
+  },
+  {
+    ...base,
+    name: 's06-gc-pause',
+    summary: 'pod 0 pauses 500 ms every 10 s for 40 s',
+    fleet: 'homo',
+    faulty: POD0,
+    faultWindow: true,
+    setup: fault(POD0, { gcPeriodMs: 10_000, gcPauseMs: 500 }, { gcPeriodMs: 0, gcPauseMs: 0 }),
+  },
+  {
+    ...base,
+    name: 's07-rolling-restart',
+    summary: 'every 2 s over 20–60 s a cold pod replaces an old one',
+    fleet: 'homo',
+    faultWindow: true,
+    setup: (control) => {
+      for (let round = 0; round < (control.faultEndS - control.faultStartS) / 2; round++) {
+        control.atSecond(control.faultStartS + 2 * round, () => {
+          const fresh = control.addBackend('normal');
+          // Retire the oldest: it leaves the address file now; SIGTERM's GOAWAY
+          // 1 s later finds no client still using it, and its queue drains.
+          const [, ...rest] = control.published();
+          control.publish([...rest, fresh]);
+          control.markFresh(fresh);
+        });
+      }
+    },
+  },
+  {
+    ...base,
+    name: 's08-scale-up-down',
+    summary: '+5 cold pods at 20 s, the first 5 originals retired at 55 s',
+    fleet: 'homo',
+    faultWindow: true,
+    setup: (control) => {
+      control.atSecond(control.faultStartS, () => {
+        const fresh = [0, 1, 2, 3, 4].map(() => control.addBackend('normal'));
+        control.publish([...control.published(), ...fresh]);
+        fresh.forEach((id) => control.markFresh(id));
+      });
+      // 55 s at reference scale: 5 s before the phase ends.
+      control.atSecond(control.faultEndS - 5, () => control.publish(control.published().filter((id) => id >= 5)));
+    },
+  },
+  {
+    ...base,
+    name: 's09-max-connection-age',
+    summary: 'servers close connections after 10 s; clients reconnect (endpoint briefly not READY)',
+    fleet: 'homo',
+    setup: (control) => control.maxConnectionAge(10_000, 2),
+  },
+  {
+    ...base,
+    name: 's10-node-cpu-contention',
+    summary: 'pods 0–3 2x slower with 4 slots for 40 s',
+    fleet: 'homo',
+    faulty: [0, 1, 2, 3],
+    faultWindow: true,
+    setup: fault([0, 1, 2, 3], { latencyFactor: 2, slots: 4 }, { latencyFactor: 1, slots: 8 }),
+  },
+  {
+    ...base,
+    name: 's11-client-restart',
+    summary: 'het fleet; every client replaces its channel at 30 s (cold balancer, warm fleet)',
+    fleet: 'het',
+    // 30 s at reference scale: halfway through the fault phase.
+    setup: (control) => control.atSecond((control.faultStartS + control.faultEndS) / 2, () => control.restartClients()),
+  },
+  {
+    ...base,
+    name: 's12-cross-zone',
+    summary: 'pods 0–5 answer 2 ms later (cross-zone RTT)',
+    fleet: 'homo',
+    setup: (control) => {
+      for (let id = 0; id < 6; id++) {
+        control.backend(id).setBehaviour({ extraDelayMs: 2 });
+      }
+    },
+  },
+  {
+    ...base,
+    name: 's13-five-methods',
+    summary: 'het fleet; 5 methods from 1 ms to 1 s (mean 49.4 ms)',
+    fleet: 'het',
+    methods: FIVE_METHODS,
+  },
+  {
+    ...base,
+    name: 'herd',
+    summary: '16 independent clients; a cold pod joins at 20 s, pod 1 restarts cold at 50 s',
+    fleet: 'homo',
+    uniformClients: 16,
+    referenceLayout: false,
+    uniformPolicies: ['least_connection', 'least_request', 'peak_ewma', 'round_robin'],
+    setup: (control) => {
+      control.atSecond(control.faultStartS, () => {
+        const fresh = control.addBackend('normal');
+        control.publish([...control.published(), fresh]);
+        control.markFresh(fresh);
+      });
+      // 50 s at reference scale.
+      control.atSecond(control.faultEndS - 10, () => {
+        const fresh = control.addBackend('normal');
+        control.publish([...control.published().filter((id) => id !== 1), fresh]);
+        control.markFresh(fresh);
+      });
+    },
+  },
+  {
+    ...base,
+    name: 'fast-fail',
+    summary: 'pod 0 answers UNAVAILABLE instantly for 40 s: error penalty and ejection',
+    fleet: 'homo',
+    faulty: POD0,
+    faultWindow: true,
+    referenceLayout: false,
+    uniformPolicies: [
+      'no-penalty=peak_ewma{"errorPenaltyFactor":1}',
+      'peak_ewma',
+      'peak_ewma_od',
+      'no-penalty-od=peak_ewma_od{"errorPenaltyFactor":1}',
+      'lr_od',
+    ],
+    setup: fault(POD0, { mode: 'unavailable' }, { mode: 'normal' }),
+  },
+];
+
+export function scenarioByName(name: string): Scenario {
+  const found = SCENARIOS.find((scenario) => scenario.name === name || scenario.name.startsWith(`${name}-`));
+  if (!found) {
+    throw new RangeError(`unknown scenario "${name}"; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  }
+  return found;
+}

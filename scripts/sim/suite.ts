@@ -1,0 +1,138 @@
+/**
+ * What a suite runs: the reference layout (4 policies × 2 clients sharing
+ * the fleet), the uniform layout (every client on one policy, one run per
+ * policy), the herd and fast-fail scenarios, the sensitivity grid and the
+ * scale run. Each planned run is independent and carries its own seed, so
+ * runs can execute in any order, in workers, with the same numbers.
+ */
+import { SCENARIOS, Scenario } from './scenarios';
+import { GRID_TIMELINE, QUICK_TIMELINE, REFERENCE_TIMELINE, SCALE_TIMELINE, Timeline } from './timeline';
+import { RunSpec } from './world';
+
+export type Layout = 'reference' | 'uniform';
+
+/** The reference's four policies; the second is the policy under test. */
+export const REFERENCE_POLICIES = ['round_robin', 'peak_ewma', 'least_request', 'lr_od'] as const;
+
+export const UNIFORM_POLICIES = [
+  'round_robin',
+  'least_request',
+  'lr_od',
+  'peak_ewma',
+  'peak_ewma_od',
+  'oracle',
+  'oracle-capacity',
+] as const;
+
+export const GRID_BACKENDS = [5, 20, 50] as const;
+export const GRID_LOADS = [0.3, 0.7, 0.9] as const;
+export const SCALE_POLICIES = ['round_robin', 'least_request', 'peak_ewma'] as const;
+
+export type RunKind = 'reference' | 'uniform' | 'grid' | 'scale';
+
+export interface PlannedRun {
+  kind: RunKind;
+  /** Where the result goes in the JSON (scenario name, or grid cell). */
+  key: string;
+  spec: RunSpec;
+}
+
+export interface SuiteOptions {
+  scenarios: readonly Scenario[];
+  layouts: readonly Layout[];
+  seed: number;
+  quick: boolean;
+  /** Replaces "peak_ewma" (the policy under test) everywhere, e.g. a tuning variant. */
+  policyUnderTest?: string;
+  /** Replaces the uniform layout's policy list. */
+  uniformPolicies?: readonly string[];
+  grid: boolean;
+  scale: boolean;
+}
+
+export function substitute(policy: string, underTest: string | undefined): string {
+  if (underTest === undefined) {
+    return policy;
+  }
+  if (policy === 'peak_ewma') {
+    return underTest;
+  }
+  if (policy === 'peak_ewma_od') {
+    // The same variant wrapped in outlier detection.
+    return underTest.replace(/(^|=)peak_ewma(?=\{|$)/, '$1peak_ewma_od').replace(/^([\w.-]+)=/, '$1-od=');
+  }
+  return policy;
+}
+
+export function planSuite(options: SuiteOptions): PlannedRun[] {
+  const timeline: Timeline = options.quick ? QUICK_TIMELINE : REFERENCE_TIMELINE;
+  const runs: PlannedRun[] = [];
+  const sub = (policy: string): string => substitute(policy, options.policyUnderTest);
+  for (const scenario of options.scenarios) {
+    if (options.layouts.includes('reference') && scenario.referenceLayout) {
+      runs.push({
+        kind: 'reference',
+        key: scenario.name,
+        spec: {
+          scenario: scenario.name,
+          groups: REFERENCE_POLICIES.map((policy) => ({ policy: sub(policy), clients: 2 })),
+          seed: options.seed,
+          timeline,
+        },
+      });
+    }
+    if (options.layouts.includes('uniform')) {
+      const policies = scenario.uniformPolicies ?? options.uniformPolicies ?? UNIFORM_POLICIES;
+      for (const policy of policies) {
+        runs.push({
+          kind: 'uniform',
+          key: scenario.name,
+          spec: {
+            scenario: scenario.name,
+            groups: [{ policy: sub(policy), clients: scenario.uniformClients }],
+            seed: options.seed,
+            timeline,
+          },
+        });
+      }
+    }
+  }
+  if (options.grid) {
+    for (const backends of GRID_BACKENDS) {
+      for (const load of GRID_LOADS) {
+        runs.push({
+          kind: 'grid',
+          key: `${backends}x${Math.round(load * 100)}`,
+          spec: {
+            scenario: 's01-steady-uneven',
+            groups: REFERENCE_POLICIES.map((policy) => ({ policy: sub(policy), clients: 1 })),
+            seed: options.seed,
+            timeline: GRID_TIMELINE,
+            backends,
+            load,
+          },
+        });
+      }
+    }
+  }
+  if (options.scale) {
+    for (const policy of SCALE_POLICIES) {
+      runs.push({
+        kind: 'scale',
+        key: 'scale-500x64',
+        spec: {
+          scenario: 's01-steady-uneven',
+          groups: [{ policy: sub(policy), clients: 64 }],
+          seed: options.seed,
+          timeline: options.quick ? { ...SCALE_TIMELINE, measureS: 10 } : SCALE_TIMELINE,
+          backends: 500,
+        },
+      });
+    }
+  }
+  return runs;
+}
+
+export function allScenarios(): readonly Scenario[] {
+  return SCENARIOS;
+}

@@ -1,0 +1,370 @@
+/**
+ * One simulation run: a fleet of model backends, open-loop clients each with
+ * its own balancer, a scenario's events, in virtual time.
+ *
+ * Per call: the client picks with its policy at the intended start (there is
+ * no client-side lag in virtual time), accounts the start, and submits to the
+ * backend; the call ends at the backend's reply or at the deadline, whichever
+ * comes first, and the policy sees that end exactly as grpc-js would report
+ * it (OK → SUCCESS, UNAVAILABLE → FAILURE, deadline → DEADLINE_EXCEEDED).
+ * Latency is measured from the intended start.
+ *
+ * Discovery: the address list is a file each client polls every 500 ms at
+ * its own phase; a new endpoint is READY `CONNECT_MS` after the poll that
+ * finds it; a removed one leaves the READY set at that poll (its calls in
+ * flight still finish).
+ */
+import { CallOutcome } from '../../src/core/endpoint-load';
+import { RandomSource, seededRandom } from '../../src/core/random';
+import { BackendModel, STATUS_OK } from '../model/backend';
+import { fleetCapacityRps, ratePerClientRps } from '../model/capacity';
+import { behaviourOf, fleetRoles, Role } from '../model/roles';
+import { VirtualScheduler } from '../model/virtual-scheduler';
+import { ArrivalCalendar } from './arrivals';
+import { CALL_ENDED, CALL_FREE, CallTable, DeadlineQueue } from './calls';
+import { ClientPolicy } from './client-policy';
+import { RunMetrics } from './metrics';
+import { createPolicy, parsePolicySpec, PolicySpec } from './policies';
+import { Scenario, ScenarioControl, scenarioByName } from './scenarios';
+import { seedFor } from './seeds';
+import { Timeline } from './timeline';
+
+export const RESOLVER_POLL_MS = 500;
+export const CONNECT_MS = 1;
+/** Clients start (connect, begin sending) at a random time in [0, this). */
+export const CLIENT_START_SPREAD_MS = 1000;
+
+export interface GroupSpec {
+  /** Policy spec text (see policies.ts). */
+  readonly policy: string;
+  readonly clients: number;
+}
+
+export interface RunSpec {
+  readonly scenario: string;
+  readonly groups: readonly GroupSpec[];
+  readonly seed: number;
+  readonly timeline: Timeline;
+  /** Fleet-size and load overrides (sensitivity grid, scale run). */
+  readonly backends?: number;
+  readonly load?: number;
+}
+
+export interface FreshEvent {
+  readonly backend: number;
+  readonly atMs: number;
+  readonly publishedCount: number;
+}
+
+export interface RunOutput {
+  readonly spec: RunSpec;
+  readonly scenario: Scenario;
+  readonly metrics: RunMetrics;
+  readonly policies: readonly PolicySpec[];
+  readonly clientGroups: readonly number[];
+  readonly healthy: Uint8Array;
+  /** Backends that existed at some point (ids 0..backendCount-1). */
+  readonly backendCount: number;
+  readonly fresh: readonly FreshEvent[];
+  readonly ratePerClientRps: number;
+  readonly calls: number;
+  readonly events: number;
+  readonly wallMs: number;
+}
+
+interface Client {
+  readonly index: number;
+  readonly group: number;
+  policy: ClientPolicy;
+  readonly random: RandomSource;
+  readonly periodMs: number;
+  readonly startMs: number;
+  sent: number;
+  /** Backend ids in the address list as this client last read it. */
+  known: number[];
+  /** Ids connected (READY unless blipped). */
+  readonly connected: Set<number>;
+  readonly down: Set<number>;
+  seenVersion: number;
+}
+
+export function runSimulation(spec: RunSpec): RunOutput {
+  const wallStart = performance.now();
+  const scenario = scenarioByName(spec.scenario);
+  const scheduler = new VirtualScheduler();
+  const methods = scenario.methods;
+  const backendCount = spec.backends ?? scenario.backends;
+  const load = spec.load ?? 0.7;
+  const timeline = spec.timeline;
+  const measureStartMs = timeline.warmupMs;
+  const endMs = timeline.warmupMs + timeline.measureS * 1000;
+  const policies = spec.groups.map((group) => parsePolicySpec(group.policy));
+  const clientGroups = spec.groups.flatMap((group, g) => new Array<number>(group.clients).fill(g));
+  const clientCount = clientGroups.length;
+
+  // Fleet.
+  const roles = fleetRoles(scenario.fleet, backendCount);
+  const backends: BackendModel[] = [];
+  const backendRoles: Role[] = [];
+  // Room for backends a scenario adds (s07 adds 20, s08 5, herd 2).
+  const maxBackends = backendCount * 2 + 8;
+  const onReply = (callId: number, status: number): void => {
+    const slot = calls.openSlot(callId);
+    if (slot >= 0) {
+      endCall(slot, status === STATUS_OK ? CallOutcome.SUCCESS : CallOutcome.FAILURE);
+    }
+  };
+  const addBackend = (role: Role): number => {
+    const id = backends.length;
+    if (id >= maxBackends) {
+      throw new RangeError(`scenario ${scenario.name} adds more than ${maxBackends - backendCount} backends`);
+    }
+    backends.push(
+      new BackendModel({ scheduler, random: seededRandom(seedFor(spec.seed, 'backend', id)), behaviour: behaviourOf(role), onReply }),
+    );
+    backendRoles.push(role);
+    return id;
+  };
+  roles.forEach((role) => addBackend(role));
+  let published: readonly number[] = backends.map((_, id) => id);
+  let publishedVersion = 0;
+
+  // Load: the harness's rps_each = max(10, int(load · capacity / clients)).
+  const capacityRps = fleetCapacityRps(roles.map(behaviourOf), methods);
+  const rateRps = ratePerClientRps(capacityRps, load, clientCount);
+  const maxDeadlineMs = Math.max(...methods.map((m) => m.deadlineMs));
+  const calls = new CallTable(((rateRps * clientCount * (maxDeadlineMs + 2 * RESOLVER_POLL_MS)) / 1000) * 1.5);
+  const methodCumulative = cumulativeWeights(methods.map((m) => m.weight));
+  const methodMedian = methods.map((m) => m.medianMs);
+  const methodDeadline = methods.map((m) => m.deadlineMs);
+
+  const metrics = new RunMetrics({
+    clientGroups,
+    groupCount: spec.groups.length,
+    maxBackends,
+    timeline,
+  });
+
+  // Deadlines: one FIFO per distinct deadline.
+  const deadlineQueues = new Map<number, DeadlineQueue>();
+  const expire = (slot: number): void => endCall(slot, CallOutcome.DEADLINE_EXCEEDED);
+  const queueOfMethod = methods.map((m) => {
+    let queue = deadlineQueues.get(m.deadlineMs);
+    if (!queue) {
+      queue = new DeadlineQueue(m.deadlineMs, calls, scheduler, expire);
+      deadlineQueues.set(m.deadlineMs, queue);
+    }
+    return queue;
+  });
+
+  // Per-call method of the pick in progress, for the oracles.
+  let currentMethod = 0;
+  const makePolicy = (client: number): ClientPolicy =>
+    createPolicy(policies[clientGroups[client]], {
+      scheduler,
+      backends,
+      random: seededRandom(seedFor(spec.seed, 'policy', client, restarts)),
+      currentMedianMs: () => methodMedian[currentMethod],
+    });
+  let restarts = 0;
+
+  const clients: Client[] = [];
+  for (let c = 0; c < clientCount; c++) {
+    const random = seededRandom(seedFor(spec.seed, 'client', c));
+    clients.push({
+      index: c,
+      group: clientGroups[c],
+      policy: makePolicy(c),
+      random,
+      periodMs: 1000 / rateRps,
+      startMs: random() * CLIENT_START_SPREAD_MS,
+      sent: 0,
+      known: [],
+      connected: new Set(),
+      down: new Set(),
+      seenVersion: -1,
+    });
+  }
+
+  function endCall(slot: number, outcome: CallOutcome): void {
+    const nowMs = scheduler.nowMs();
+    calls.state[slot] = CALL_ENDED;
+    const client = calls.client[slot];
+    const ok = outcome === CallOutcome.SUCCESS;
+    const backend = calls.backend[slot];
+    if (backend >= 0) {
+      (calls.owner[slot] as ClientPolicy).ended(backend, outcome, ok, calls.token[slot]);
+    }
+    const method = calls.method[slot];
+    metrics.recordEnd(client, nowMs - calls.intendedMs[slot], ok, methodDeadline[method], nowMs);
+  }
+
+  // Open loop: client c sends at startMs + k · period.
+  const arrive = (c: number): number => {
+    const client = clients[c];
+    const nowMs = scheduler.nowMs();
+    const method = methods.length === 1 ? 0 : pickWeighted(methodCumulative, client.random());
+    currentMethod = method;
+    const callId = calls.open(c, method, nowMs);
+    const slot = callId & calls.mask;
+    const policy = client.policy;
+    const backend = policy.pick();
+    if (backend < 0) {
+      // No READY endpoint: the call fails (wait-for-ready is off).
+      endCall(slot, CallOutcome.FAILURE);
+      calls.state[slot] = CALL_FREE;
+    } else {
+      calls.backend[slot] = backend;
+      calls.token[slot] = policy.started(backend);
+      // Calls end on the policy instance that started them (s11 replaces instances).
+      calls.owner[slot] = policy;
+      metrics.recordSend(client.group, backend, nowMs);
+      queueOfMethod[method].push(callId);
+      backends[backend].submit(callId, methodMedian[method], nowMs + methodDeadline[method]);
+    }
+    client.sent++;
+    const nextMs = client.startMs + client.sent * client.periodMs;
+    return nextMs < endMs ? nextMs : Infinity;
+  };
+  const arrivals = new ArrivalCalendar(clientCount, arrive);
+  scheduler.setSource(arrivals);
+
+  // Discovery and connectivity.
+  const refreshReady = (client: Client): void => {
+    client.policy.setReady(client.known.filter((id) => client.connected.has(id) && !client.down.has(id)));
+  };
+  const connect = (clientAndBackend: number): void => {
+    const client = clients[clientAndBackend % clientCount];
+    const id = Math.floor(clientAndBackend / clientCount);
+    if (client.known.includes(id)) {
+      client.connected.add(id);
+      refreshReady(client);
+    }
+  };
+  const poll = (c: number): void => {
+    const client = clients[c];
+    scheduler.schedule(scheduler.nowMs() + RESOLVER_POLL_MS, poll, c);
+    if (client.seenVersion === publishedVersion) {
+      return;
+    }
+    client.seenVersion = publishedVersion;
+    const before = new Set(client.known);
+    client.known = published.slice();
+    for (const id of before) {
+      if (!published.includes(id)) {
+        client.connected.delete(id);
+      }
+    }
+    for (const id of published) {
+      if (!before.has(id) && !client.connected.has(id)) {
+        scheduler.schedule(scheduler.nowMs() + CONNECT_MS, connect, id * clientCount + c);
+      }
+    }
+    refreshReady(client);
+  };
+  const startClient = (c: number): void => {
+    const client = clients[c];
+    // The channel connects before the clock starts (getState(true)).
+    client.known = published.slice();
+    client.seenVersion = publishedVersion;
+    published.forEach((id) => client.connected.add(id));
+    refreshReady(client);
+    scheduler.schedule(client.startMs + client.random() * RESOLVER_POLL_MS, poll, c);
+    arrivals.add(c, client.startMs);
+  };
+
+  const fresh: FreshEvent[] = [];
+  const control: ScenarioControl = {
+    faultStartS: timeline.faultStartS,
+    faultEndS: timeline.faultEndS,
+    atSecond: (s, action) => scheduler.schedule(measureStartMs + s * 1000, () => action()),
+    backend: (id) => backends[id],
+    addBackend,
+    published: () => published,
+    publish: (ids) => {
+      published = ids.slice();
+      publishedVersion++;
+    },
+    restartClients: () => {
+      restarts++;
+      for (const client of clients) {
+        client.policy = makePolicy(client.index);
+        refreshReady(client);
+      }
+    },
+    markFresh: (id) => fresh.push({ backend: id, atMs: scheduler.nowMs(), publishedCount: published.length }),
+    maxConnectionAge: (maxAgeMs, reconnectMs) => {
+      // Each (client, backend) connection is closed after maxAge ± 10 %
+      // (grpc-java's jitter); the endpoint is not READY until it reconnects.
+      const blipRandom = seededRandom(seedFor(spec.seed, 'blips'));
+      for (const client of clients) {
+        for (const id of published) {
+          const cycle = (): void => {
+            client.down.add(id);
+            refreshReady(client);
+            scheduler.schedule(scheduler.nowMs() + reconnectMs, () => {
+              client.down.delete(id);
+              refreshReady(client);
+              scheduler.schedule(scheduler.nowMs() + maxAgeMs * (0.9 + 0.2 * blipRandom()), cycle);
+            });
+          };
+          scheduler.schedule(client.startMs + maxAgeMs * (0.9 + 0.2 * blipRandom()), cycle);
+        }
+      }
+    },
+  };
+
+  // The published list, once per measured second, for fair shares.
+  const recordPublished = (s: number): void => {
+    metrics.recordPublished(s, published);
+    if (s + 1 < metrics.seconds) {
+      scheduler.schedule(measureStartMs + (s + 1) * 1000, recordPublished, s + 1);
+    }
+  };
+  scheduler.schedule(measureStartMs, recordPublished, 0);
+
+  scenario.setup(control);
+  for (let c = 0; c < clientCount; c++) {
+    startClient(c);
+  }
+  scheduler.runUntil(endMs + maxDeadlineMs);
+
+  const healthy = new Uint8Array(maxBackends);
+  backendRoles.forEach((role, id) => {
+    healthy[id] = role === 'normal' && !scenario.faulty.includes(id) ? 1 : 0;
+  });
+  return {
+    spec,
+    scenario,
+    metrics,
+    policies,
+    clientGroups,
+    healthy,
+    backendCount: backends.length,
+    fresh,
+    ratePerClientRps: rateRps,
+    calls: calls.opened,
+    events: scheduler.executed,
+    wallMs: performance.now() - wallStart,
+  };
+}
+
+function cumulativeWeights(weights: readonly number[]): Float64Array {
+  const total = weights.reduce((a, b) => a + b, 0);
+  const out = new Float64Array(weights.length);
+  let sum = 0;
+  weights.forEach((w, i) => {
+    sum += w / total;
+    out[i] = sum;
+  });
+  return out;
+}
+
+function pickWeighted(cumulative: Float64Array, u: number): number {
+  for (let i = 0; i < cumulative.length - 1; i++) {
+    if (u < cumulative[i]) {
+      return i;
+    }
+  }
+  return cumulative.length - 1;
+}
