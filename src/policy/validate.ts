@@ -8,10 +8,14 @@ import { experimental } from '@grpc/grpc-js';
 import { LeastRequestLoadBalancingConfig, LEAST_REQUEST_POLICY_NAME } from './least-request-config';
 import { PeakEwmaLoadBalancingConfig, PEAK_EWMA_POLICY_NAME } from './peak-ewma-config';
 
-const PARSERS: Record<string, (obj: unknown) => unknown> = {
-  [PEAK_EWMA_POLICY_NAME]: (obj) => PeakEwmaLoadBalancingConfig.parse(obj),
-  [LEAST_REQUEST_POLICY_NAME]: (obj) => LeastRequestLoadBalancingConfig.parse(obj),
-};
+// A Map, not an object: policy names are untrusted input ("__proto__", "constructor").
+const PARSERS = new Map<string, (obj: unknown) => unknown>([
+  [PEAK_EWMA_POLICY_NAME, (obj) => PeakEwmaLoadBalancingConfig.parse(obj)],
+  [LEAST_REQUEST_POLICY_NAME, (obj) => LeastRequestLoadBalancingConfig.parse(obj)],
+]);
+
+/** Nesting limit for child policies; grpc-js-xds stops at 16 (gRFC A52). */
+const MAX_DEPTH = 32;
 
 /**
  * Validates a service config (object or JSON text): every
@@ -34,7 +38,9 @@ export function validateServiceConfig(serviceConfig: unknown): number {
   const checked = validateLoadBalancingConfigList(list, 'loadBalancingConfig');
   (list as Record<string, unknown>[]).forEach((entry, index) => {
     const name = Object.keys(entry)[0];
-    if (experimental.isLoadBalancerNameRegistered(name)) {
+    // grpc-js checks registration with `in`, so "constructor" or "toString"
+    // look registered to it; no real policy has such a name.
+    if (!(name in Object.prototype) && experimental.isLoadBalancerNameRegistered(name)) {
       try {
         experimental.parseLoadBalancingConfig(entry as Record<string, object>);
       } catch (error) {
@@ -46,7 +52,10 @@ export function validateServiceConfig(serviceConfig: unknown): number {
 }
 
 /** Validates a `loadBalancingConfig` list; returns the number of our entries checked. */
-export function validateLoadBalancingConfigList(list: unknown, path = 'loadBalancingConfig'): number {
+export function validateLoadBalancingConfigList(list: unknown, path = 'loadBalancingConfig', depth = 0): number {
+  if (depth > MAX_DEPTH) {
+    throw new Error(`${path}: child policies nested deeper than ${MAX_DEPTH} levels`);
+  }
   if (!Array.isArray(list)) {
     throw new Error(`${path} must be an array`);
   }
@@ -56,7 +65,7 @@ export function validateLoadBalancingConfigList(list: unknown, path = 'loadBalan
       throw new Error(`${path}[${index}] must be an object with exactly one key, the policy name`);
     }
     const [name, config] = Object.entries(entry as Record<string, unknown>)[0];
-    const parser = PARSERS[name];
+    const parser = PARSERS.get(name);
     if (parser) {
       parser(config);
       checked++;
@@ -65,7 +74,7 @@ export function validateLoadBalancingConfigList(list: unknown, path = 'loadBalan
       for (const childKey of ['childPolicy', 'child_policy']) {
         const children = (config as Record<string, unknown>)[childKey];
         if (children !== undefined) {
-          checked += validateLoadBalancingConfigList(children, `${path}[${index}].${name}.${childKey}`);
+          checked += validateLoadBalancingConfigList(children, `${path}[${index}].${name}.${childKey}`, depth + 1);
         }
       }
     }

@@ -228,7 +228,7 @@ describe('least_request_experimental JSON config', () => {
 
 const OUR_NAMES = [PEAK_EWMA_POLICY_NAME, LEAST_REQUEST_POLICY_NAME];
 /** See the KNOWN BUG note at the end of this file. */
-const VALIDATE_BUGS_FIXED = false;
+const VALIDATE_BUGS_FIXED = true;
 const POLICY_NAMES = [
   ...OUR_NAMES,
   'round_robin',
@@ -293,9 +293,11 @@ function countOurEntries(list: unknown): number {
 }
 
 describe('validateServiceConfig', () => {
-  // Our walker's messages, and (top-level entries of other registered policies) grpc-js's own, prefixed with the index.
-  const STRUCTURAL =
-    /^(service config (must be a JSON object|is not valid JSON)|loadBalancingConfig(\[\d+\].*\.(childPolicy|child_policy))*(\[\d+\])? must be|loadBalancingConfig\[\d+\]: )/s;
+  // Our walker's messages (paths through childPolicy lists, then a rule) and, for top-level entries of other
+  // registered policies, grpc-js's own prefixed with the index. Checked by prefix: a regex over a path of
+  // arbitrary policy names backtracks catastrophically. A grpc-js TypeError wrapped into an Error is not clean.
+  const STRUCTURAL_PREFIXES = ['service config must be a JSON object', 'service config is not valid JSON', 'loadBalancingConfig'];
+  const WRAPPED_CRASH = /Cannot read properties|is not a function|Cannot convert|Maximum call stack/;
 
   function expectCleanValidationError(error: unknown): void {
     check(error instanceof Error, `threw a non-Error: ${String(error)}`);
@@ -306,8 +308,9 @@ describe('validateServiceConfig', () => {
     } else if (message.startsWith(LEAST_REQUEST_POLICY_NAME)) {
       expectCleanRejection(error, LEAST_REQUEST_POLICY_NAME, LEAST_FIELD_NAMES);
     } else {
-      check(STRUCTURAL.test(message), `structural message: ${message}`);
+      check(STRUCTURAL_PREFIXES.some((prefix) => message.startsWith(prefix)), `structural message: ${message}`);
     }
+    check(!WRAPPED_CRASH.test(message), `a crash wrapped as an Error: ${message}`);
   }
 
   it(`returns the number of our entries or throws a clean Error, as object and as JSON text (${RUNS} inputs)`, () => {
@@ -335,16 +338,20 @@ describe('validateServiceConfig', () => {
   });
 
   /*
-   * KNOWN BUG (src/policy/validate.ts, reported; not fixed here because that
-   * file was being edited by another engineer): PARSERS is a plain object
-   * indexed by the untrusted policy name, so "__proto__", "hasOwnProperty",
-   * "valueOf", "isPrototypeOf" throw a TypeError and "constructor"/"toString"
-   * are counted as our entries; and the childPolicy walk recurses without a
-   * depth limit (RangeError at ~10 000 levels). Fix: look parsers up with
-   * Object.hasOwn(PARSERS, name) (or a Map), and stop at a depth limit (e.g.
-   * 32, grpc-js-xds stops at 16) with an Error naming the path. Once fixed,
-   * set VALIDATE_BUGS_FIXED = true: these become ordinary tests and the fuzz
-   * property above also draws these names.
+   * KNOWN BUG (src/policy/validate.ts): policy names are untrusted input.
+   * (1) PARSERS was a plain object indexed by the name, so "__proto__",
+   * "hasOwnProperty", "valueOf", "isPrototypeOf" threw a TypeError and
+   * "constructor"/"toString" were counted as our entries. (2) The childPolicy
+   * walk recursed without a depth limit (RangeError at ~10 000 levels).
+   * (3) The grpc-js pass: grpc-js's isLoadBalancerNameRegistered() and
+   * parseLoadBalancingConfig() test `name in registeredLoadBalancerTypes`, a
+   * plain object, so every Object.prototype name counts as registered and
+   * then fails with "Cannot read properties of undefined (reading
+   * 'createFromJson')". Fix: a Map for PARSERS; a depth limit with an Error
+   * naming the path; skip the grpc-js pass for names with
+   * `name in Object.prototype` (or `Object.hasOwn(Object.prototype, name)`).
+   * While VALIDATE_BUGS_FIXED is false these are pinned as failing tests and
+   * the fuzzer leaves those names out.
    */
   const itUntilFixed = VALIDATE_BUGS_FIXED ? it : it.failing;
 
