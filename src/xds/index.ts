@@ -7,7 +7,6 @@
  *
  * See docs/xds.md for the field mapping and a Cluster example.
  */
-import { register as registerGrpcJsXds } from '@grpc/grpc-js-xds';
 import { register as registerPolicies } from '../policy/register';
 import { convertLeastRequest } from './least-request-converter';
 import { convertPeakEwma } from './peak-ewma-converter';
@@ -19,7 +18,7 @@ import {
   UDPA_TYPED_STRUCT_TYPE_URL,
   XDS_TYPED_STRUCT_TYPE_URL,
 } from './type-urls';
-import { assertSingleGrpcJs, loadRegisterLbPolicy, ProtoLbPolicyConverter } from './xds-registry';
+import { assertSingleGrpcJs, loadGrpcJsXds, loadRegisterLbPolicy, ProtoLbPolicyConverter } from './xds-registry';
 
 export {
   LEAST_REQUEST_TYPE_URL,
@@ -65,14 +64,15 @@ export function registerXds(): void {
   if (registered) {
     return;
   }
+  const grpcJsXds = loadGrpcJsXds();
   const registerLbPolicy = loadRegisterLbPolicy();
   assertSingleGrpcJs();
   precompileValidators([PEAK_EWMA_TYPE_URL, LEAST_REQUEST_TYPE_URL, XDS_TYPED_STRUCT_TYPE_URL, UDPA_TYPED_STRUCT_TYPE_URL]);
   registerPolicies();
-  registerGrpcJsXds();
+  grpcJsXds.register();
   registerLbPolicy(PEAK_EWMA_TYPE_URL, fromTypedConfig(convertPeakEwma));
   registerLbPolicy(LEAST_REQUEST_TYPE_URL, fromTypedConfig(convertLeastRequest));
-  // After registerGrpcJsXds(), which registered its own (non-validating) ones.
+  // After grpcJsXds.register(), which registered its own (non-validating) ones.
   registerLbPolicy(XDS_TYPED_STRUCT_TYPE_URL, fromTypedConfig(convertTypedStruct));
   registerLbPolicy(UDPA_TYPED_STRUCT_TYPE_URL, fromTypedConfig(convertTypedStruct));
   registered = true;

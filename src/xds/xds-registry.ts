@@ -31,6 +31,22 @@ function incompatible(detail: string): Error {
   );
 }
 
+/**
+ * @grpc/grpc-js-xds itself, loaded on first use rather than at import: it is
+ * an optional peer dependency, and loading it takes seconds (it parses
+ * Envoy's protos).
+ */
+export function loadGrpcJsXds(): typeof import('@grpc/grpc-js-xds') {
+  try {
+    return require('@grpc/grpc-js-xds') as typeof import('@grpc/grpc-js-xds');
+  } catch (error) {
+    throw new Error(
+      `grpc-js-peak-ewma/xds needs @grpc/grpc-js-xds@${PINNED_XDS_VERSION} (npm install @grpc/grpc-js-xds@${PINNED_XDS_VERSION}): ` +
+        (error as Error).message,
+    );
+  }
+}
+
 /** The registry's registerLbPolicy, after checking it is what we expect. */
 export function loadRegisterLbPolicy(): RegisterLbPolicy {
   let registry: Partial<RegistryModule>;
