@@ -113,6 +113,14 @@ describe('LeastRequest → least_request_experimental', () => {
     ).toEqual({ least_request_experimental: { choiceCount: 4, selectionMethod: 'FULL_SCAN' } });
   });
 
+  test('a choice_count above 10 passes through; our policy then uses 10 (gRFC A48)', () => {
+    const config = convertLeastRequest(leastRequest({ choice_count: 20 }));
+    expect(config).toEqual({ least_request_experimental: { choiceCount: 20, selectionMethod: 'N_CHOICES' } });
+    expect(experimental.parseLoadBalancingConfig(config).toJsonObject()).toEqual({
+      least_request_experimental: { choiceCount: 10, selectionMethod: 'N_CHOICES' },
+    });
+  });
+
   test("Envoy's own PGV annotation choice_count gte 2 is enforced", () => {
     expect(() => convertLeastRequest(leastRequest({ choice_count: 1 }))).toThrow(
       'LeastRequest.choice_count: must be >= 2 (validate.rules.uint32.gte), got 1',
