@@ -54,6 +54,25 @@ export class TestBackend {
     this.server.forceShutdown();
   }
 
+  /**
+   * Stops gracefully: no new connections, GOAWAY on open ones, calls in
+   * progress finish normally. Falls back to stop() after `timeoutMs` (a
+   * hanging call would otherwise hold it open forever).
+   */
+  drain(timeoutMs = 5_000): Promise<void> {
+    return new Promise((resolve) => {
+      const fallback = setTimeout(() => {
+        this.stop();
+        resolve();
+      }, timeoutMs);
+      this.server.tryShutdown(() => {
+        clearTimeout(fallback);
+        this.stop();
+        resolve();
+      });
+    });
+  }
+
   private onCall(call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>): void {
     this.calls++;
     const { delayMs, failWith, hang } = this.behaviour;

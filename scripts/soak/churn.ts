@@ -1,0 +1,108 @@
+/**
+ * The full churn soak: `npm run soak` (or `npx tsx scripts/soak/churn.ts`).
+ *
+ * For each removal mode (graceful, then hard): 60 s of closed-loop unary
+ * traffic through peak_ewma_experimental while the address list changes
+ * every 100 ms (one fresh backend added, the oldest removed). Prints RPCs
+ * sent/failed and heap figures, and exits non-zero on any violation (see
+ * churn-soak.ts for the checks).
+ *
+ * Heap: a 10 s warm-up churn runs first and is not measured (the first
+ * seconds of any run grow the heap by ~3 MB of JIT code and lazily built
+ * grpc-js state, however many endpoints churn). Then heapUsed after forced GC
+ * once connected ("before"), when traffic has stopped ("after"), and again
+ * once grpc-js's global subchannel pool has dropped the removed endpoints'
+ * subchannels (it sweeps every 10 s, so wait 25 s: "settled"). The bound
+ * applies to settled - before.
+ *
+ * Options: --duration-s 60 --tick-ms 100 --endpoints 4 --concurrency 8
+ *          --mode graceful|hard|both --heap-bound-mb 2 --settle-s 25 --warmup-s 10
+ */
+import { parseArgs } from 'node:util';
+import { register } from '../../src';
+import { ChurnMode, ChurnReport, runChurnSoak, violationsOf } from './churn-soak';
+import { heapUsedAfterGc } from './heap';
+
+const { values } = parseArgs({
+  options: {
+    'duration-s': { type: 'string', default: '60' },
+    'tick-ms': { type: 'string', default: '100' },
+    endpoints: { type: 'string', default: '4' },
+    concurrency: { type: 'string', default: '8' },
+    mode: { type: 'string', default: 'both' },
+    'heap-bound-mb': { type: 'string', default: '2' },
+    'settle-s': { type: 'string', default: '25' },
+    'warmup-s': { type: 'string', default: '10' },
+  },
+});
+
+const MB = 1024 * 1024;
+const modes: ChurnMode[] = values.mode === 'both' ? ['graceful', 'hard'] : [values.mode as ChurnMode];
+const heapBoundBytes = Number(values['heap-bound-mb']) * MB;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const mb = (bytes: number) => `${(bytes / MB).toFixed(2)} MB`;
+
+function options(mode: ChurnMode, label: string, durationS: number) {
+  return {
+    mode,
+    label,
+    durationMs: durationS * 1000,
+    tickMs: Number(values['tick-ms']),
+    activeEndpoints: Number(values.endpoints),
+    concurrency: Number(values.concurrency),
+    deadlineMs: 10_000,
+    policy: { peak_ewma_experimental: { decayTime: '10s', defaultRtt: '0.01s', errorPenaltyFactor: 2 } },
+  };
+}
+
+async function soak(mode: ChurnMode): Promise<string[]> {
+  console.log(`\n== churn soak, ${mode} removals: ${values['duration-s']} s, an update every ${values['tick-ms']} ms ==`);
+  const warmup = await runChurnSoak(options(mode, `soak-warmup-${mode}`, Number(values['warmup-s'])));
+  console.log(`  warm-up: ${warmup.ticks} updates, ${warmup.rpcsSent} RPCs (not measured)`);
+  const report: ChurnReport = await runChurnSoak({
+    ...options(mode, `soak-${mode}`, Number(values['duration-s'])),
+    onProgress: (line) => console.log(`  ${line}`),
+    heapUsedAfterGc,
+  });
+  await sleep(Number(values['settle-s']) * 1000);
+  const settledBytes = heapUsedAfterGc();
+  const growthBytes = settledBytes - report.heapBeforeBytes!;
+  const failed = report.allowedFailures + report.unexpectedFailures;
+  console.log(
+    [
+      `  updates: ${report.ticks}; endpoints added ${report.endpointsAdded}, removed ${report.endpointsRemoved}, crashed ${report.endpointsCrashed}`,
+      `  RPCs: sent ${report.rpcsSent}, ok ${report.rpcsOk}, failed ${failed} ` +
+        `(allowed: in flight to a crashed backend ${report.allowedFailures}; unexpected ${report.unexpectedFailures})`,
+      `  outstanding: ${report.outstandingSamples} samples, ${report.outstandingViolations} violations, ` +
+        `max total ${report.maxOutstandingTotal}, at rest [${report.outstandingAtRest}]`,
+      `  stats listed exactly the resolved endpoints after every update: ${report.statsMismatches === 0 ? 'yes' : `no (${report.statsMismatches} mismatches)`}`,
+      `  heap after forced GC: before ${mb(report.heapBeforeBytes!)}, after ${mb(report.heapAfterBytes!)}, ` +
+        `settled ${mb(settledBytes)}; growth ${mb(growthBytes)} (bound ${mb(heapBoundBytes)}), ` +
+        `${(growthBytes / report.endpointsRemoved / 1024).toFixed(2)} KiB per removed endpoint`,
+    ].join('\n'),
+  );
+  const problems = [...violationsOf(warmup).map((problem) => `warm-up: ${problem}`), ...violationsOf(report)];
+  if (growthBytes > heapBoundBytes) {
+    problems.push(`heap grew ${mb(growthBytes)}, more than the ${mb(heapBoundBytes)} bound`);
+  }
+  return problems;
+}
+
+async function main(): Promise<void> {
+  register();
+  const problems: string[] = [];
+  for (const mode of modes) {
+    problems.push(...(await soak(mode)).map((problem) => `${mode}: ${problem}`));
+  }
+  if (problems.length > 0) {
+    console.error(`\nFAIL\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    process.exitCode = 1;
+  } else {
+    console.log('\nPASS: no unexpected RPC failure, stats always matched the resolver, outstanding never negative and zero at rest, heap within bound');
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 2;
+});

@@ -1,0 +1,50 @@
+/**
+ * The short churn soak (the 60 s one is `npm run soak`): continuous traffic
+ * through peak_ewma_experimental while a test-only resolver replaces an
+ * endpoint every 100 ms. See scripts/soak/churn-soak.ts for what is checked.
+ *
+ * Heap is not measured here (jest's module registry and transforms make it
+ * noisy); that removed endpoints' state is gone is checked through the stats,
+ * which must list exactly the resolved endpoints after every update and at
+ * rest. The script measures the heap.
+ */
+import { register } from '../../src';
+import { runChurnSoak, violationsOf } from '../../scripts/soak/churn-soak';
+
+register();
+
+const DURATION_MS = Number(process.env.CHURN_TEST_MS ?? 4_000);
+const common = {
+  durationMs: DURATION_MS,
+  tickMs: 100,
+  activeEndpoints: 4,
+  concurrency: 8,
+  deadlineMs: 10_000,
+  policy: { peak_ewma_experimental: { decayTime: '10s', defaultRtt: '0.01s', errorPenaltyFactor: 2 } },
+};
+
+describe(`churn: an endpoint replaced every 100 ms for ${DURATION_MS / 1000} s under traffic`, () => {
+  it('graceful removals (leave the list, drain, then stop): zero failed RPCs, stats exact, outstanding consistent and zero at rest', async () => {
+    const report = await runChurnSoak({ ...common, mode: 'graceful', label: 'churn-graceful' });
+    expect(violationsOf(report)).toEqual([]);
+    expect(report.unexpectedFailures + report.allowedFailures).toBe(0);
+    // Enough happened for the checks to mean something.
+    expect(report.ticks).toBeGreaterThanOrEqual(DURATION_MS / 100 / 2);
+    expect(report.endpointsRemoved).toBe(report.ticks);
+    expect(report.rpcsOk).toBeGreaterThan(report.ticks);
+    expect(report.distinctBackendsServed).toBeGreaterThan(report.ticks / 2);
+    expect(report.outstandingSamples).toBeGreaterThan(50);
+    expect(report.maxOutstandingTotal).toBeGreaterThan(0);
+    expect(report.outstandingAtRest).toEqual([0, 0, 0, 0]);
+  });
+
+  it('hard kills (crash while listed, then removed): only calls in flight to a crashed backend fail', async () => {
+    const report = await runChurnSoak({ ...common, mode: 'hard', label: 'churn-hard' });
+    expect(violationsOf(report)).toEqual([]);
+    expect(report.unexpectedFailures).toBe(0);
+    expect(report.endpointsCrashed).toBe(report.ticks);
+    expect(report.allowedFailures).toBeGreaterThan(0); // crashes did hit calls in flight
+    expect(report.rpcsOk).toBeGreaterThan(report.allowedFailures);
+    expect(report.outstandingAtRest).toEqual([0, 0, 0, 0]);
+  });
+});
