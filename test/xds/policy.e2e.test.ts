@@ -45,19 +45,24 @@ test('PeakEwma at the top level: one peak_ewma_experimental over all endpoints o
     world.backends.map((backend) => backend.address).sort(),
   );
 
-  world.backends[2].behaviour.delayMs = 100;
+  // Slow enough to stand out even when a loaded machine delays every call.
+  world.backends[2].behaviour.delayMs = 200;
   const before = callsByBackend(world.backends);
   const traffic = new Traffic(world.client, 4);
-  await traffic.moreCalls(400);
+  await traffic.moreCalls(300);
   const summary = await traffic.stop();
   const shares = sharesBetween(before, callsByBackend(world.backends));
 
   expect(summary.failures).toEqual([]);
-  // round_robin would give b2 a third of the calls; peak EWMA nearly none.
-  expect(shares.get('b2')).toBeLessThan(0.1);
+  // round_robin gives b2 a third of the calls.
+  expect(shares.get('b2')).toBeLessThan(0.2);
   const [after] = world.stats(PEAK);
-  const slow = after.endpoints.find((endpoint) => endpoint.address === world.backends[2].address)!;
-  expect(slow.estimateMs).toBeGreaterThan(20);
+  const slowAddress = world.backends[2].address;
+  const slow = after.endpoints.find((endpoint) => endpoint.address === slowAddress)!;
+  for (const fast of after.endpoints.filter((endpoint) => endpoint.address !== slowAddress)) {
+    expect(slow.estimateMs!).toBeGreaterThan(fast.estimateMs!);
+    expect(slow.callsStarted).toBeLessThan(fast.callsStarted);
+  }
 });
 
 test('PeakEwma under WrrLocality: one peak_ewma_experimental per locality (2 + 1 endpoints)', async () => {
