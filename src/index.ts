@@ -21,3 +21,4 @@ export { STATS_LABEL_OPTION } from './policy/endpoint-picking-balancer';
 export { PeakEwmaLoadBalancer } from './policy/peak-ewma';
 export { LeastRequestLoadBalancer } from './policy/least-request';
 export * as engine from './core';
+export * from './observability';

@@ -1,0 +1,15 @@
+/** Observability: a text view of the stats snapshot and an OpenTelemetry-style metrics hook. */
+export { formatLoadBalancerStats } from './format';
+export { registerLoadBalancerMetrics } from './metrics';
+export type { LoadBalancerMetricsHandle, LoadBalancerMetricsOptions } from './metrics';
+export { METRIC_ATTRIBUTES, METRIC_SPECS } from './metric-names';
+export type { MetricSpec } from './metric-names';
+export type {
+  BatchCallback,
+  BatchObservation,
+  InstrumentOptions,
+  MeterLike,
+  MetricAttributes,
+  MetricAttributeValue,
+  ObservableInstrument,
+} from './meter';

@@ -1,0 +1,88 @@
+/**
+ * The metrics the hook reports, named in the style of gRFC A78's per-policy
+ * metrics (`grpc.lb.wrr.*`, `grpc.lb.pick_first.*`): `grpc.lb.<policy>.<what>`.
+ * One series per endpoint; attributes in METRIC_ATTRIBUTES.
+ */
+import { EndpointStats } from '../policy/stats';
+import { InstrumentOptions } from './meter';
+
+/** The attribute keys every observation carries. */
+export const METRIC_ATTRIBUTES = {
+  /**
+   * The channel's `grpc-js-peak-ewma.stats_label` option ('' if unset). A
+   * balancer cannot see its channel's target, so this stands in for A78's
+   * `grpc.target`: set it per channel.
+   */
+  label: 'grpc.lb.label',
+  /** The endpoint's addresses, comma-separated (`127.0.0.1:50051`). */
+  endpoint: 'grpc.lb.endpoint',
+  /** The policy's registered name, e.g. `peak_ewma_experimental`. */
+  policy: 'grpc.lb.policy',
+} as const;
+
+/** One instrument: its name, kind, and how to read its value from an endpoint's stats. */
+export interface MetricSpec {
+  readonly name: string;
+  readonly kind: 'gauge' | 'counter';
+  readonly options: Required<InstrumentOptions>;
+  /** The value to report, or null to report nothing for this endpoint. */
+  readonly read: (endpoint: EndpointStats) => number | null;
+}
+
+const callsStarted = (prefix: string): MetricSpec => ({
+  name: `${prefix}.calls_started`,
+  kind: 'counter',
+  options: {
+    unit: '{call}',
+    description:
+      'Calls started on the endpoint since it joined the balancer (cumulative; restarts at 0 if the endpoint leaves and rejoins). Its rate over all endpoints gives the share of picks.',
+  },
+  read: (endpoint) => endpoint.callsStarted,
+});
+
+const outstanding = (prefix: string, what: string): MetricSpec => ({
+  name: `${prefix}.outstanding_calls`,
+  kind: 'gauge',
+  options: { unit: '{call}', description: `Calls in flight on the endpoint (${what}).` },
+  read: (endpoint) => endpoint.outstanding,
+});
+
+/** Every metric, by policy name. */
+export const METRIC_SPECS: Readonly<Record<string, readonly MetricSpec[]>> = {
+  peak_ewma_experimental: [
+    {
+      name: 'grpc.lb.peak_ewma.rtt_estimate',
+      kind: 'gauge',
+      options: {
+        unit: 'ms',
+        description: "The endpoint's peak-EWMA round-trip-time estimate now (defaultRtt before its first sample).",
+      },
+      read: (endpoint) => endpoint.estimateMs,
+    },
+    {
+      name: 'grpc.lb.peak_ewma.cost',
+      kind: 'gauge',
+      options: {
+        unit: 'ms',
+        description:
+          'The cost a pick compares: rtt_estimate x (outstanding_calls + 1); penaltyValue + outstanding_calls while the endpoint has calls in flight and no sample yet. Lower wins.',
+      },
+      read: (endpoint) => endpoint.cost,
+    },
+    outstanding('grpc.lb.peak_ewma', 'streams marked by streamingCallMarker are not counted'),
+    callsStarted('grpc.lb.peak_ewma'),
+    {
+      name: 'grpc.lb.peak_ewma.sample_age',
+      kind: 'gauge',
+      options: {
+        unit: 'ms',
+        description: "Time since the endpoint's last RTT sample; not reported before the first one.",
+      },
+      read: (endpoint) => endpoint.msSinceLastSample,
+    },
+  ],
+  least_request_experimental: [
+    outstanding('grpc.lb.least_request', 'streams included, as gRFC A48 counts them; this is the cost'),
+    callsStarted('grpc.lb.least_request'),
+  ],
+};

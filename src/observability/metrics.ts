@@ -1,0 +1,92 @@
+/**
+ * An optional metrics hook: per-endpoint gauges and counters read from
+ * `getLoadBalancerStats()` whenever the meter collects. Nothing is computed
+ * on the pick path; a collection costs one stats snapshot.
+ *
+ *   import { metrics } from '@opentelemetry/api';
+ *   const handle = registerLoadBalancerMetrics(metrics.getMeter('my-app'));
+ *   // ... on shutdown:
+ *   handle.unregister();
+ */
+import { BalancerStats, getLoadBalancerStats } from '../policy/stats';
+import { BatchCallback, MeterLike, MetricAttributes, ObservableInstrument } from './meter';
+import { METRIC_ATTRIBUTES, METRIC_SPECS, MetricSpec } from './metric-names';
+
+export interface LoadBalancerMetricsOptions {
+  /** Report only the balancers this accepts (e.g. by `label`); default all. */
+  readonly filter?: (stats: BalancerStats) => boolean;
+}
+
+/** Returned by registerLoadBalancerMetrics. */
+export interface LoadBalancerMetricsHandle {
+  /** Stops reporting (removes the meter callback). Idempotent. */
+  unregister(): void;
+}
+
+interface Instrument {
+  readonly spec: MetricSpec;
+  readonly observable: ObservableInstrument;
+}
+
+/**
+ * Creates the `grpc.lb.peak_ewma.*` and `grpc.lb.least_request.*`
+ * instruments on `meter` (an OpenTelemetry `Meter`, or anything shaped like
+ * one) and reports every live balancer's endpoints at each collection, with
+ * the attributes `grpc.lb.label`, `grpc.lb.endpoint` and `grpc.lb.policy`.
+ *
+ * Two balancers with the same label, policy and endpoint (two channels
+ * sharing a label, or grpc-js-xds keeping an old priority child for a while)
+ * report the same series; most SDKs keep the last value. Give each channel
+ * its own label.
+ */
+export function registerLoadBalancerMetrics(
+  meter: MeterLike,
+  options: LoadBalancerMetricsOptions = {},
+): LoadBalancerMetricsHandle {
+  const byPolicy = new Map<string, Instrument[]>();
+  for (const [policy, specs] of Object.entries(METRIC_SPECS)) {
+    byPolicy.set(
+      policy,
+      specs.map((spec) => ({
+        spec,
+        observable:
+          spec.kind === 'counter'
+            ? meter.createObservableCounter(spec.name, spec.options)
+            : meter.createObservableGauge(spec.name, spec.options),
+      })),
+    );
+  }
+  const observables = [...byPolicy.values()].flat().map((instrument) => instrument.observable);
+  const callback: BatchCallback = (result) => {
+    for (const stats of getLoadBalancerStats()) {
+      const instruments = byPolicy.get(stats.policy);
+      if (instruments === undefined || (options.filter && !options.filter(stats))) {
+        continue;
+      }
+      for (const endpoint of stats.endpoints) {
+        const attributes: MetricAttributes = {
+          [METRIC_ATTRIBUTES.label]: stats.label,
+          [METRIC_ATTRIBUTES.endpoint]: endpoint.address,
+          [METRIC_ATTRIBUTES.policy]: stats.policy,
+        };
+        for (const { spec, observable } of instruments) {
+          const value = spec.read(endpoint);
+          // NaN: a balancer that has had no config yet has no cost.
+          if (value !== null && Number.isFinite(value)) {
+            result.observe(observable, value, attributes);
+          }
+        }
+      }
+    }
+  };
+  meter.addBatchObservableCallback(callback, observables);
+  let registered = true;
+  return {
+    unregister() {
+      if (registered) {
+        registered = false;
+        meter.removeBatchObservableCallback(callback, observables);
+      }
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/** The text view of a stats snapshot. */
+import { BalancerStats, formatLoadBalancerStats } from '../../src';
+
+const snapshot: BalancerStats[] = [
+  {
+    policy: 'peak_ewma_experimental',
+    label: 'orders',
+    state: 'READY',
+    config: { peak_ewma_experimental: { choiceCount: 2, decayTime: '10s' } },
+    endpoints: [
+      { address: '10.0.0.1:50051', state: 'READY', outstanding: 1, estimateMs: 10.4149, cost: 20.8298, callsStarted: 412, shareOfCalls: 0.412, msSinceLastSample: 3.2 },
+      { address: '10.0.0.22:50051', state: 'CONNECTING', outstanding: 0, estimateMs: 10, cost: 10, callsStarted: 0, shareOfCalls: 0, msSinceLastSample: null },
+    ],
+  },
+  {
+    policy: 'least_request_experimental',
+    label: '',
+    state: 'TRANSIENT_FAILURE',
+    config: { least_request_experimental: { choiceCount: 2, selectionMethod: 'N_CHOICES' } },
+    endpoints: [
+      { address: '10.0.0.3:50051', state: 'TRANSIENT_FAILURE', outstanding: 0, estimateMs: null, cost: 0, callsStarted: 7, shareOfCalls: 1, msSinceLastSample: null },
+    ],
+  },
+];
+
+describe('formatLoadBalancerStats', () => {
+  it('prints one block per balancer: header with policy, label, state and unwrapped config; aligned rows', () => {
+    expect(formatLoadBalancerStats(snapshot)).toBe(
+      [
+        'peak_ewma_experimental "orders" READY {"choiceCount":2,"decayTime":"10s"}',
+        '  endpoint         state       estimate_ms  outstanding   cost  calls  share  last_sample_ms_ago',
+        '  10.0.0.1:50051   READY             10.41            1  20.83    412  0.412                   3',
+        '  10.0.0.22:50051  CONNECTING        10.00            0  10.00      0  0.000                   -',
+        '',
+        'least_request_experimental TRANSIENT_FAILURE {"choiceCount":2,"selectionMethod":"N_CHOICES"}',
+        '  endpoint        state              estimate_ms  outstanding  cost  calls  share  last_sample_ms_ago',
+        '  10.0.0.3:50051  TRANSIENT_FAILURE            -            0  0.00      7  1.000                   -',
+      ].join('\n'),
+    );
+  });
+
+  it('says so when no balancer is live', () => {
+    expect(formatLoadBalancerStats([])).toMatch(/no peak_ewma_experimental or least_request_experimental balancer/);
+  });
+});

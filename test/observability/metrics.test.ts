@@ -1,0 +1,171 @@
+/**
+ * The metrics hook against real balancers on 127.0.0.1, collected through a
+ * Meter typed with the real @opentelemetry/api interfaces: the values that
+ * reach the meter are the balancer's own (calls each backend really served,
+ * calls really in flight, the estimate of a backend of known latency).
+ */
+import { createNoopMeter } from '@opentelemetry/api';
+import { callOnce } from '../../scripts/lib/probe-service';
+import { getLoadBalancerStats, METRIC_SPECS, register, registerLoadBalancerMetrics, STATS_LABEL_OPTION } from '../../src';
+import { startBackends, stopBackends, TestBackend } from '../support/backends';
+import { clientFor, runTraffic, sleep } from '../support/traffic';
+import { Observation, RecordingMeter } from './support/recording-meter';
+
+register();
+
+const FAST_MS = 5;
+const SLOW_MS = 60;
+
+function valuesOf(observations: Observation[], name: string, label: string): Map<string, number> {
+  return new Map(
+    observations
+      .filter((o) => o.name === name && o.attributes['grpc.lb.label'] === label)
+      .map((o) => [String(o.attributes['grpc.lb.endpoint']), o.value]),
+  );
+}
+
+describe('registerLoadBalancerMetrics', () => {
+  let backends: TestBackend[];
+  beforeAll(async () => {
+    backends = await startBackends(2, 'm');
+    backends[0].behaviour.delayMs = FAST_MS;
+    backends[1].behaviour.delayMs = SLOW_MS;
+  });
+  afterAll(() => stopBackends(backends));
+
+  it('creates every grpc.lb.peak_ewma.* and grpc.lb.least_request.* instrument with a unit and description', () => {
+    const meter = new RecordingMeter();
+    const handle = registerLoadBalancerMetrics(meter);
+    const expected = Object.values(METRIC_SPECS).flat();
+    expect(meter.instruments.map((i) => [i.name, i.kind])).toEqual(expected.map((spec) => [spec.name, spec.kind]));
+    expect(meter.instruments.map((i) => i.name)).toEqual(
+      expect.arrayContaining([
+        'grpc.lb.peak_ewma.rtt_estimate',
+        'grpc.lb.peak_ewma.cost',
+        'grpc.lb.peak_ewma.outstanding_calls',
+        'grpc.lb.peak_ewma.calls_started',
+        'grpc.lb.peak_ewma.sample_age',
+        'grpc.lb.least_request.outstanding_calls',
+        'grpc.lb.least_request.calls_started',
+      ]),
+    );
+    expect(meter.instruments.find((i) => i.name === 'grpc.lb.peak_ewma.calls_started')!.kind).toBe('counter');
+    for (const instrument of meter.instruments) {
+      expect(instrument.options?.unit).toMatch(/^(ms|\{call\})$/);
+      expect(instrument.options?.description?.length).toBeGreaterThan(20);
+    }
+    handle.unregister();
+  });
+
+  it('reports a peak_ewma channel: calls each backend served, the slow backend estimated above its delay, cost = estimate when idle', async () => {
+    const label = 'metrics-peak';
+    const client = clientFor(backends, [{ peak_ewma_experimental: {} }], { [STATS_LABEL_OPTION]: label });
+    const meter = new RecordingMeter();
+    const handle = registerLoadBalancerMetrics(meter);
+    try {
+      const traffic = await runTraffic(client, { concurrency: 4, maxCalls: 100, maxDurationMs: 10_000 });
+      expect(traffic.failures).toEqual([]);
+      const observations = await meter.collect();
+      const started = valuesOf(observations, 'grpc.lb.peak_ewma.calls_started', label);
+      // Exactly what each backend's server counted: the meter sees the balancer's own accounting.
+      expect(started.get(backends[0].address)).toBe(backends[0].calls);
+      expect(started.get(backends[1].address)).toBe(backends[1].calls);
+      expect(backends[0].calls).toBeGreaterThan(backends[1].calls); // and peak_ewma steered to the fast one
+      const estimate = valuesOf(observations, 'grpc.lb.peak_ewma.rtt_estimate', label);
+      // Every sample from the slow backend is >= its delay, and the estimate
+      // jumps to each sample above it; the fast one's peaks (loopback plus a
+      // busy event loop) stay below.
+      expect(estimate.get(backends[1].address)).toBeGreaterThan(SLOW_MS * 0.9);
+      expect(estimate.get(backends[0].address)).toBeLessThan(estimate.get(backends[1].address)!);
+      const outstanding = valuesOf(observations, 'grpc.lb.peak_ewma.outstanding_calls', label);
+      expect([...outstanding.values()]).toEqual([0, 0]);
+      const cost = valuesOf(observations, 'grpc.lb.peak_ewma.cost', label);
+      for (const [address, value] of estimate) {
+        // Nothing in flight: cost = estimate × 1 (read a moment apart, so the decay differs a hair).
+        expect(cost.get(address)).toBeCloseTo(value, 1);
+      }
+      const age = valuesOf(observations, 'grpc.lb.peak_ewma.sample_age', label);
+      expect(age.size).toBe(2);
+      for (const value of age.values()) {
+        expect(value).toBeGreaterThanOrEqual(0);
+        expect(value).toBeLessThan(5_000);
+      }
+      for (const o of observations.filter((o) => o.attributes['grpc.lb.label'] === label)) {
+        expect(o.attributes['grpc.lb.policy']).toBe('peak_ewma_experimental');
+      }
+    } finally {
+      handle.unregister();
+      client.close();
+    }
+  });
+
+  it('reports calls in flight while they are in flight', async () => {
+    const label = 'metrics-in-flight';
+    const client = clientFor([backends[1]], [{ peak_ewma_experimental: {} }], { [STATS_LABEL_OPTION]: label });
+    const meter = new RecordingMeter();
+    const handle = registerLoadBalancerMetrics(meter);
+    try {
+      await callOnce(client, 5_000); // connected
+      backends[1].behaviour.delayMs = 1_000;
+      const calls = Array.from({ length: 3 }, () => callOnce(client, 5_000));
+      // Wait until the balancer has started all three (bounded).
+      for (let i = 0; i < 100 && getLoadBalancerStats().find((s) => s.label === label)?.endpoints[0].outstanding !== 3; i++) {
+        await sleep(10);
+      }
+      const during = valuesOf(await meter.collect(), 'grpc.lb.peak_ewma.outstanding_calls', label);
+      expect(during.get(backends[1].address)).toBe(3);
+      await Promise.all(calls);
+      const after = valuesOf(await meter.collect(), 'grpc.lb.peak_ewma.outstanding_calls', label);
+      expect(after.get(backends[1].address)).toBe(0);
+    } finally {
+      backends[1].behaviour.delayMs = SLOW_MS;
+      handle.unregister();
+      client.close();
+    }
+  });
+
+  it('reports a least_request channel under grpc.lb.least_request.*, without peak_ewma-only metrics', async () => {
+    const label = 'metrics-lr';
+    const client = clientFor(backends, [{ least_request_experimental: {} }], { [STATS_LABEL_OPTION]: label });
+    const meter = new RecordingMeter();
+    const handle = registerLoadBalancerMetrics(meter);
+    try {
+      const before = backends.map((backend) => backend.calls);
+      await runTraffic(client, { concurrency: 2, maxCalls: 40, maxDurationMs: 10_000 });
+      const observations = (await meter.collect()).filter((o) => o.attributes['grpc.lb.label'] === label);
+      expect(new Set(observations.map((o) => o.name))).toEqual(
+        new Set(['grpc.lb.least_request.outstanding_calls', 'grpc.lb.least_request.calls_started']),
+      );
+      const started = valuesOf(observations, 'grpc.lb.least_request.calls_started', label);
+      backends.forEach((backend, i) => expect(started.get(backend.address)).toBe(backend.calls - before[i]));
+      expect([...started.values()].reduce((a, b) => a + b, 0)).toBe(40);
+    } finally {
+      handle.unregister();
+      client.close();
+    }
+  });
+
+  it('filters balancers, and stops reporting once unregistered', async () => {
+    const client = clientFor(backends, [{ peak_ewma_experimental: {} }], { [STATS_LABEL_OPTION]: 'metrics-kept' });
+    const other = clientFor(backends, [{ peak_ewma_experimental: {} }], { [STATS_LABEL_OPTION]: 'metrics-dropped' });
+    const meter = new RecordingMeter();
+    const handle = registerLoadBalancerMetrics(meter, { filter: (stats) => stats.label === 'metrics-kept' });
+    try {
+      await Promise.all([callOnce(client, 5_000), callOnce(other, 5_000)]);
+      const labels = new Set((await meter.collect()).map((o) => o.attributes['grpc.lb.label']));
+      expect(labels).toEqual(new Set(['metrics-kept']));
+      handle.unregister();
+      handle.unregister(); // idempotent
+      expect(meter.callbackCount).toBe(0);
+      expect(await meter.collect()).toEqual([]);
+    } finally {
+      client.close();
+      other.close();
+    }
+  });
+
+  it("accepts @opentelemetry/api's own no-op Meter", () => {
+    const handle = registerLoadBalancerMetrics(createNoopMeter());
+    expect(() => handle.unregister()).not.toThrow();
+  });
+});
