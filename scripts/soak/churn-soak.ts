@@ -67,8 +67,10 @@ export interface ChurnReport {
   readonly endpointsCrashed: number;
   readonly rpcsSent: number;
   readonly rpcsOk: number;
-  /** Failures the mode allows: calls in flight to a crashed backend. */
+  /** Failures the mode allows: calls sent to a crashed backend, ending after its crash. */
   readonly allowedFailures: number;
+  /** Of those, calls started after the crash, before the client had noticed it. */
+  readonly allowedStartedAfterCrash: number;
   readonly unexpectedFailures: number;
   /** The first few unexpected failures. */
   readonly unexpectedSamples: FailureRecord[];
@@ -163,6 +165,7 @@ export async function runChurnSoak(options: ChurnOptions): Promise<ChurnReport> 
     sent: 0,
     ok: 0,
     allowed: 0,
+    allowedAfterCrash: 0,
     unexpected: 0,
     statsMismatches: 0,
     violations: 0,
@@ -229,6 +232,7 @@ export async function runChurnSoak(options: ChurnOptions): Promise<ChurnReport> 
       const crashTime = crashedAt.get(outcome.peer);
       if (options.mode === 'hard' && crashTime !== undefined && outcome.endedAtMs >= crashTime) {
         counters.allowed++;
+        if (outcome.startedAtMs > crashTime) counters.allowedAfterCrash++;
       } else {
         counters.unexpected++;
         if (unexpectedSamples.length < MAX_SAMPLES) {
@@ -292,6 +296,7 @@ export async function runChurnSoak(options: ChurnOptions): Promise<ChurnReport> 
     rpcsSent: counters.sent,
     rpcsOk: counters.ok,
     allowedFailures: counters.allowed,
+    allowedStartedAfterCrash: counters.allowedAfterCrash,
     unexpectedFailures: counters.unexpected,
     unexpectedSamples,
     statsMismatches: counters.statsMismatches,
@@ -333,16 +338,19 @@ interface UnaryOutcome {
   servedBy: string | null;
   error: { code: number; details: string } | null;
   peer: string;
+  startedAtMs: number;
   endedAtMs: number;
 }
 
 function unaryCall(client: ProbeClient, deadlineMs: number): Promise<UnaryOutcome> {
+  const startedAtMs = performance.now();
   return new Promise((resolve) => {
     const call = client.call(Buffer.alloc(0), new Metadata(), { deadline: Date.now() + deadlineMs }, (error, response) => {
       resolve({
         servedBy: error ? null : response!.toString('utf8'),
         error: error ? { code: error.code, details: error.details } : null,
         peer: call.getPeer(),
+        startedAtMs,
         endedAtMs: performance.now(),
       });
     });

@@ -72,7 +72,8 @@ async function soak(mode: ChurnMode): Promise<string[]> {
     [
       `  updates: ${report.ticks}; endpoints added ${report.endpointsAdded}, removed ${report.endpointsRemoved}, crashed ${report.endpointsCrashed}`,
       `  RPCs: sent ${report.rpcsSent}, ok ${report.rpcsOk}, failed ${failed} ` +
-        `(allowed: in flight to a crashed backend ${report.allowedFailures}; unexpected ${report.unexpectedFailures})`,
+        `(allowed: sent to a crashed backend ${report.allowedFailures}, of which started after the crash ` +
+        `${report.allowedStartedAfterCrash}; unexpected ${report.unexpectedFailures})`,
       `  outstanding: ${report.outstandingSamples} samples, ${report.outstandingViolations} violations, ` +
         `max total ${report.maxOutstandingTotal}, at rest [${report.outstandingAtRest}]`,
       `  stats listed exactly the resolved endpoints after every update: ${report.statsMismatches === 0 ? 'yes' : `no (${report.statsMismatches} mismatches)`}`,

@@ -227,16 +227,8 @@ describe('least_request_experimental JSON config', () => {
 // --- validateServiceConfig ---
 
 const OUR_NAMES = [PEAK_EWMA_POLICY_NAME, LEAST_REQUEST_POLICY_NAME];
-/** See the KNOWN BUG note at the end of this file. */
-const VALIDATE_BUGS_FIXED = true;
-const POLICY_NAMES = [
-  ...OUR_NAMES,
-  'round_robin',
-  'xds_wrr_locality',
-  'weighted_target',
-  'pick_first',
-  ...(VALIDATE_BUGS_FIXED ? PROTOTYPE_KEYS : []),
-];
+/** Names of ours, of others, and of Object.prototype members (see the regression note at the end). */
+const POLICY_NAMES = [...OUR_NAMES, 'round_robin', 'xds_wrr_locality', 'weighted_target', 'pick_first', ...PROTOTYPE_KEYS];
 
 /** A loadBalancingConfig list with our policies at any depth under childPolicy / child_policy. */
 const { list: lbList } = fc.letrec<{ list: unknown; entry: unknown; config: unknown }>((tie) => ({
@@ -338,32 +330,22 @@ describe('validateServiceConfig', () => {
   });
 
   /*
-   * KNOWN BUG (src/policy/validate.ts): policy names are untrusted input.
-   * (1) PARSERS was a plain object indexed by the name, so "__proto__",
-   * "hasOwnProperty", "valueOf", "isPrototypeOf" threw a TypeError and
-   * "constructor"/"toString" were counted as our entries. (2) The childPolicy
-   * walk recursed without a depth limit (RangeError at ~10 000 levels).
-   * (3) The grpc-js pass: grpc-js's isLoadBalancerNameRegistered() and
-   * parseLoadBalancingConfig() test `name in registeredLoadBalancerTypes`, a
-   * plain object, so every Object.prototype name counts as registered and
-   * then fails with "Cannot read properties of undefined (reading
-   * 'createFromJson')". Fix: a Map for PARSERS; a depth limit with an Error
-   * naming the path; skip the grpc-js pass for names with
-   * `name in Object.prototype` (or `Object.hasOwn(Object.prototype, name)`).
-   * While VALIDATE_BUGS_FIXED is false these are pinned as failing tests and
-   * the fuzzer leaves those names out.
+   * Regressions for bugs this fuzzer found in src/policy/validate.ts (fixed in
+   * 0e2ee87): policy names are untrusted input. (1) PARSERS was a plain object
+   * indexed by the name, so "__proto__", "hasOwnProperty", "valueOf",
+   * "isPrototypeOf" threw a TypeError and "constructor"/"toString" were counted
+   * as our entries. (2) The childPolicy walk recursed without a depth limit
+   * (RangeError at ~10 000 levels). (3) grpc-js's isLoadBalancerNameRegistered()
+   * and parseLoadBalancingConfig() test `name in registeredLoadBalancerTypes`,
+   * a plain object, so every Object.prototype name looked registered and then
+   * failed with "Cannot read properties of undefined (reading 'createFromJson')".
    */
-  const itUntilFixed = VALIDATE_BUGS_FIXED ? it : it.failing;
+  it.each(PROTOTYPE_KEYS)('treats a policy named %s as someone else\'s, not as a parser', (name) => {
+    const entry = JSON.parse(`{"${name}": {}}`) as object;
+    expect(tryParse(() => validateServiceConfig({ loadBalancingConfig: [entry] }))).toEqual({ ok: true, value: 0 });
+  });
 
-  (VALIDATE_BUGS_FIXED ? it.each(PROTOTYPE_KEYS) : it.failing.each(PROTOTYPE_KEYS))(
-    'treats a policy named %s as someone else\'s, not as a parser',
-    (name) => {
-      const entry = JSON.parse(`{"${name}": {}}`) as object;
-      expect(tryParse(() => validateServiceConfig({ loadBalancingConfig: [entry] }))).toEqual({ ok: true, value: 0 });
-    },
-  );
-
-  itUntilFixed('rejects absurdly deep child policy nesting with an Error, not a stack overflow', () => {
+  it('rejects absurdly deep child policy nesting with an Error, not a stack overflow', () => {
     let entry: object = { [PEAK_EWMA_POLICY_NAME]: {} };
     for (let depth = 0; depth < 20_000; depth++) {
       entry = { xds_wrr_locality: { childPolicy: [entry] } };
