@@ -9,5 +9,7 @@ module.exports = {
   // Real servers on loopback: give slow shared machines room.
   testTimeout: 60_000,
   detectOpenHandles: false,
-  maxWorkers: 2,
+  // One suite at a time: e2e suites measure shares over real timers, and two
+  // of them side by side on a 2-core machine starve each other's event loops.
+  maxWorkers: 1,
 };

@@ -5,9 +5,17 @@
  */
 
 export class ConfigError extends Error {
-  constructor(policyName: string, field: string, rule: string) {
+  /** The message without the policy name, for callers that add it themselves (grpc-js does). */
+  readonly detail: string;
+
+  constructor(
+    readonly policyName: string,
+    readonly field: string,
+    readonly rule: string,
+  ) {
     super(`${policyName}: field "${field}" ${rule}`);
     this.name = 'ConfigError';
+    this.detail = `field "${field}" ${rule}`;
   }
 }
 

@@ -33,7 +33,11 @@ interface ManagedEndpoint {
 
 export type EndpointPickingConfigClass = abstract new (...args: never[]) => EndpointPickingConfig;
 
+let nextInstanceId = 1;
+
 export abstract class EndpointPickingLoadBalancer implements experimental.LoadBalancer, BalancerStatsSource {
+  /** Unique in this process: tells one balancer instance from its successor. */
+  readonly instanceId = nextInstanceId++;
   private readonly endpoints = new Map<string, ManagedEndpoint>();
   private readonly childHelper: experimental.ChannelControlHelper;
   private context: PickContext | null = null;
@@ -53,7 +57,7 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
       updateState: (_state, _picker, errorMessage) => this.onChildStateChange(errorMessage),
     });
     registerStatsSource(this);
-    this.tracer.info('created');
+    this.tracer.info(`instance ${this.instanceId} created`);
   }
 
   updateAddressList(
@@ -152,6 +156,7 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
   statsSnapshot() {
     const engine = this.context?.engine ?? null;
     return {
+      instanceId: this.instanceId,
       policy: this.policyName,
       label: this.statsLabel,
       state: connectivityState[this.currentState],

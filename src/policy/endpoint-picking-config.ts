@@ -5,6 +5,7 @@
 import { experimental, logVerbosity } from '@grpc/grpc-js';
 import { LoadModel } from '../core/cost';
 import { LoadBalancingEngine } from '../core/engine';
+import { ConfigError } from './config-fields';
 
 export interface EndpointPickingConfig extends experimental.TypedLoadBalancingConfig {
   /** Candidates compared per pick; Infinity compares all. */
@@ -25,6 +26,19 @@ export function reportConfigError(error: Error): void {
   experimental.log(
     logVerbosity.ERROR,
     `grpc-js-peak-ewma: rejected load balancing config: ${error.message} ` +
-      '(grpc-js will use the next policy in the list, or pick_first)',
+      '(a channel uses the next policy in its list, or pick_first; an xDS client NACKs the cluster)',
   );
+}
+
+/**
+ * Parses with `parse`, logging a rejection; the error thrown leaves out the
+ * policy name, which grpc-js's parseLoadBalancingConfig prefixes itself.
+ */
+export function createFromJsonReporting<T>(obj: unknown, parse: (obj: unknown) => T): T {
+  try {
+    return parse(obj);
+  } catch (error) {
+    reportConfigError(error as Error);
+    throw error instanceof ConfigError ? new Error(error.detail) : error;
+  }
 }

@@ -9,7 +9,7 @@
 import { LoadBalancingEngine } from '../core/engine';
 import { LoadModel, leastRequestModel } from '../core/cost';
 import { readChoiceCount, readEnum, requireObject } from './config-fields';
-import { EndpointPickingConfig, reportConfigError } from './endpoint-picking-config';
+import { createFromJsonReporting, EndpointPickingConfig } from './endpoint-picking-config';
 
 export const LEAST_REQUEST_POLICY_NAME = 'least_request_experimental';
 
@@ -53,12 +53,7 @@ export class LeastRequestLoadBalancingConfig implements EndpointPickingConfig {
   }
 
   static createFromJson(obj: unknown): LeastRequestLoadBalancingConfig {
-    try {
-      return LeastRequestLoadBalancingConfig.parse(obj);
-    } catch (error) {
-      reportConfigError(error as Error);
-      throw error;
-    }
+    return createFromJsonReporting(obj, LeastRequestLoadBalancingConfig.parse);
   }
 
   static parse(obj: unknown): LeastRequestLoadBalancingConfig {

@@ -15,7 +15,7 @@ import {
   readNumber,
   requireObject,
 } from './config-fields';
-import { EndpointPickingConfig, reportConfigError } from './endpoint-picking-config';
+import { createFromJsonReporting, EndpointPickingConfig } from './endpoint-picking-config';
 
 export const PEAK_EWMA_POLICY_NAME = 'peak_ewma_experimental';
 
@@ -50,6 +50,9 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
       defaultRttMs: settings.defaultRttMs ?? PEAK_EWMA_DEFAULTS.defaultRttMs,
       penaltyValue: settings.penaltyValue ?? PEAK_EWMA_DEFAULTS.penaltyValue,
       errorPenaltyFactor: settings.errorPenaltyFactor ?? PEAK_EWMA_DEFAULTS.errorPenaltyFactor,
+      slowCostExponent: settings.slowCostExponent,
+      slowThreshold: settings.slowThreshold,
+      maxRttRatio: settings.maxRttRatio,
     };
   }
 
@@ -83,12 +86,7 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
   }
 
   static createFromJson(obj: unknown): PeakEwmaLoadBalancingConfig {
-    try {
-      return PeakEwmaLoadBalancingConfig.parse(obj);
-    } catch (error) {
-      reportConfigError(error as Error);
-      throw error;
-    }
+    return createFromJsonReporting(obj, PeakEwmaLoadBalancingConfig.parse);
   }
 
   /** Like createFromJson, without logging. */
@@ -113,6 +111,9 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
         min: 1,
         max: PEAK_EWMA_LIMITS.maxErrorPenaltyFactor,
       }),
+      slowCostExponent: readNumber(name, fields, 'slowCostExponent', 0, { min: 0, max: 10 }),
+      slowThreshold: readNumber(name, fields, 'slowThreshold', 1, { min: 0, minExclusive: true, max: 100 }),
+      maxRttRatio: readNumber(name, fields, 'maxRttRatio', 0, { min: 0, max: 1000 }),
     });
   }
 }

@@ -26,6 +26,8 @@ export interface EndpointStats {
 }
 
 export interface BalancerStats {
+  /** Unique per balancer instance in this process; a config update keeps it, a new instance changes it. */
+  readonly instanceId: number;
   readonly policy: string;
   /** The channel's `grpc-js-peak-ewma.stats_label` option, or ''. */
   readonly label: string;
@@ -38,6 +40,7 @@ export interface BalancerStats {
 /** What a balancer hands over for a snapshot. */
 export interface BalancerStatsSource {
   statsSnapshot(): {
+    instanceId: number;
     policy: string;
     label: string;
     state: string;
@@ -67,6 +70,7 @@ function toStats(raw: ReturnType<BalancerStatsSource['statsSnapshot']>): Balance
   const model = raw.engine?.model;
   const totalCalls = raw.endpoints.reduce((sum, endpoint) => sum + endpoint.load.callsStarted, 0);
   return {
+    instanceId: raw.instanceId,
     policy: raw.policy,
     label: raw.label,
     state: raw.state,

@@ -3,6 +3,7 @@ import { BalancerStats, formatLoadBalancerStats } from '../../src';
 
 const snapshot: BalancerStats[] = [
   {
+    instanceId: 1,
     policy: 'peak_ewma_experimental',
     label: 'orders',
     state: 'READY',
@@ -13,6 +14,7 @@ const snapshot: BalancerStats[] = [
     ],
   },
   {
+    instanceId: 2,
     policy: 'least_request_experimental',
     label: '',
     state: 'TRANSIENT_FAILURE',

@@ -113,23 +113,38 @@ describe.each([PEAK_EWMA_POLICY_NAME, LEAST_REQUEST_POLICY_NAME])('%s: shared sk
     const [ok, failing, hanging] = backends;
     failing.behaviour.failWith = status.UNAVAILABLE;
     hanging.behaviour.hang = true;
-    const calls: Promise<unknown>[] = [];
-    for (let i = 0; i < 30; i++) {
-      calls.push(callOnce(client, 300).catch(() => undefined));
-    }
-    // Client cancels, some of them mid-flight on the hanging backend.
-    for (let i = 0; i < 10; i++) {
-      const call = client.call(Buffer.alloc(0), new Metadata(), {}, () => undefined);
-      setTimeout(() => call.cancel(), 50);
-    }
-    await Promise.all(calls);
-    await sleep(400);
-    const endpoints = stats().endpoints;
-    expect(endpoints.reduce((sum, e) => sum + e.callsStarted, 0)).toBe(40);
-    for (const endpoint of endpoints) {
+    // One endpoint at a time, so each kind of ending is sure to happen.
+    const phase = async (backend: TestBackend, run: () => Promise<unknown>) => {
+      target.setEndpoints([backend.address]);
+      await sleep(100);
+      await run();
+      await sleep(300);
+      const endpoint = stats().endpoints.find((e) => e.address === backend.address)!;
+      expect(endpoint.callsStarted).toBeGreaterThan(0);
       expect(endpoint.outstanding).toBe(0);
-    }
-    expect(ok.calls + failing.calls + hanging.calls).toBe(40);
+    };
+    const calls = (count: number, deadlineMs: number) =>
+      Promise.all(Array.from({ length: count }, () => callOnce(client, deadlineMs).catch((e) => e)));
+    await phase(ok, () => calls(10, 2_000));
+    await phase(failing, async () => {
+      const results = await calls(10, 2_000);
+      expect(results.every((r) => r.code === status.UNAVAILABLE)).toBe(true);
+    });
+    await phase(hanging, async () => {
+      const results = await calls(10, 300);
+      expect(results.every((r) => r.code === status.DEADLINE_EXCEEDED)).toBe(true);
+    });
+    await phase(hanging, async () => {
+      const cancelled = Array.from({ length: 10 }, () => {
+        const call = client.call(Buffer.alloc(0), new Metadata(), {}, () => undefined);
+        return new Promise<void>((resolve) => {
+          call.on('status', () => resolve());
+          setTimeout(() => call.cancel(), 200);
+        });
+      });
+      await Promise.all(cancelled);
+    });
+    expect(hanging.calls).toBe(20);
   });
 
   it('applies a config update to the live instance without losing state', async () => {

@@ -62,6 +62,27 @@ export function clientFor(
   });
 }
 
+/**
+ * Sends small batches until one completes without a failure (e.g. once
+ * outlier_detection has ejected a failing backend), within `maxDurationMs`.
+ * Returns whether that happened, and all failures seen on the way.
+ */
+export async function trafficUntilClean(
+  client: ProbeClient,
+  maxDurationMs: number,
+): Promise<{ clean: boolean; failuresSeen: number }> {
+  const stopAt = Date.now() + maxDurationMs;
+  let failuresSeen = 0;
+  while (Date.now() < stopAt) {
+    const batch = await runTraffic(client, { concurrency: 4, maxCalls: 40, maxDurationMs: 2_000 });
+    failuresSeen += batch.failures.length;
+    if (batch.failures.length === 0 && batch.total === 40) {
+      return { clean: true, failuresSeen };
+    }
+  }
+  return { clean: false, failuresSeen };
+}
+
 export function emptyMetadata(): Metadata {
   return new Metadata();
 }
