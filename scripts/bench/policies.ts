@@ -56,13 +56,15 @@ const PEAK_EWMA = { peak_ewma_experimental: {} };
 const LEAST_REQUEST = { least_request_experimental: { choiceCount: 2 } };
 
 /**
- * weighted_round_robin fed by per-call ORCA reports (the backends send
- * `application_utilization`, `rps_fractional` and `eps` in trailers). Short
- * blackout and update periods so weights take hold within the warm-up.
+ * weighted_round_robin fed by ORCA out-of-band reports every second (the
+ * backends report `application_utilization`, `rps_fractional` and `eps`;
+ * probe-backend.ts says why not per-call trailers). Short blackout and update
+ * periods so weights take hold within the warm-up.
  */
 const WRR_ORCA = {
   weighted_round_robin: {
-    enable_oob_load_report: false,
+    enable_oob_load_report: true,
+    oob_load_reporting_period: '1s',
     blackout_period: '1s',
     weight_update_period: '0.5s',
     weight_expiration_period: '10s',

@@ -1,0 +1,108 @@
+/**
+ * `npm run bench`: the load test, the overhead benchmarks and the report.
+ * `npm run bench -- --help` lists the options.
+ */
+import * as fs from 'fs';
+import { BenchOptions, parseArgs } from './args';
+import { runCpuPerRpcBenchmark } from './cpu-per-rpc';
+import { Layout, runLoadTest, ScenarioResult } from './loadtest';
+import { runPickPathBenchmark } from './pick-path';
+import { ProgressLine } from './progress';
+import { BenchResults, cpuTable, loadTable, pickTable, writeReport } from './report';
+import { scenarioById, timelineFor } from './scenarios';
+import { startXdsForRun } from './xds-run';
+import { textTable } from './tables';
+import { machineDescription } from './machine';
+
+async function runLoadSuite(options: BenchOptions, results: BenchResults): Promise<void> {
+  const progress = new ProgressLine();
+  for (const layout of options.layouts) {
+    for (const id of options.scenarios) {
+      const scenario = scenarioById(id);
+      for (let repeat = 0; repeat < options.repeats; repeat++) {
+        const policyGroups: (typeof options.policies)[] =
+          layout === 'reference' ? [options.policies] : options.policies.map((p) => [p]);
+        for (const policies of policyGroups) {
+          const xds =
+            options.xds && layout === 'reference' && repeat === 0 && scenario.id === options.scenarios[0]
+              ? await startXdsForRun()
+              : null;
+          try {
+            const result = await runLoadTest({
+              scenario,
+              layout: layout as Layout,
+              policies,
+              uniformClients: options.policies.length,
+              timeline: timelineFor(options.durationS, options.warmupS),
+              scale: options.scale,
+              backendCount: 20,
+              backendHosts: options.backendHosts,
+              seed: options.seed + repeat,
+              xds: xds?.client,
+              progress,
+            });
+            results.load.push({ ...result, repeat } as ScenarioResult & { repeat: number });
+            console.log(`\n${scenario.id} ${scenario.title} [${layout}${layout === 'uniform' ? ` ${policies[0]}` : ''}, repeat ${repeat + 1}]`);
+            console.log(textTable(loadTable(result)));
+          } finally {
+            await xds?.stop();
+          }
+        }
+      }
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  if (options.reportFrom) {
+    const saved = JSON.parse(fs.readFileSync(options.reportFrom, 'utf8')) as BenchResults;
+    const written = writeReport(saved);
+    console.log(`report written: ${written.join(', ')}`);
+    return;
+  }
+  const results: BenchResults = {
+    startedAt: new Date().toISOString(),
+    machine: machineDescription(),
+    options: { ...options },
+    load: [],
+    pick: null,
+    cpu: null,
+  };
+  const save = (): void => {
+    if (options.jsonPath) {
+      fs.writeFileSync(options.jsonPath, JSON.stringify(results, null, 1));
+    }
+  };
+  if (options.suites.includes('pick')) {
+    console.log('pick path: pick + onCallStarted + onCallEnded per call, grpc-js round_robin picker vs ours');
+    results.pick = await runPickPathBenchmark(undefined, (line) => console.log(line));
+    console.log(textTable(pickTable(results.pick)));
+    save();
+  }
+  if (options.suites.includes('cpu')) {
+    console.log('\nCPU per RPC: closed loop at saturation, client process.cpuUsage per completed call');
+    results.cpu = await runCpuPerRpcBenchmark(undefined, (line) => console.log(line));
+    console.log(textTable(cpuTable(results.cpu)));
+    save();
+  }
+  if (options.suites.includes('load')) {
+    await runLoadSuite(options, results);
+    save();
+  }
+  if (options.report) {
+    const written = writeReport(results);
+    console.log(`\nreport written: ${written.join(', ')}`);
+  }
+  if (options.jsonPath) {
+    console.log(`results: ${options.jsonPath}`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,147 @@
+/**
+ * Child process running one load-test client: one channel with one policy
+ * (or xDS), an open loop at the parent's rate, a LoadRecorder, a progress
+ * message every second and the recorded run at the end.
+ */
+import { ChannelOptions, credentials } from '@grpc/grpc-js';
+import { seededRandom } from '../../src/core/random';
+import { createProbeClient, ProbeClient } from '../lib/probe-service';
+import { registerFleetResolver, setFleetAddresses, FLEET_TARGET } from './fleet-resolver';
+import { ClientPrepare, ClientRun, FromClientHost, ToClientHost } from './ipc';
+import { LoadRecorder } from './load-recorder';
+import { runOpenLoop } from './open-loop';
+import { loadPackage } from './package-under-test';
+import { registerPolicies, serviceConfigJson } from './policies';
+
+/** The grpc-js-xds option that gives a channel its own bootstrap (grpc-js-lb-internals.md §14). */
+const XDS_BOOTSTRAP_OPTION = 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config';
+
+let prepared: ClientPrepare | null = null;
+let addressIndex: Record<string, number> = {};
+const idIndex = new Map<string, number>();
+
+function send(message: FromClientHost): void {
+  process.send?.(message);
+}
+
+function channelTarget(prepare: ClientPrepare): string {
+  if (prepare.xdsTarget) {
+    return prepare.xdsTarget;
+  }
+  if (prepare.dynamicAddresses) {
+    return FLEET_TARGET;
+  }
+  return `ipv4:${prepare.addresses.join(',')}`;
+}
+
+function newClient(prepare: ClientPrepare): ProbeClient {
+  // channelz off: it costs CPU per call on a 2-core machine, alike for every policy.
+  const options: ChannelOptions = { 'grpc.enable_channelz': 0 };
+  if (prepare.xdsBootstrap) {
+    options[XDS_BOOTSTRAP_OPTION] = prepare.xdsBootstrap;
+  } else {
+    options['grpc.service_config'] = serviceConfigJson(prepare.policy);
+  }
+  return createProbeClient(channelTarget(prepare), credentials.createInsecure(), options);
+}
+
+function backendOf(responseId: string | null, peer: string): number {
+  if (responseId !== null) {
+    const index = idIndex.get(responseId);
+    if (index !== undefined) {
+      return index;
+    }
+  }
+  return addressIndex[peer] ?? -1;
+}
+
+async function prepare(message: ClientPrepare): Promise<ProbeClient> {
+  registerPolicies();
+  registerFleetResolver();
+  prepared = message;
+  addressIndex = { ...message.addressIndex };
+  message.backendIds.forEach((id, i) => idIndex.set(id, i));
+  if (message.dynamicAddresses) {
+    setFleetAddresses(message.addresses);
+  }
+  const client = newClient(message);
+  await new Promise<void>((resolve, reject) =>
+    client.waitForReady(Date.now() + 30_000, (error) => (error ? reject(error) : resolve())),
+  );
+  return client;
+}
+
+function evidence() {
+  return {
+    balancers: loadPackage()
+      .getLoadBalancerStats()
+      .map((stats) => ({
+        policy: stats.policy,
+        callsStarted: stats.endpoints.reduce((sum, e) => sum + e.callsStarted, 0),
+      })),
+  };
+}
+
+async function run(client: ProbeClient, message: ClientRun): Promise<void> {
+  const recorder = new LoadRecorder(message.measureS, message.phases, prepared!.backendIds.length, message.deadlineMs);
+  const zeroAtMs = message.zeroAtEpochMs - performance.timeOrigin;
+  let cpuAtZero: NodeJS.CpuUsage | null = null;
+  let cpuAtEnd: NodeJS.CpuUsage | null = null;
+  const cpuTimer = setTimeout(() => (cpuAtZero = process.cpuUsage()), Math.max(0, zeroAtMs - performance.now()));
+  const endTimer = setTimeout(
+    () => (cpuAtEnd = process.cpuUsage(cpuAtZero ?? undefined)),
+    Math.max(0, zeroAtMs + message.measureS * 1000 - performance.now()),
+  );
+  const progressTimer = setInterval(() => {
+    const second = Math.floor((performance.now() - zeroAtMs) / 1000);
+    send({ type: 'progress', second, ...recorder.progress() });
+  }, 1000);
+  await runOpenLoop({
+    client,
+    rateRps: message.rateRps,
+    methods: message.methods,
+    zeroAtMs,
+    warmupS: message.warmupS,
+    measureS: message.measureS,
+    phaseOffset: message.phaseOffset,
+    random: seededRandom(prepared!.seed),
+    recorder,
+    backendOf,
+    replaceClientAtS: message.replaceClientAtS,
+    newClient: () => newClient(prepared!),
+  });
+  clearInterval(progressTimer);
+  clearTimeout(cpuTimer);
+  clearTimeout(endTimer);
+  const cpu = cpuAtEnd ?? process.cpuUsage(cpuAtZero ?? undefined);
+  send({ type: 'result', run: recorder.export(), cpuMicros: cpu.user + cpu.system, evidence: evidence() });
+}
+
+let client: ProbeClient | null = null;
+
+async function handle(message: ToClientHost): Promise<void> {
+  switch (message.type) {
+    case 'prepare':
+      client = await prepare(message);
+      send({ type: 'ready' });
+      return;
+    case 'run':
+      await run(client!, message);
+      return;
+    case 'addresses':
+      Object.assign(addressIndex, message.addressIndex);
+      setFleetAddresses(message.addresses);
+      return;
+    case 'stop':
+      client?.close();
+      process.disconnect?.();
+      return;
+  }
+}
+
+process.on('message', (message: ToClientHost) => {
+  handle(message).catch((error: unknown) => {
+    send({ type: 'error', message: error instanceof Error ? error.stack ?? error.message : String(error) });
+  });
+});
+process.on('disconnect', () => process.exit(0));

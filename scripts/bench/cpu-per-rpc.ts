@@ -1,0 +1,137 @@
+/**
+ * Client CPU per RPC: peak_ewma and least_request against round_robin, at
+ * several backend counts, side by side in one run.
+ *
+ * Backends answer at once (U0, unlimited slots) from backend-host processes.
+ * One client process per policy, each warmed up, then driven in closed loop
+ * (fixed calls in flight, so the client runs flat out) for short segments,
+ * one policy at a time, in a shuffled order per round: drift on the machine
+ * hits every policy alike, and each round gives a paired ratio. Reported per
+ * policy: median µs of CPU per completed call over the rounds, and the median
+ * of the per-round ratios to round_robin.
+ */
+import { ChildProcess } from 'child_process';
+import type { FromCpuClient, ToCpuClient } from './cpu-client';
+import { Fleet } from './fleet';
+import { forkChild, isType, nextMessage } from './ipc';
+import { prebuildForChildren } from './package-under-test';
+import { PolicyId, POLICY_LABELS } from './policies';
+import { median } from './stats';
+
+export interface CpuPerRpcOptions {
+  readonly backendCounts: readonly number[];
+  readonly policies: readonly PolicyId[];
+  readonly rounds: number;
+  readonly segmentS: number;
+  readonly warmupS: number;
+  readonly concurrency: number;
+  readonly backendHosts: number;
+}
+
+export const DEFAULT_CPU_OPTIONS: CpuPerRpcOptions = {
+  backendCounts: [10, 50, 500],
+  policies: ['round_robin', 'peak_ewma', 'least_request'],
+  rounds: 7,
+  segmentS: 3,
+  warmupS: 4,
+  concurrency: 32,
+  backendHosts: 2,
+};
+
+export interface CpuPerRpcResult {
+  readonly backends: number;
+  readonly policy: PolicyId;
+  /** Median over rounds of client CPU µs per completed call. */
+  readonly cpuMicrosPerCall: number;
+  /** Median over rounds of (this policy's µs per call) / (round_robin's in the same round). */
+  readonly ratioToRoundRobin: number;
+  /** Median calls per second while saturated. */
+  readonly callsPerSecond: number;
+  readonly rounds: number;
+  readonly perRound: readonly number[];
+}
+
+type Segment = Extract<FromCpuClient, { type: 'segment' }>;
+
+function shuffle<T>(items: readonly T[]): T[] {
+  const copy = items.slice();
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j], copy[i]];
+  }
+  return copy;
+}
+
+async function runSegment(child: ChildProcess, seconds: number, concurrency: number): Promise<Segment> {
+  const reply = nextMessage(child, isType<Segment>('segment'), (seconds + 60) * 1000);
+  child.send({ type: 'segment', seconds, concurrency } satisfies ToCpuClient);
+  return reply;
+}
+
+export async function runCpuPerRpcBenchmark(
+  options: CpuPerRpcOptions = DEFAULT_CPU_OPTIONS,
+  onProgress: (line: string) => void = () => {},
+): Promise<CpuPerRpcResult[]> {
+  prebuildForChildren();
+  const results: CpuPerRpcResult[] = [];
+  for (const backends of options.backendCounts) {
+    const fleet = await Fleet.start(
+      Array.from({ length: backends }, (_, i) => ({ id: `c${i}`, behaviour: { slots: 0, sigma: 0 }, seed: i + 1 })),
+      { hosts: options.backendHosts, orca: false },
+    );
+    const clients = new Map<PolicyId, ChildProcess>();
+    try {
+      for (const policy of options.policies) {
+        const child = forkChild('cpu-client.ts');
+        clients.set(policy, child);
+        const ready = nextMessage(child, isType<Extract<FromCpuClient, { type: 'ready' }>>('ready'), 120_000);
+        child.send({ type: 'prepare', policy, addresses: Array.from(fleet.addresses.values()) } satisfies ToCpuClient);
+        await ready;
+      }
+      for (const policy of options.policies) {
+        await runSegment(clients.get(policy)!, options.warmupS, options.concurrency);
+      }
+      const perRound = new Map(options.policies.map((p) => [p, [] as Segment[]]));
+      for (let round = 0; round < options.rounds; round++) {
+        for (const policy of shuffle(options.policies)) {
+          const segment = await runSegment(clients.get(policy)!, options.segmentS, options.concurrency);
+          if (policy !== 'round_robin' && segment.accounted < segment.calls * 0.9) {
+            throw new Error(`${policy}: accounted ${segment.accounted} of ${segment.calls} calls; the policy did not run`);
+          }
+          if (segment.failed > 0) {
+            throw new Error(`${policy}: ${segment.failed} of ${segment.calls} calls failed at ${backends} backends`);
+          }
+          perRound.get(policy)!.push(segment);
+        }
+      }
+      const usPerCall = (s: Segment): number => s.cpuMicros / s.calls;
+      const rr = perRound.get('round_robin');
+      for (const policy of options.policies) {
+        const segments = perRound.get(policy)!;
+        const values = segments.map(usPerCall);
+        results.push({
+          backends,
+          policy,
+          cpuMicrosPerCall: median(values),
+          ratioToRoundRobin: rr ? median(segments.map((s, i) => usPerCall(s) / usPerCall(rr[i]))) : NaN,
+          callsPerSecond: median(segments.map((s) => (s.calls * 1000) / s.wallMs)),
+          rounds: segments.length,
+          perRound: values,
+        });
+      }
+      onProgress(
+        `cpu per rpc @${backends}: ` +
+          results
+            .filter((r) => r.backends === backends)
+            .map((r) => `${POLICY_LABELS[r.policy]} ${r.cpuMicrosPerCall.toFixed(1)} µs (×${r.ratioToRoundRobin.toFixed(3)})`)
+            .join(', '),
+      );
+    } finally {
+      for (const child of clients.values()) {
+        if (child.connected) child.send({ type: 'stop' } satisfies ToCpuClient);
+      }
+      await fleet.stop();
+    }
+  }
+  return results;
+}

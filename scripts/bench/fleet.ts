@@ -1,0 +1,123 @@
+/**
+ * The backend fleet as the parent sees it: a few backend-host processes, the
+ * backends spread over them round-robin, addressed by id.
+ */
+import { ChildProcess } from 'child_process';
+import type { Behaviour } from '../model';
+import { BackendSpec, forkChild, FromBackendHost, isType, nextMessage, ToBackendHost } from './ipc';
+import type { ProbeBackendStats } from './probe-backend';
+
+type Listening = Extract<FromBackendHost, { type: 'listening' }>;
+type Stats = Extract<FromBackendHost, { type: 'stats' }>;
+
+export interface FleetOptions {
+  readonly hosts: number;
+  readonly orca: boolean;
+  readonly maxConnectionAgeMs?: number;
+}
+
+export class Fleet {
+  /** id → "127.0.0.1:port", in the order backends were added. */
+  readonly addresses = new Map<string, string>();
+  private readonly hosts: ChildProcess[] = [];
+  private readonly hostOf = new Map<string, ChildProcess>();
+  private nextHost = 0;
+
+  private constructor(private readonly options: FleetOptions) {}
+
+  static async start(specs: readonly BackendSpec[], options: FleetOptions): Promise<Fleet> {
+    const fleet = new Fleet(options);
+    const hostCount = Math.max(1, Math.min(options.hosts, specs.length));
+    for (let i = 0; i < hostCount; i++) {
+      fleet.hosts.push(forkChild('backend-host.ts'));
+    }
+    const groups = fleet.hosts.map(() => [] as BackendSpec[]);
+    specs.forEach((spec, i) => groups[i % hostCount].push(spec));
+    await Promise.all(
+      fleet.hosts.map(async (host, i) => {
+        const reply = nextMessage(host, isType<Listening>('listening'));
+        fleet.post(host, {
+          type: 'start',
+          backends: groups[i],
+          orca: options.orca,
+          maxConnectionAgeMs: options.maxConnectionAgeMs,
+        });
+        fleet.remember(host, (await reply).ports);
+      }),
+    );
+    // Keep the id order of `specs`.
+    const ordered = new Map(specs.map((spec) => [spec.id, fleet.addresses.get(spec.id)!]));
+    fleet.addresses.clear();
+    for (const [id, address] of ordered) {
+      fleet.addresses.set(id, address);
+    }
+    return fleet;
+  }
+
+  /** Starts more backends (cold pods) on the hosts in turn; resolves when they listen. */
+  async add(specs: readonly BackendSpec[]): Promise<void> {
+    for (const spec of specs) {
+      const host = this.hosts[this.nextHost++ % this.hosts.length];
+      const reply = nextMessage(host, isType<Listening>('listening'));
+      this.post(host, { type: 'add', backends: [spec] });
+      this.remember(host, (await reply).ports);
+    }
+  }
+
+  set(ids: readonly string[], patch: Partial<Behaviour>): void {
+    for (const host of this.hosts) {
+      const own = ids.filter((id) => this.hostOf.get(id) === host);
+      if (own.length > 0) {
+        this.post(host, { type: 'set', ids: own, patch });
+      }
+    }
+  }
+
+  /** Graceful stop of some backends (GOAWAY, then up to `graceMs`). */
+  retire(ids: readonly string[], graceMs: number): void {
+    for (const host of this.hosts) {
+      const own = ids.filter((id) => this.hostOf.get(id) === host);
+      if (own.length > 0) {
+        this.post(host, { type: 'retire', ids: own, graceMs });
+      }
+    }
+    for (const id of ids) {
+      this.addresses.delete(id);
+    }
+  }
+
+  async stats(): Promise<ProbeBackendStats[]> {
+    const replies = await Promise.all(
+      this.hosts.map((host) => {
+        const reply = nextMessage(host, isType<Stats>('stats'));
+        this.post(host, { type: 'stats' });
+        return reply;
+      }),
+    );
+    return replies.flatMap((reply) => reply.stats);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(
+      this.hosts.map(async (host) => {
+        const done = nextMessage(host, isType<Extract<FromBackendHost, { type: 'done' }>>('done'), 10_000).catch(() => {});
+        this.post(host, { type: 'stop' });
+        await done;
+        if (host.exitCode === null) {
+          host.kill();
+        }
+      }),
+    );
+  }
+
+  private remember(host: ChildProcess, ports: Record<string, number>): void {
+    for (const [id, port] of Object.entries(ports)) {
+      this.addresses.set(id, `127.0.0.1:${port}`);
+      this.hostOf.set(id, host);
+    }
+  }
+
+  private post(host: ChildProcess, message: ToBackendHost): void {
+    host.send(message);
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Messages between the load test's parent and its child processes, and the
+ * little helpers to fork a child and await one reply.
+ */
+import { ChildProcess, fork } from 'child_process';
+import * as path from 'path';
+import type { Behaviour, MethodSpec } from '../model';
+import type { Phase, RecordedRun } from './load-recorder';
+import type { PolicyId } from './policies';
+import type { ProbeBackendStats } from './probe-backend';
+
+// ---- backend host ----
+
+export interface BackendSpec {
+  readonly id: string;
+  readonly behaviour: Partial<Behaviour>;
+  readonly seed: number;
+  readonly gcPhaseMs?: number;
+}
+
+export type ToBackendHost =
+  | { type: 'start'; backends: BackendSpec[]; orca: boolean; maxConnectionAgeMs?: number }
+  | { type: 'set'; ids: string[]; patch: Partial<Behaviour> }
+  | { type: 'add'; backends: BackendSpec[] }
+  | { type: 'retire'; ids: string[]; graceMs: number }
+  | { type: 'stats' }
+  | { type: 'stop' };
+
+export type FromBackendHost =
+  | { type: 'listening'; ports: Record<string, number> }
+  | { type: 'stats'; stats: ProbeBackendStats[] }
+  | { type: 'done' };
+
+// ---- client host ----
+
+export interface ClientPrepare {
+  readonly type: 'prepare';
+  readonly policy: PolicyId;
+  /** How the channel finds the backends: a static list, or the parent's updates (churn). */
+  readonly addresses: readonly string[];
+  readonly dynamicAddresses: boolean;
+  /** Backend ids in index order (index = position), for attributing calls. */
+  readonly backendIds: readonly string[];
+  /** Every address a backend will ever have, id by id, for attributing failed calls. */
+  readonly addressIndex: Readonly<Record<string, number>>;
+  /** xDS instead of a service config: the fake control plane's bootstrap JSON. */
+  readonly xdsBootstrap?: string;
+  readonly xdsTarget?: string;
+  readonly seed: number;
+}
+
+export interface ClientRun {
+  readonly type: 'run';
+  readonly zeroAtEpochMs: number;
+  readonly warmupS: number;
+  readonly measureS: number;
+  readonly rateRps: number;
+  readonly methods: readonly MethodSpec[];
+  readonly phases: readonly Phase[];
+  readonly phaseOffset: number;
+  readonly deadlineMs: number;
+  readonly replaceClientAtS?: number;
+}
+
+export type ToClientHost =
+  | ClientPrepare
+  | ClientRun
+  | { type: 'addresses'; addresses: string[]; addressIndex: Record<string, number> }
+  | { type: 'stop' };
+
+export interface PolicyEvidence {
+  /** Our balancers alive in the client, by policy name, with calls they accounted. */
+  readonly balancers: { policy: string; callsStarted: number }[];
+}
+
+export type FromClientHost =
+  | { type: 'ready' }
+  | { type: 'progress'; second: number; ok: number; failed: number; okP99Ms: number }
+  | { type: 'result'; run: RecordedRun; cpuMicros: number; evidence: PolicyEvidence }
+  | { type: 'error'; message: string };
+
+// ---- helpers ----
+
+/** Forks a TypeScript entry in scripts/bench under the same tsx loader as this process. */
+export function forkChild(entry: string, env: NodeJS.ProcessEnv = {}): ChildProcess {
+  // BENCH_CHILD_NODE_ARGS: extra node flags for children, e.g. "--cpu-prof" when profiling.
+  const extra = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(' ').filter((a) => a.length > 0);
+  return fork(path.join(__dirname, entry), [], {
+    execArgv: [...process.execArgv, ...extra],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+}
+
+/** The next message from `child` that satisfies `accept`; rejects if it exits first or after `timeoutMs`. */
+export function nextMessage<T>(child: ChildProcess, accept: (message: unknown) => message is T, timeoutMs = 60_000): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onMessage = (message: unknown): void => {
+      if (message && typeof message === 'object' && (message as { type?: string }).type === 'error') {
+        cleanup();
+        reject(new Error(`child ${child.pid}: ${(message as { message: string }).message}`));
+      } else if (accept(message)) {
+        cleanup();
+        resolve(message);
+      }
+    };
+    const onExit = (code: number | null): void => {
+      cleanup();
+      reject(new Error(`child ${child.pid} exited (${code}) before replying`));
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`child ${child.pid} did not reply within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+  });
+}
+
+/** A guard for messages of one `type`: `isType<Extract<FromClientHost, { type: 'ready' }>>('ready')`. */
+export function isType<M extends { type: string }>(type: M['type']): (message: unknown) => message is M {
+  return (message: unknown): message is M =>
+    typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type;
+}

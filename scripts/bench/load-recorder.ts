@@ -1,0 +1,148 @@
+/**
+ * What one client records during a run (reference-load-test.md §5, Metrics):
+ * latency from the intended start, OK calls in one histogram and all calls in
+ * another (failures counted at the deadline), for the whole measurement window
+ * and each phase, plus per-second counts with the calls each backend got.
+ *
+ * Calls are placed by their intended start time: a call intended at t belongs
+ * to the second and phase containing t (the reference bins by 1 s intervals
+ * of completion; intended start keeps a deadline-exceeded call in the second
+ * it was meant for). Calls intended before t = 0 are warm-up and not kept.
+ */
+import { encodeHistogram, Histogram, newHistogram, recordMs } from './histogram';
+
+export interface Phase {
+  readonly name: string;
+  /** [fromS, toS), seconds after the start of measurement. */
+  readonly fromS: number;
+  readonly toS: number;
+}
+
+export interface SecondBucket {
+  sent: number;
+  ok: number;
+  failed: number;
+  /** Calls per backend index (by the backend that got the call, OK or not). */
+  readonly perBackend: number[];
+  /** Calls whose backend is unknown (failed before a stream was opened). */
+  unattributed: number;
+}
+
+/** A recorder's contents, ready to cross a process boundary. */
+export interface RecordedRun {
+  readonly okHistogram: string;
+  readonly allHistogram: string;
+  readonly phases: readonly { readonly name: string; readonly okHistogram: string; readonly allHistogram: string; readonly ok: number; readonly failed: number }[];
+  readonly seconds: readonly SecondBucket[];
+  readonly ok: number;
+  readonly failed: number;
+  /** Failures by gRPC status code. */
+  readonly failuresByCode: Readonly<Record<string, number>>;
+}
+
+export class LoadRecorder {
+  private readonly ok = newHistogram();
+  private readonly all = newHistogram();
+  private readonly phaseOk: Histogram[];
+  private readonly phaseAll: Histogram[];
+  private readonly phaseCounts: { ok: number; failed: number }[];
+  private readonly seconds: SecondBucket[];
+  private okCount = 0;
+  private failedCount = 0;
+  private readonly failuresByCode: Record<string, number> = {};
+
+  constructor(
+    readonly measureS: number,
+    readonly phases: readonly Phase[],
+    readonly backendCount: number,
+    /** Failures are recorded in the all-calls histogram as at least this latency. */
+    readonly deadlineMs: number,
+  ) {
+    this.phaseOk = phases.map(() => newHistogram());
+    this.phaseAll = phases.map(() => newHistogram());
+    this.phaseCounts = phases.map(() => ({ ok: 0, failed: 0 }));
+    this.seconds = Array.from({ length: Math.ceil(measureS) }, () => ({
+      sent: 0,
+      ok: 0,
+      failed: 0,
+      perBackend: new Array<number>(backendCount).fill(0),
+      unattributed: 0,
+    }));
+  }
+
+  /** The second a call intended at `intendedS` belongs to, or -1 outside the window. */
+  secondOf(intendedS: number): number {
+    if (!(intendedS >= 0) || intendedS >= this.measureS) {
+      return -1;
+    }
+    return Math.floor(intendedS);
+  }
+
+  /**
+   * One finished call. `intendedS`: its intended start, seconds after t = 0;
+   * `latencyMs`: completion − intended start; `backend`: index or -1.
+   */
+  record(intendedS: number, latencyMs: number, ok: boolean, backend: number, code = 0): void {
+    const second = this.secondOf(intendedS);
+    if (second < 0) {
+      return;
+    }
+    const bucket = this.seconds[second];
+    bucket.sent++;
+    if (backend >= 0 && backend < this.backendCount) {
+      bucket.perBackend[backend]++;
+    } else {
+      bucket.unattributed++;
+    }
+    const allMs = ok ? latencyMs : Math.max(latencyMs, this.deadlineMs);
+    recordMs(this.all, allMs);
+    if (ok) {
+      bucket.ok++;
+      this.okCount++;
+      recordMs(this.ok, latencyMs);
+    } else {
+      bucket.failed++;
+      this.failedCount++;
+      this.failuresByCode[code] = (this.failuresByCode[code] ?? 0) + 1;
+    }
+    for (let i = 0; i < this.phases.length; i++) {
+      const phase = this.phases[i];
+      if (intendedS >= phase.fromS && intendedS < phase.toS) {
+        recordMs(this.phaseAll[i], allMs);
+        if (ok) {
+          recordMs(this.phaseOk[i], latencyMs);
+          this.phaseCounts[i].ok++;
+        } else {
+          this.phaseCounts[i].failed++;
+        }
+      }
+    }
+  }
+
+  /** Progress so far: calls, failures and the OK p99 in ms (NaN before any). */
+  progress(): { ok: number; failed: number; okP99Ms: number } {
+    const okP99Ms = this.okCount > 0 ? this.ok.getValueAtPercentile(99) / 1000 : NaN;
+    return { ok: this.okCount, failed: this.failedCount, okP99Ms };
+  }
+
+  bucket(second: number): SecondBucket | undefined {
+    return this.seconds[second];
+  }
+
+  export(): RecordedRun {
+    return {
+      okHistogram: encodeHistogram(this.ok),
+      allHistogram: encodeHistogram(this.all),
+      phases: this.phases.map((phase, i) => ({
+        name: phase.name,
+        okHistogram: encodeHistogram(this.phaseOk[i]),
+        allHistogram: encodeHistogram(this.phaseAll[i]),
+        ...this.phaseCounts[i],
+      })),
+      seconds: this.seconds,
+      ok: this.okCount,
+      failed: this.failedCount,
+      failuresByCode: { ...this.failuresByCode },
+    };
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * The open-loop load generator: calls at a fixed period (deterministic, as
+ * the reference's LoadGen), each sent at or after its intended time and timed
+ * from it, so a stalled client or a slow backend cannot hide latency
+ * (no coordinated omission). One Node timer is armed for the next intended
+ * time; if the loop wakes late, every call already due goes out at once.
+ */
+import { Metadata, ServiceError, status } from '@grpc/grpc-js';
+import { ProbeClient } from '../lib/probe-service';
+import { MethodSpec } from '../model';
+import { RandomSource } from '../../src/core/random';
+import { LoadRecorder } from './load-recorder';
+import { encodeProbeRequest } from './probe-request';
+
+export interface OpenLoopOptions {
+  readonly client: ProbeClient;
+  readonly rateRps: number;
+  readonly methods: readonly MethodSpec[];
+  /** performance.now() of t = 0 (start of measurement); sending starts warmupS earlier. */
+  readonly zeroAtMs: number;
+  readonly warmupS: number;
+  readonly measureS: number;
+  /** Offset of this client's first call within one period, in [0, 1). */
+  readonly phaseOffset: number;
+  readonly random: RandomSource;
+  readonly recorder: LoadRecorder;
+  /** Backend index from the serving backend's id (OK calls) or the peer address (any call); -1 unknown. */
+  readonly backendOf: (responseId: string | null, peer: string) => number;
+  /** Called when the client should switch channels (s11); returns the new client. */
+  readonly replaceClientAtS?: number;
+  readonly newClient?: () => ProbeClient;
+}
+
+/** Picks methods by weight from a seeded source, so every run sends the same mix. */
+export function methodPicker(methods: readonly MethodSpec[], random: RandomSource): () => MethodSpec {
+  if (methods.length === 1) {
+    return () => methods[0];
+  }
+  const total = methods.reduce((sum, m) => sum + m.weight, 0);
+  return () => {
+    let x = random() * total;
+    for (const method of methods) {
+      x -= method.weight;
+      if (x < 0) {
+        return method;
+      }
+    }
+    return methods[methods.length - 1];
+  };
+}
+
+export function runOpenLoop(options: OpenLoopOptions): Promise<void> {
+  const periodMs = 1000 / options.rateRps;
+  const startMs = options.zeroAtMs - options.warmupS * 1000 + options.phaseOffset * periodMs;
+  const endMs = options.zeroAtMs + options.measureS * 1000;
+  const nextMethod = methodPicker(options.methods, options.random);
+  const requests = new Map(options.methods.map((m) => [m, encodeProbeRequest(m.medianMs)]));
+  let client = options.client;
+  let replaced = options.replaceClientAtS === undefined;
+  let nextMs = startMs;
+  let inFlight = 0;
+  let sendingDone = false;
+  return new Promise<void>((resolve) => {
+    const maybeFinish = (): void => {
+      if (sendingDone && inFlight === 0) {
+        resolve();
+      }
+    };
+    const send = (intendedMs: number): void => {
+      const method = nextMethod();
+      inFlight++;
+      const call = client.call(
+        requests.get(method)!,
+        new Metadata(),
+        { deadline: Date.now() + method.deadlineMs },
+        (error: ServiceError | null, response?: Buffer) => {
+          const latencyMs = performance.now() - intendedMs;
+          const ok = error === null;
+          const backend = options.backendOf(ok && response ? response.toString('utf8') : null, call.getPeer());
+          options.recorder.record(
+            (intendedMs - options.zeroAtMs) / 1000,
+            latencyMs,
+            ok,
+            backend,
+            ok ? status.OK : error.code,
+          );
+          inFlight--;
+          maybeFinish();
+        },
+      );
+    };
+    const tick = (): void => {
+      const nowMs = performance.now();
+      if (!replaced && nowMs >= options.zeroAtMs + options.replaceClientAtS! * 1000) {
+        replaced = true;
+        const old = client;
+        client = options.newClient!();
+        // Calls in flight on the old channel finish there.
+        setTimeout(() => old.close(), 1000);
+      }
+      while (nextMs <= nowMs && nextMs < endMs) {
+        send(nextMs);
+        nextMs += periodMs;
+      }
+      if (nextMs < endMs) {
+        setTimeout(tick, Math.max(0, nextMs - performance.now()));
+      } else {
+        sendingDone = true;
+        maybeFinish();
+      }
+    };
+    setTimeout(tick, Math.max(0, startMs - performance.now()));
+  });
+}

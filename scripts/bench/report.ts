@@ -1,0 +1,383 @@
+/**
+ * Tables for the terminal and the report, docs/benchmarks.md with its SVG
+ * charts (docs/benchmarks/*.svg), all from one BenchResults object (which
+ * `--json` saves, so `--report-from` can regenerate the report without
+ * re-running).
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { aggregate, AggregateRow, rowsFor } from './aggregate';
+import { barChart, lineChart } from './charts';
+import type { BenchOptions } from './args';
+import type { CpuPerRpcResult } from './cpu-per-rpc';
+import type { ScenarioResult } from './loadtest';
+import type { MachineDescription } from './machine';
+import { gitCommit } from './machine';
+import { REPO_ROOT } from './package-under-test';
+import type { PickPathReport } from './pick-path';
+import { PolicyId, POLICY_IDS, POLICY_LABELS } from './policies';
+import { formatMs, formatPercent } from './progress';
+import { REFERENCE_OVERHEAD, REFERENCE_RECOVERY_S, REFERENCE_RESULTS } from './reference-numbers';
+import { markdownTable, Table } from './tables';
+import { cpuVerdicts, loadVerdicts, pickVerdicts, Verdict } from './verdicts';
+import { SimulatorSummary, simulatorOrderingVerdicts, simulatorTable } from './simulator';
+
+export interface BenchResults {
+  readonly startedAt: string;
+  readonly machine: MachineDescription;
+  readonly options: BenchOptions;
+  readonly load: (ScenarioResult & { repeat?: number })[];
+  pick: PickPathReport | null;
+  cpu: CpuPerRpcResult[] | null;
+  simulator?: SimulatorSummary | null;
+}
+
+type PolicyKey = ScenarioResult['policies'][number]['policy'];
+
+export function policyLabel(policy: PolicyKey): string {
+  return policy === 'peak_ewma_xds' ? 'peak_ewma via xDS' : POLICY_LABELS[policy];
+}
+
+function seconds(value: number | null): string {
+  return value === null ? '–' : `${Math.round(value)} s`;
+}
+
+/** One run's per-policy table for the terminal. */
+export function loadTable(result: ScenarioResult): Table {
+  const fault = result.faultyBackends.length > 0;
+  return {
+    headers: [
+      'policy',
+      fault ? 'p50 (fault)' : 'p50',
+      fault ? 'p99 (fault)' : 'p99',
+      'p99.9',
+      'p99 all calls',
+      'errors',
+      ...(fault ? ['detect', 'recover'] : []),
+      'CPU µs/call',
+    ],
+    rows: result.policies.map((p) => [
+      policyLabel(p.policy),
+      formatMs(p.headline.okLatency.p50Ms),
+      formatMs(p.headline.okLatency.p99Ms),
+      formatMs(p.headline.okLatency.p999Ms),
+      formatMs(p.headline.allLatency.p99Ms),
+      formatPercent(p.headline.errorRate),
+      ...(fault ? [seconds(p.detectS), seconds(p.recoverS)] : []),
+      p.cpuMicrosPerCall.toFixed(0),
+    ]),
+  };
+}
+
+export function pickTable(report: PickPathReport): Table {
+  const counts = Array.from(new Set(report.results.map((r) => r.endpoints)));
+  const policies = Array.from(new Set(report.results.map((r) => r.policy)));
+  return {
+    headers: ['endpoints', ...policies.flatMap((p) => [`${POLICY_LABELS[p]} p50 ns`, 'p99 ns'])],
+    rows: counts.map((n) => [
+      String(n),
+      ...policies.flatMap((p) => {
+        const r = report.results.find((x) => x.policy === p && x.endpoints === n);
+        return r ? [String(r.p50Ns), String(r.p99Ns)] : ['–', '–'];
+      }),
+    ]),
+  };
+}
+
+export function cpuTable(results: readonly CpuPerRpcResult[]): Table {
+  const counts = Array.from(new Set(results.map((r) => r.backends)));
+  const policies = Array.from(new Set(results.map((r) => r.policy)));
+  return {
+    headers: ['backends', ...policies.map((p) => `${POLICY_LABELS[p]} µs/call`), ...policies.filter((p) => p !== 'round_robin').map((p) => `${POLICY_LABELS[p]} / rr`), 'calls/s (rr)'],
+    rows: counts.map((n) => {
+      const of = (p: PolicyId) => results.find((r) => r.policy === p && r.backends === n);
+      return [
+        String(n),
+        ...policies.map((p) => of(p)?.cpuMicrosPerCall.toFixed(1) ?? '–'),
+        ...policies.filter((p) => p !== 'round_robin').map((p) => of(p)?.ratioToRoundRobin.toFixed(3) ?? '–'),
+        of('round_robin')?.callsPerSecond.toFixed(0) ?? '–',
+      ];
+    }),
+  };
+}
+
+// ---- the Markdown report ----
+
+const HEADLINE_POLICIES: readonly PolicyId[] = ['peak_ewma', 'least_request', 'lr_od', 'round_robin'];
+
+function headlineTable(rows: readonly AggregateRow[], scenarios: readonly string[]): Table {
+  return {
+    headers: ['scenario', ...HEADLINE_POLICIES.map((p) => `${POLICY_LABELS[p]} ours / ref`), 'peak_ewma+od', 'wrr (ORCA)'],
+    rows: scenarios.map((s) => {
+      const mine = rowsFor(rows, s, 'reference');
+      const ref = REFERENCE_RESULTS[s];
+      const cell = (p: PolicyId): string => {
+        const r = mine.find((x) => x.policy === p);
+        const refMs = ref?.p99Ms[p];
+        return `${r ? formatMs(r.p99Ms) : '–'} / ${refMs !== undefined ? formatMs(refMs) : '–'}`;
+      };
+      const own = (p: PolicyId): string => {
+        const r = mine.find((x) => x.policy === p);
+        return r ? formatMs(r.p99Ms) : '–';
+      };
+      return [`${s} ${mine[0]?.title ?? ''}`, ...HEADLINE_POLICIES.map(cell), own('peak_ewma_od'), own('wrr_orca')];
+    }),
+  };
+}
+
+function errorTable(rows: readonly AggregateRow[], scenarios: readonly string[]): Table {
+  return {
+    headers: ['scenario', ...HEADLINE_POLICIES.map((p) => `${POLICY_LABELS[p]} ours / ref`), 'peak_ewma+od', 'wrr (ORCA)'],
+    rows: scenarios.map((s) => {
+      const mine = rowsFor(rows, s, 'reference');
+      const ref = REFERENCE_RESULTS[s];
+      const cell = (p: PolicyId): string => {
+        const r = mine.find((x) => x.policy === p);
+        const refRate = ref?.errorRate[p];
+        return `${r ? formatPercent(r.errorRate) : '–'} / ${refRate !== undefined ? formatPercent(refRate) : '–'}`;
+      };
+      const own = (p: PolicyId): string => {
+        const r = mine.find((x) => x.policy === p);
+        return r ? formatPercent(r.errorRate) : '–';
+      };
+      return [s, ...HEADLINE_POLICIES.map(cell), own('peak_ewma_od'), own('wrr_orca')];
+    }),
+  };
+}
+
+function detailTable(rows: readonly AggregateRow[]): Table {
+  return {
+    headers: ['policy', 'p50', 'p99', 'p99.9', 'p99 all calls', 'errors', 'detect', 'recover', 'client CPU µs/call'],
+    rows: rows.map((r) => [
+      policyLabel(r.policy),
+      formatMs(r.p50Ms),
+      formatMs(r.p99Ms),
+      formatMs(r.p999Ms),
+      formatMs(r.allP99Ms),
+      formatPercent(r.errorRate),
+      seconds(r.detectS),
+      seconds(r.recoverS),
+      r.cpuMicrosPerCall.toFixed(0),
+    ]),
+  };
+}
+
+function verdictTable(verdicts: readonly Verdict[]): Table {
+  return {
+    headers: ['target', 'result', 'numbers'],
+    numeric: false,
+    rows: verdicts.map((v) => [v.target, v.met === null ? 'not measured' : v.met ? '**met**' : '**missed**', v.detail]),
+  };
+}
+
+interface Chart {
+  readonly file: string;
+  readonly svg: string;
+  readonly caption: string;
+}
+
+function charts(results: BenchResults, rows: readonly AggregateRow[], scenarios: readonly string[]): Chart[] {
+  const out: Chart[] = [];
+  const policies = POLICY_IDS.filter((p) => rows.some((r) => r.policy === p && r.layout === 'reference'));
+  const series = (field: 'p99Ms' | 'p999Ms' | 'allP99Ms') =>
+    policies.map((p) => ({
+      name: POLICY_LABELS[p],
+      values: scenarios.map((s) => rowsFor(rows, s, 'reference').find((r) => r.policy === p)?.[field] ?? null),
+    }));
+  if (scenarios.length > 0) {
+    out.push({
+      file: 'p99.svg',
+      caption: 'p99 of OK calls per scenario and policy (fault phase for fault scenarios), log scale',
+      svg: barChart({ title: 'p99 latency (OK calls)', yLabel: 'ms (log)', groups: scenarios, series: series('p99Ms'), logScale: true }),
+    });
+    out.push({
+      file: 'p999.svg',
+      caption: 'p99.9 of OK calls per scenario and policy, log scale',
+      svg: barChart({ title: 'p99.9 latency (OK calls)', yLabel: 'ms (log)', groups: scenarios, series: series('p999Ms'), logScale: true }),
+    });
+    out.push({
+      file: 'p99-all-calls.svg',
+      caption: 'p99 over all calls, failures counted at the 500 ms deadline, log scale',
+      svg: barChart({ title: 'p99 latency (all calls, failures at deadline)', yLabel: 'ms (log)', groups: scenarios, series: series('allP99Ms'), logScale: true }),
+    });
+  }
+  for (const scenario of ['s03', 's10']) {
+    const run = results.load.find((r) => r.scenario === scenario && r.layout === 'reference');
+    if (!run || run.faultyBackends.length === 0) continue;
+    const fair = run.faultyBackends.length / run.backendCount;
+    out.push({
+      file: `${scenario}-share.svg`,
+      caption:
+        `${scenario}: share of each policy's calls sent to the faulty backend${run.faultyBackends.length > 1 ? 's' : ''} per second ` +
+        '(3-point trailing mean), fault window shaded, fair share dashed',
+      svg: lineChart({
+        title: `${scenario} ${run.title}: share of calls to the faulty backend${run.faultyBackends.length > 1 ? 's' : ''}`,
+        xLabel: 'seconds after warm-up',
+        yLabel: 'share of calls',
+        series: run.policies.map((p) => ({
+          name: policyLabel(p.policy),
+          points: p.faultyShare.map((share, t) => [t + 1, Number.isFinite(share) ? share : 0] as const),
+        })),
+        bands: [{ fromX: run.timeline.faultFromS, toX: run.timeline.faultToS, label: 'fault' }],
+        referenceLines: [{ y: fair, label: 'fair share' }],
+      }),
+    });
+  }
+  return out;
+}
+
+function scaleText(results: BenchResults): string {
+  const first = results.load[0];
+  if (!first) return 'no load test in this run';
+  const { scale, load, timeline } = first;
+  return (
+    `slots ÷ ${scale.slotDivisor} (8 → ${8 / scale.slotDivisor}), service times × ${scale.timeFactor} ` +
+    `(U10_get: 10 ms → ${10 * scale.timeFactor} ms median), ${Math.round(scale.load * 100)} % of capacity offered: ` +
+    `${load.perClientRps} calls/s per client, ${load.totalRps} calls/s in all ` +
+    `(${first.scenario}: fleet capacity ${Math.round(load.fleetCapacityRps)} calls/s); ` +
+    `warm-up ${timeline.warmupS} s, measurement ${timeline.measureS} s, fault ${timeline.faultFromS}–${timeline.faultToS} s`
+  );
+}
+
+export const REPORT_PATH = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
+export const CHART_DIR = path.join(REPO_ROOT, 'docs', 'benchmarks');
+
+export function renderReport(results: BenchResults): { markdown: string; charts: Chart[] } {
+  const rows = aggregate(results.load);
+  const scenarios = Array.from(new Set(results.load.map((r) => r.scenario)));
+  const chartList = charts(results, rows, scenarios);
+  const verdicts = [
+    ...loadVerdicts(rows),
+    ...(results.simulator ? simulatorOrderingVerdicts(rows, results.simulator) : []),
+    ...cpuVerdicts(results.cpu),
+    ...pickVerdicts(results.pick),
+  ];
+  const m = results.machine;
+  const lines: string[] = [
+    '# Benchmarks',
+    '',
+    '<!-- Generated by `npm run bench:report` (scripts/bench/report.ts). Do not edit by hand. -->',
+    '',
+    `Measured ${results.startedAt.slice(0, 10)} on ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.platform}, ` +
+      `Node ${m.node}, @grpc/grpc-js ${m.grpcJs}, commit ${gitCommit(REPO_ROOT)}. ` +
+      `Load average at start: ${m.loadAverage.join(' / ')} (the machine is shared; absolute numbers move with it, ` +
+      'side-by-side comparisons much less).',
+    '',
+    'Regenerate everything (load test, overhead benchmarks, this file and its charts):',
+    '',
+    '```sh',
+    'npm run bench:report',
+    '```',
+    '',
+    `Scale: ${scaleText(results)}.`,
+    '',
+    '## Targets',
+    '',
+    markdownTable(verdictTable(verdicts)),
+    '',
+  ];
+  if (scenarios.length > 0) {
+    lines.push(
+      '## Load test: p99 per scenario',
+      '',
+      'p99 of OK calls in ms, latency from the intended start; the fault phase for fault scenarios, the whole window ' +
+        'otherwise (the reference\'s "worst-case p99"). "ref" = the reference\'s published number ' +
+        '(`cluster-2026-10-05-fixes`, reference-load-test.md §6) at its own scale (8 slots, 10 ms): compare orderings ' +
+        'and ratios, not absolute values.',
+      '',
+      markdownTable(headlineTable(rows, scenarios)),
+      '',
+      'Error rate (fault phase for fault scenarios):',
+      '',
+      markdownTable(errorTable(rows, scenarios)),
+      '',
+    );
+    for (const chart of chartList) {
+      lines.push(`![${chart.caption}](benchmarks/${chart.file})`, '', `*${chart.caption}.*`, '');
+    }
+    lines.push('### Per scenario', '');
+    for (const scenario of scenarios) {
+      for (const layout of ['reference', 'uniform'] as const) {
+        const mine = rowsFor(rows, scenario, layout);
+        if (mine.length === 0) continue;
+        lines.push(`**${scenario} ${mine[0].title}** (${layout} layout, ${mine[0].repeats} run${mine[0].repeats > 1 ? 's' : ''})`, '');
+        lines.push(markdownTable(detailTable(mine)), '');
+        const rec = REFERENCE_RECOVERY_S[scenario];
+        if (rec && layout === 'reference') {
+          lines.push(`Reference recovery: peak ${rec.peak_ewma} s, least_request ${rec.least_request} s.`, '');
+        }
+      }
+    }
+  }
+  if (results.simulator) {
+    lines.push('## Simulator beside the real runs', '', markdownTable(simulatorTable(rows, results.simulator)), '');
+  }
+  if (results.cpu) {
+    lines.push(
+      '## Client CPU per RPC',
+      '',
+      'Closed loop at saturation (32 calls in flight, backends answer at once), one client process per policy, ' +
+        'segments interleaved in shuffled order; `process.cpuUsage()` (user + system) per completed call. ' +
+        `Ratios are medians of per-round ratios to round_robin. Reference: ${REFERENCE_OVERHEAD.cpuRatioAt10}× at 10 ` +
+        `backends, ${REFERENCE_OVERHEAD.cpuRatioAt500}× at 500.`,
+      '',
+      markdownTable(cpuTable(results.cpu)),
+      '',
+    );
+  }
+  if (results.pick) {
+    lines.push(
+      '## Pick path',
+      '',
+      'ns per call for `pick()` + `onCallStarted()` + `onCallEnded()`, each call timed alone with `performance.now()` ' +
+        `(its own cost, ${results.pick.timerOverheadNs.toFixed(0)} ns per pair, subtracted). Pickers are built by grpc-js ` +
+        'itself (`ChildLoadBalancerHandler` + `parseLoadBalancingConfig`, i.e. the registry) over READY fake ' +
+        'subchannels, and our package is the tsc-style build, not tsx (see scripts/bench/package-under-test.ts). ' +
+        `Reference: pick p99 ${REFERENCE_OVERHEAD.pickP99At500Us} µs at 500 backends.`,
+      '',
+      markdownTable(pickTable(results.pick)),
+      '',
+    );
+  }
+  lines.push(methodNotes());
+  return { markdown: lines.join('\n'), charts: chartList };
+}
+
+function methodNotes(): string {
+  return [
+    '## How it runs',
+    '',
+    '- **Backends**: 20 real grpc-js servers on 127.0.0.1 in 4 backend-host processes. Each answers from the ' +
+      'shared queueing model (scripts/model: slots + FIFO, lognormal service times capped at 50× median, errors ' +
+      'before queueing, black hole, GC completion gate, deadline skipping) under a real-time scheduler, so a GC ' +
+      'pause holds one backend\'s completions only. Behaviour changes at run time over IPC for fault phases. ' +
+      'Timers have ~1 ms granularity (the reference used a scheduled executor): service times run 0–1 ms long.',
+    '- **Clients**: one process per policy (the reference ran two), all at once against the same fleet ' +
+      '(reference layout); open loop at a fixed period, latency from the intended start, 500 ms deadline, ' +
+      'OK-call p99 and all-call p99 (failures at the deadline) from HDR histograms merged exactly. The uniform ' +
+      'layout runs every client with one policy, one run per policy.',
+    '- **Policies**: round_robin (grpc-js), least_request_experimental (choiceCount 2), lr+od = least_request in ' +
+      'outlier_detection with the reference\'s settings, peak_ewma_experimental (defaults), peak_ewma+od, and ' +
+      'weighted_round_robin fed by per-call ORCA reports (grpc-js servers can send them: ' +
+      '`grpc.server_call_metric_recording` + `call.getMetricsRecorder()`; the backends report busy-slot ' +
+      'utilisation, qps and eps) as the server-assisted bar. Every run checks that our policies accounted the calls ' +
+      '(grpc-js silently falls back to pick_first on a bad config).',
+    '- **Scale**: the reference offered 10,707 calls/s from 8 JVM clients on 18 cores; this machine has 2 cores, so ' +
+      'backend capacity is scaled down (fewer slots, longer service times) and the 70 % utilisation kept.',
+    '',
+  ].join('\n');
+}
+
+/** Writes docs/benchmarks.md and the charts; returns the paths written. */
+export function writeReport(results: BenchResults): string[] {
+  const { markdown, charts: chartList } = renderReport(results);
+  fs.mkdirSync(CHART_DIR, { recursive: true });
+  const written = [REPORT_PATH];
+  fs.writeFileSync(REPORT_PATH, markdown);
+  for (const chart of chartList) {
+    const file = path.join(CHART_DIR, chart.file);
+    fs.writeFileSync(file, chart.svg);
+    written.push(file);
+  }
+  return written.map((p) => path.relative(REPO_ROOT, p));
+}
