@@ -50,9 +50,6 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
       defaultRttMs: settings.defaultRttMs ?? PEAK_EWMA_DEFAULTS.defaultRttMs,
       penaltyValue: settings.penaltyValue ?? PEAK_EWMA_DEFAULTS.penaltyValue,
       errorPenaltyFactor: settings.errorPenaltyFactor ?? PEAK_EWMA_DEFAULTS.errorPenaltyFactor,
-      slowCostExponent: settings.slowCostExponent,
-      slowThreshold: settings.slowThreshold,
-      maxRttRatio: settings.maxRttRatio,
     };
   }
 
@@ -111,9 +108,6 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
         min: 1,
         max: PEAK_EWMA_LIMITS.maxErrorPenaltyFactor,
       }),
-      slowCostExponent: readNumber(name, fields, 'slowCostExponent', 0, { min: 0, max: 10 }),
-      slowThreshold: readNumber(name, fields, 'slowThreshold', 1, { min: 0, minExclusive: true, max: 100 }),
-      maxRttRatio: readNumber(name, fields, 'maxRttRatio', 0, { min: 0, max: 1000 }),
     });
   }
 }
