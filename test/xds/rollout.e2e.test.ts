@@ -56,6 +56,7 @@ test('round_robin → PeakEwma → decay_time change (state kept) → round_robi
       const stats = world.stats(PEAK);
       return stats.length === 1 && decayTimeOf(stats[0].config) === '2s' ? stats : undefined;
     });
+    expect(afterChange.instanceId).toBe(beforeChange.instanceId);
     for (const endpoint of afterChange.endpoints) {
       expect(endpoint.callsStarted).toBeGreaterThanOrEqual(startedBefore.get(endpoint.address)!);
       expect(endpoint.msSinceLastSample).not.toBeNull();
