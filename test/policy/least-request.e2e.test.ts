@@ -4,7 +4,7 @@
  */
 import { getLoadBalancerStats, register, STATS_LABEL_OPTION } from '../../src';
 import { TestBackend, startBackends, stopBackends } from '../support/backends';
-import { clientFor, runTraffic, shareOf, trafficUntilClean } from '../support/traffic';
+import { clientFor, fastOutlierDetection, runTraffic, shareOf, trafficUntilClean } from '../support/traffic';
 
 register();
 
@@ -76,21 +76,9 @@ describe('least_request_experimental', () => {
 
   it('works wrapped in outlier_detection (the reference baseline lr_od): the failing backend is ejected', async () => {
     backends[1].behaviour.failWith = 14;
-    const client = clientFor(
-      backends,
-      [
-        {
-          outlier_detection: {
-            interval: { seconds: 0, nanos: 300_000_000 },
-            base_ejection_time: { seconds: 30, nanos: 0 },
-            max_ejection_percent: 50,
-            failure_percentage_ejection: { threshold: 50, enforcement_percentage: 100, minimum_hosts: 3, request_volume: 5 },
-            child_policy: [{ least_request_experimental: { choiceCount: 2 } }],
-          },
-        },
-      ],
-      { [STATS_LABEL_OPTION]: 'lr-od' },
-    );
+    const client = clientFor(backends, [fastOutlierDetection({ least_request_experimental: { choiceCount: 2 } })], {
+      [STATS_LABEL_OPTION]: 'lr-od',
+    });
     try {
       const warmUp = await trafficUntilClean(client, 20_000);
       expect(warmUp).toMatchObject({ clean: true, failuresSeen: expect.any(Number) });

@@ -5,14 +5,14 @@
  */
 import { getLoadBalancerStats, register, STATS_LABEL_OPTION } from '../../src';
 import { TestBackend, startBackends, stopBackends } from '../support/backends';
-import { clientFor, runTraffic, shareOf, trafficUntilClean } from '../support/traffic';
+import { clientFor, fastOutlierDetection, runTraffic, shareOf, trafficUntilClean } from '../support/traffic';
 
 register();
 
 // Large enough that timer granularity and a busy 2-core machine do not
 // blur the 10x ratio.
-const FAST_MS = 20;
-const SLOW_MS = 200;
+const FAST_MS = 40;
+const SLOW_MS = 400;
 
 function statsFor(label: string) {
   const found = getLoadBalancerStats().filter((stats) => stats.label === label);
@@ -79,22 +79,9 @@ describe('peak_ewma_experimental under outlier_detection', () => {
     backends.forEach((backend) => (backend.behaviour.delayMs = FAST_MS));
     backends[0].behaviour.delayMs = SLOW_MS;
     backends[1].behaviour.failWith = 14;
-    const client = clientFor(
-      backends,
-      [
-        {
-          outlier_detection: {
-            // grpc-js's outlier_detection takes {seconds, nanos}, not "0.5s".
-            interval: { seconds: 0, nanos: 500_000_000 },
-            base_ejection_time: { seconds: 30, nanos: 0 },
-            max_ejection_percent: 50,
-            failure_percentage_ejection: { threshold: 50, enforcement_percentage: 100, minimum_hosts: 3, request_volume: 5 },
-            child_policy: [{ peak_ewma_experimental: { errorPenaltyFactor: 1 } }],
-          },
-        },
-      ],
-      { [STATS_LABEL_OPTION]: 'od-peak' },
-    );
+    const client = clientFor(backends, [fastOutlierDetection({ peak_ewma_experimental: { errorPenaltyFactor: 1 } })], {
+      [STATS_LABEL_OPTION]: 'od-peak',
+    });
     try {
       const warmUp = await trafficUntilClean(client, 20_000);
       expect(warmUp.clean).toBe(true);

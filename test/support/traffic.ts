@@ -83,6 +83,24 @@ export async function trafficUntilClean(
   return { clean: false, failuresSeen };
 }
 
+/**
+ * outlier_detection around `childPolicy`, tuned to eject a failing backend
+ * within a second of test traffic. grpc-js's outlier_detection takes
+ * durations only as {seconds, nanos}: "0.3s" would make it fall back to
+ * pick_first in silence.
+ */
+export function fastOutlierDetection(childPolicy: object): object {
+  return {
+    outlier_detection: {
+      interval: { seconds: 0, nanos: 300_000_000 },
+      base_ejection_time: { seconds: 30, nanos: 0 },
+      max_ejection_percent: 50,
+      failure_percentage_ejection: { threshold: 50, enforcement_percentage: 100, minimum_hosts: 3, request_volume: 5 },
+      child_policy: [childPolicy],
+    },
+  };
+}
+
 export function emptyMetadata(): Metadata {
   return new Metadata();
 }
