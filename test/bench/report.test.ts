@@ -1,0 +1,162 @@
+import { aggregate } from '../../scripts/bench/aggregate';
+import type { LatencySummary } from '../../scripts/bench/histogram';
+import type { PolicyResult, ScenarioResult } from '../../scripts/bench/loadtest';
+import type { PolicyId } from '../../scripts/bench/policies';
+import { BenchResults, renderReport } from '../../scripts/bench/report';
+import { orderingDisagreements } from '../../scripts/bench/simulator';
+import { cpuVerdicts, isTieOrBetter, loadVerdicts, pickVerdicts } from '../../scripts/bench/verdicts';
+import { parseArgs } from '../../scripts/bench/args';
+
+function latency(p99Ms: number): LatencySummary {
+  return { count: 1000, p50Ms: p99Ms / 2, p90Ms: p99Ms * 0.8, p99Ms, p999Ms: p99Ms * 2, maxMs: p99Ms * 3, meanMs: p99Ms / 2 };
+}
+
+function policy(id: PolicyId, p99Ms: number, errorRate = 0): PolicyResult {
+  const window = {
+    calls: 1000,
+    ok: 1000 - errorRate * 1000,
+    failed: errorRate * 1000,
+    errorRate,
+    okLatency: latency(p99Ms),
+    allLatency: latency(errorRate > 0 ? 500 : p99Ms),
+    meanClientOkP99Ms: p99Ms,
+  };
+  return {
+    policy: id,
+    clients: 1,
+    window,
+    phases: { fault: window },
+    headline: window,
+    faultyShare: [0.05, 0.05, 0.01, 0.0, 0.05],
+    detectS: 2,
+    recoverS: 1,
+    cpuMicrosPerCall: 900,
+    evidence: [],
+    failuresByCode: {},
+  };
+}
+
+function scenario(id: string, p99: Partial<Record<PolicyId, number>>, repeat = 0): ScenarioResult & { repeat: number } {
+  return {
+    scenario: id,
+    title: `title of ${id}`,
+    layout: 'reference',
+    timeline: { warmupS: 1, measureS: 5, faultFromS: 1, faultToS: 3 },
+    scale: { slotDivisor: 4, timeFactor: 6, load: 0.7 },
+    load: { fleetCapacityRps: 637, totalRps: 444, perClientRps: 74 },
+    backendCount: 20,
+    faultyBackends: [0],
+    policies: Object.entries(p99).map(([p, v]) => policy(p as PolicyId, v!)),
+    startedAt: '2026-11-29T00:00:00Z',
+    repeat,
+  };
+}
+
+describe('verdicts', () => {
+  it('treats p99s within max(2 ms, 5 %) as a tie', () => {
+    expect(isTieOrBetter(21.5, 21.3)).toBe(true);
+    expect(isTieOrBetter(105, 100)).toBe(true);
+    expect(isTieOrBetter(106, 100)).toBe(false);
+  });
+
+  it('checks that peak_ewma is lowest among client-only policies, OK and all-calls p99', () => {
+    const rows = aggregate([
+      scenario('s03', { peak_ewma: 30, least_request: 40, lr_od: 35, round_robin: 400, wrr_orca: 10 }),
+      scenario('s10', { peak_ewma: 60, least_request: 40, lr_od: 45, round_robin: 400 }),
+    ]);
+    const verdicts = loadVerdicts(rows);
+    const s03 = verdicts.filter((v) => v.target.startsWith('s03'));
+    const s10 = verdicts.filter((v) => v.target.startsWith('s10'));
+    // wrr (server help) beating peak does not count against it.
+    expect(s03.every((v) => v.met === true)).toBe(true);
+    expect(s10[0].met).toBe(false);
+    expect(s10[0].detail).toContain('least_request');
+  });
+
+  it('averages repeats before judging, as the reference did', () => {
+    const rows = aggregate([
+      scenario('s03', { peak_ewma: 30, round_robin: 100 }, 0),
+      scenario('s03', { peak_ewma: 50, round_robin: 100 }, 1),
+    ]);
+    expect(rows.find((r) => r.policy === 'peak_ewma')!.p99Ms).toBe(40);
+    expect(rows.find((r) => r.policy === 'peak_ewma')!.repeats).toBe(2);
+  });
+
+  it('judges CPU ratios against 1.03 (10, 50 backends) and 1.05 (500)', () => {
+    const result = (backends: number, ratio: number) => ({
+      backends,
+      policy: 'peak_ewma' as const,
+      cpuMicrosPerCall: 500 * ratio,
+      ratioToRoundRobin: ratio,
+      callsPerSecond: 1000,
+      rounds: 5,
+      perRound: [],
+    });
+    const verdicts = cpuVerdicts([result(10, 1.02), result(50, 1.04), result(500, 1.04)]);
+    expect(verdicts.map((v) => v.met)).toEqual([true, false, true]);
+  });
+
+  it('judges the pick path against 1.2x round_robin and flatness from the fewest to the most endpoints', () => {
+    const r = (endpoints: number, policy: PolicyId, p50Ns: number, p99Ns: number) => ({
+      endpoints,
+      policy,
+      samples: 100,
+      p50Ns,
+      p99Ns,
+      p999Ns: p99Ns,
+      meanNs: p50Ns,
+    });
+    const verdicts = pickVerdicts({
+      timerOverheadNs: 50,
+      results: [r(10, 'round_robin', 50, 100), r(10, 'peak_ewma', 55, 110), r(1000, 'round_robin', 50, 100), r(1000, 'peak_ewma', 200, 400)],
+    });
+    expect(verdicts.map((v) => v.met)).toEqual([true, false, false]);
+    expect(verdicts[2].target).toContain('flat from 10 to 1000');
+  });
+});
+
+describe('simulator ordering', () => {
+  it('flags only pairs both sides order clearly and oppositely', () => {
+    const real = new Map<PolicyId, number>([
+      ['peak_ewma', 30],
+      ['least_request', 100],
+      ['round_robin', 101],
+    ]);
+    const sim = new Map<PolicyId, number>([
+      ['peak_ewma', 120],
+      ['least_request', 50],
+      ['round_robin', 50],
+    ]);
+    expect(orderingDisagreements(real, sim)).toEqual([
+      ['peak_ewma', 'least_request'],
+      ['peak_ewma', 'round_robin'],
+    ]);
+  });
+});
+
+describe('report', () => {
+  it('renders targets, our numbers beside the reference, charts and the regenerate command', () => {
+    const results: BenchResults = {
+      startedAt: '2026-11-29T00:00:00Z',
+      machine: { cpuModel: 'Test CPU', cpus: 2, memoryGiB: 24, platform: 'Linux', node: 'v20', grpcJs: '1.14.7', loadAverage: [1, 1, 1] },
+      options: parseArgs([]),
+      load: [
+        scenario('s03', { peak_ewma: 30, least_request: 40, lr_od: 35, round_robin: 400, peak_ewma_od: 31, wrr_orca: 25 }),
+      ],
+      pick: null,
+      cpu: null,
+    };
+    const { markdown, charts } = renderReport(results);
+    expect(markdown).toContain('npm run bench:report');
+    expect(markdown).toContain('2 × Test CPU');
+    // Our s03 peak_ewma p99 beside the reference's 21.5 ms.
+    expect(markdown).toContain('30.0ms / 21.5ms');
+    expect(markdown).toContain('400ms / 450ms');
+    expect(markdown).toMatch(/s03: peak_ewma p99 \(OK calls\) lowest of client-only policies \| \*\*met\*\*/);
+    expect(markdown).toContain('| CPU per RPC vs round_robin | not measured |');
+    expect(charts.map((c) => c.file)).toEqual(['p99.svg', 'p999.svg', 'p99-all-calls.svg', 's03-share.svg']);
+    for (const chart of charts) {
+      expect(markdown).toContain(`(benchmarks/${chart.file})`);
+    }
+  });
+});
