@@ -4,7 +4,7 @@
  *
  *   console.log(formatLoadBalancerStats(getLoadBalancerStats()));
  *
- *   peak_ewma_experimental "orders" READY {"choiceCount":2,"decayTime":"10s",...}
+ *   peak_ewma_experimental #1 "orders" READY {"choiceCount":2,"decayTime":"10s",...}
  *     endpoint          state  estimate_ms  outstanding      cost  calls  share  last_sample_ms_ago
  *     127.0.0.1:50051   READY        10.41            1     20.82    412  0.412                   3
  */
@@ -25,7 +25,10 @@ function fixed(value: number | null, digits: number): string {
   return value === null || !Number.isFinite(value) ? '-' : value.toFixed(digits);
 }
 
-/** One block per balancer: a header line (policy, label, state, config), then one row per endpoint. */
+/**
+ * One block per balancer: a header line (policy, `#instanceId`, label, state,
+ * live config), then one row per endpoint.
+ */
 export function formatLoadBalancerStats(snapshot: readonly BalancerStats[]): string {
   if (snapshot.length === 0) {
     return '(no peak_ewma_experimental or least_request_experimental balancer is live in this process)';
@@ -35,7 +38,7 @@ export function formatLoadBalancerStats(snapshot: readonly BalancerStats[]): str
 
 function formatBalancer(stats: BalancerStats): string {
   const label = stats.label === '' ? '' : ` ${JSON.stringify(stats.label)}`;
-  const header = `${stats.policy}${label} ${stats.state} ${JSON.stringify(configOf(stats))}`;
+  const header = `${stats.policy} #${stats.instanceId}${label} ${stats.state} ${JSON.stringify(configOf(stats))}`;
   const rows = [COLUMNS.map((column) => column.title), ...stats.endpoints.map((endpoint) => COLUMNS.map((column) => column.cell(endpoint)))];
   const widths = COLUMNS.map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   // Text left-aligned, numbers right-aligned.

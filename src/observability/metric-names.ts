@@ -18,6 +18,13 @@ export const METRIC_ATTRIBUTES = {
   endpoint: 'grpc.lb.endpoint',
   /** The policy's registered name, e.g. `peak_ewma_experimental`. */
   policy: 'grpc.lb.policy',
+  /**
+   * The balancer's `instanceId`. Two balancers can serve the same label and
+   * endpoint at once (grpc-js-xds keeps a replaced priority child for a
+   * while; a policy change builds a new balancer before dropping the old);
+   * this keeps their series apart. Aggregate it away in dashboards.
+   */
+  instance: 'grpc.lb.instance',
 } as const;
 
 /** One instrument: its name, kind, and how to read its value from an endpoint's stats. */

@@ -32,12 +32,9 @@ interface Instrument {
  * Creates the `grpc.lb.peak_ewma.*` and `grpc.lb.least_request.*`
  * instruments on `meter` (an OpenTelemetry `Meter`, or anything shaped like
  * one) and reports every live balancer's endpoints at each collection, with
- * the attributes `grpc.lb.label`, `grpc.lb.endpoint` and `grpc.lb.policy`.
- *
- * Two balancers with the same label, policy and endpoint (two channels
- * sharing a label, or grpc-js-xds keeping an old priority child for a while)
- * report the same series; most SDKs keep the last value. Give each channel
- * its own label.
+ * the attributes `grpc.lb.label`, `grpc.lb.endpoint`, `grpc.lb.policy` and
+ * `grpc.lb.instance` (see METRIC_ATTRIBUTES). Give each channel its own
+ * label (channel option `grpc-js-peak-ewma.stats_label`).
  */
 export function registerLoadBalancerMetrics(
   meter: MeterLike,
@@ -68,6 +65,7 @@ export function registerLoadBalancerMetrics(
           [METRIC_ATTRIBUTES.label]: stats.label,
           [METRIC_ATTRIBUTES.endpoint]: endpoint.address,
           [METRIC_ATTRIBUTES.policy]: stats.policy,
+          [METRIC_ATTRIBUTES.instance]: stats.instanceId,
         };
         for (const { spec, observable } of instruments) {
           const value = spec.read(endpoint);

@@ -26,15 +26,15 @@ const snapshot: BalancerStats[] = [
 ];
 
 describe('formatLoadBalancerStats', () => {
-  it('prints one block per balancer: header with policy, label, state and unwrapped config; aligned rows', () => {
+  it('prints one block per balancer: header with policy, instance, label, state and unwrapped config; aligned rows', () => {
     expect(formatLoadBalancerStats(snapshot)).toBe(
       [
-        'peak_ewma_experimental "orders" READY {"choiceCount":2,"decayTime":"10s"}',
+        'peak_ewma_experimental #1 "orders" READY {"choiceCount":2,"decayTime":"10s"}',
         '  endpoint         state       estimate_ms  outstanding   cost  calls  share  last_sample_ms_ago',
         '  10.0.0.1:50051   READY             10.41            1  20.83    412  0.412                   3',
         '  10.0.0.22:50051  CONNECTING        10.00            0  10.00      0  0.000                   -',
         '',
-        'least_request_experimental TRANSIENT_FAILURE {"choiceCount":2,"selectionMethod":"N_CHOICES"}',
+        'least_request_experimental #2 TRANSIENT_FAILURE {"choiceCount":2,"selectionMethod":"N_CHOICES"}',
         '  endpoint        state              estimate_ms  outstanding  cost  calls  share  last_sample_ms_ago',
         '  10.0.0.3:50051  TRANSIENT_FAILURE            -            0  0.00      7  1.000                   -',
       ].join('\n'),

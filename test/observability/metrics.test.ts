@@ -90,8 +90,10 @@ describe('registerLoadBalancerMetrics', () => {
         expect(value).toBeGreaterThanOrEqual(0);
         expect(value).toBeLessThan(5_000);
       }
+      const instanceId = getLoadBalancerStats().find((stats) => stats.label === label)!.instanceId;
       for (const o of observations.filter((o) => o.attributes['grpc.lb.label'] === label)) {
         expect(o.attributes['grpc.lb.policy']).toBe('peak_ewma_experimental');
+        expect(o.attributes['grpc.lb.instance']).toBe(instanceId);
       }
     } finally {
       handle.unregister();
