@@ -1,13 +1,12 @@
 /**
- * docs/images/estimate.svg: the generator runs (as `npm run charts` does,
- * into a temp dir), writes well-formed SVG whose embedded series are the
+ * docs/images/estimate.svg: the generator (what `npm run charts` runs) writes,
+ * into a temp dir, well-formed SVG whose embedded series are the
  * engine's own estimates, and the committed file is up to date.
  */
-import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { CHART_FILE, DECAY_TIMES_MS, renderEstimateChart, estimateRuns } from '../../scripts/charts/estimate-chart';
+import { CHART_FILE, DECAY_TIMES_MS, estimateRuns, renderEstimateChart, writeEstimateChart } from '../../scripts/charts/estimate-chart';
 import { DEFAULT_EPISODE, runEpisode } from '../../scripts/charts/estimate-episode';
 import { assertWellFormedXml } from './support/xml';
 
@@ -28,11 +27,9 @@ describe('estimate chart', () => {
   let svg: string;
   beforeAll(() => {
     const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'estimate-chart-'));
-    execFileSync(process.execPath, [require.resolve('tsx/cli'), 'scripts/charts/estimate-chart.ts', '--out', outDir], {
-      cwd: ROOT,
-      stdio: 'pipe',
-    });
-    svg = fs.readFileSync(path.join(outDir, CHART_FILE), 'utf8');
+    const file = writeEstimateChart(outDir);
+    expect(file).toBe(path.join(outDir, CHART_FILE));
+    svg = fs.readFileSync(file, 'utf8');
     fs.rmSync(outDir, { recursive: true });
   });
 
