@@ -10,7 +10,6 @@ import { runPickPathBenchmark } from './pick-path';
 import { ProgressLine } from './progress';
 import { BenchResults, cpuTable, loadTable, pickTable, writeReport } from './report';
 import { scenarioById, timelineFor } from './scenarios';
-import { startXdsForRun } from './xds-run';
 import { textTable } from './tables';
 import { machineDescription } from './machine';
 
@@ -23,11 +22,10 @@ async function runLoadSuite(options: BenchOptions, results: BenchResults): Promi
         const policyGroups: (typeof options.policies)[] =
           layout === 'reference' ? [options.policies] : options.policies.map((p) => [p]);
         for (const policies of policyGroups) {
-          const xds =
-            options.xds && layout === 'reference' && repeat === 0 && scenario.id === options.scenarios[0]
-              ? await startXdsForRun()
-              : null;
-          try {
+          // One xDS client beside the others, in the first reference-layout run of s03 (or the first scenario).
+          const xdsScenario = options.scenarios.includes('s03') ? 's03' : options.scenarios[0];
+          const xds = options.xds && layout === 'reference' && repeat === 0 && scenario.id === xdsScenario;
+          {
             const result = await runLoadTest({
               scenario,
               layout: layout as Layout,
@@ -38,14 +36,12 @@ async function runLoadSuite(options: BenchOptions, results: BenchResults): Promi
               backendCount: 20,
               backendHosts: options.backendHosts,
               seed: options.seed + repeat,
-              xds: xds?.client,
+              xds,
               progress,
             });
             results.load.push({ ...result, repeat } as ScenarioResult & { repeat: number });
             console.log(`\n${scenario.id} ${scenario.title} [${layout}${layout === 'uniform' ? ` ${policies[0]}` : ''}, repeat ${repeat + 1}]`);
             console.log(textTable(loadTable(result)));
-          } finally {
-            await xds?.stop();
           }
         }
       }

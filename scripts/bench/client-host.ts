@@ -10,7 +10,7 @@ import { registerFleetResolver, setFleetAddresses, FLEET_TARGET } from './fleet-
 import { ClientPrepare, ClientRun, FromClientHost, ToClientHost } from './ipc';
 import { LoadRecorder } from './load-recorder';
 import { runOpenLoop } from './open-loop';
-import { loadPackage } from './package-under-test';
+import { loadPackage, loadXdsPackage } from './package-under-test';
 import { registerPolicies, serviceConfigJson } from './policies';
 
 /** The grpc-js-xds option that gives a channel its own bootstrap (grpc-js-lb-internals.md §14). */
@@ -58,6 +58,9 @@ function backendOf(responseId: string | null, peer: string): number {
 async function prepare(message: ClientPrepare): Promise<ProbeClient> {
   registerPolicies();
   registerFleetResolver();
+  if (message.xdsTarget) {
+    loadXdsPackage().registerXds();
+  }
   prepared = message;
   addressIndex = { ...message.addressIndex };
   message.backendIds.forEach((id, i) => idIndex.set(id, i));

@@ -6,12 +6,12 @@
  */
 import { credentials, Metadata } from '@grpc/grpc-js';
 import { createProbeClient, ProbeClient } from '../lib/probe-service';
-import { loadPackage } from './package-under-test';
-import { PolicyId, registerPolicies, serviceConfigJson } from './policies';
+import { loadPackage, loadXdsPackage } from './package-under-test';
+import { ClientKind, registerPolicies, serviceConfigJson } from './policies';
 import { encodeProbeRequest } from './probe-request';
 
 export type ToCpuClient =
-  | { type: 'prepare'; policy: PolicyId; addresses: string[] }
+  | { type: 'prepare'; kind: ClientKind; addresses: string[]; xds?: { target: string; bootstrap: string } }
   | { type: 'segment'; seconds: number; concurrency: number }
   | { type: 'stop' };
 
@@ -33,12 +33,26 @@ function accountedCalls(): number {
     .reduce((sum, s) => sum + s.endpoints.reduce((x, e) => x + e.callsStarted, 0), 0);
 }
 
-async function prepare(policy: PolicyId, addresses: string[]): Promise<void> {
+/** The grpc-js-xds option that gives a channel its own bootstrap. */
+const XDS_BOOTSTRAP_OPTION = 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config';
+
+async function prepare(message: Extract<ToCpuClient, { type: 'prepare' }>): Promise<void> {
   registerPolicies();
-  client = createProbeClient(`ipv4:${addresses.join(',')}`, credentials.createInsecure(), {
-    'grpc.enable_channelz': 0,
-    'grpc.service_config': serviceConfigJson(policy),
-  });
+  if (message.kind === 'peak_ewma_xds') {
+    if (!message.xds) {
+      throw new Error('peak_ewma_xds needs the control plane target and bootstrap');
+    }
+    loadXdsPackage().registerXds();
+    client = createProbeClient(message.xds.target, credentials.createInsecure(), {
+      'grpc.enable_channelz': 0,
+      [XDS_BOOTSTRAP_OPTION]: message.xds.bootstrap,
+    });
+  } else {
+    client = createProbeClient(`ipv4:${message.addresses.join(',')}`, credentials.createInsecure(), {
+      'grpc.enable_channelz': 0,
+      'grpc.service_config': serviceConfigJson(message.kind),
+    });
+  }
   await new Promise<void>((resolve, reject) =>
     client!.waitForReady(Date.now() + 60_000, (error) => (error ? reject(error) : resolve())),
   );
@@ -90,7 +104,7 @@ process.on('message', (message: ToCpuClient) => {
   const work = async (): Promise<void> => {
     switch (message.type) {
       case 'prepare':
-        await prepare(message.policy, message.addresses);
+        await prepare(message);
         send({ type: 'ready' });
         return;
       case 'segment':

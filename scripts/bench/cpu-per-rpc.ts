@@ -15,12 +15,13 @@ import type { FromCpuClient, ToCpuClient } from './cpu-client';
 import { Fleet } from './fleet';
 import { forkChild, isType, nextMessage } from './ipc';
 import { prebuildForChildren } from './package-under-test';
-import { PolicyId, POLICY_LABELS } from './policies';
+import { ClientKind, clientLabel } from './policies';
+import { startXdsControlPlane, XdsSetup } from './xds-run';
 import { median } from './stats';
 
 export interface CpuPerRpcOptions {
   readonly backendCounts: readonly number[];
-  readonly policies: readonly PolicyId[];
+  readonly policies: readonly ClientKind[];
   readonly rounds: number;
   readonly segmentS: number;
   readonly warmupS: number;
@@ -30,7 +31,7 @@ export interface CpuPerRpcOptions {
 
 export const DEFAULT_CPU_OPTIONS: CpuPerRpcOptions = {
   backendCounts: [10, 50, 500],
-  policies: ['round_robin', 'peak_ewma', 'least_request'],
+  policies: ['round_robin', 'peak_ewma', 'least_request', 'peak_ewma_xds'],
   rounds: 7,
   segmentS: 3,
   warmupS: 4,
@@ -40,7 +41,7 @@ export const DEFAULT_CPU_OPTIONS: CpuPerRpcOptions = {
 
 export interface CpuPerRpcResult {
   readonly backends: number;
-  readonly policy: PolicyId;
+  readonly policy: ClientKind;
   /** Median over rounds of client CPU µs per completed call. */
   readonly cpuMicrosPerCall: number;
   /** Median over rounds of (this policy's µs per call) / (round_robin's in the same round). */
@@ -79,13 +80,23 @@ export async function runCpuPerRpcBenchmark(
       Array.from({ length: backends }, (_, i) => ({ id: `c${i}`, behaviour: { slots: 0, sigma: 0 }, seed: i + 1 })),
       { hosts: options.backendHosts, orca: false },
     );
-    const clients = new Map<PolicyId, ChildProcess>();
+    const clients = new Map<ClientKind, ChildProcess>();
+    let xds: XdsSetup | null = null;
     try {
-      for (const policy of options.policies) {
+      const addresses = Array.from(fleet.addresses.values());
+      if (options.policies.includes('peak_ewma_xds')) {
+        xds = await startXdsControlPlane(addresses);
+      }
+      for (const kind of options.policies) {
         const child = forkChild('cpu-client.ts');
-        clients.set(policy, child);
+        clients.set(kind, child);
         const ready = nextMessage(child, isType<Extract<FromCpuClient, { type: 'ready' }>>('ready'), 120_000);
-        child.send({ type: 'prepare', policy, addresses: Array.from(fleet.addresses.values()) } satisfies ToCpuClient);
+        child.send({
+          type: 'prepare',
+          kind,
+          addresses,
+          ...(kind === 'peak_ewma_xds' && xds ? { xds: { target: xds.target, bootstrap: xds.bootstrap } } : {}),
+        } satisfies ToCpuClient);
         await ready;
       }
       for (const policy of options.policies) {
@@ -123,13 +134,14 @@ export async function runCpuPerRpcBenchmark(
         `cpu per rpc @${backends}: ` +
           results
             .filter((r) => r.backends === backends)
-            .map((r) => `${POLICY_LABELS[r.policy]} ${r.cpuMicrosPerCall.toFixed(1)} µs (×${r.ratioToRoundRobin.toFixed(3)})`)
+            .map((r) => `${clientLabel(r.policy)} ${r.cpuMicrosPerCall.toFixed(1)} µs (×${r.ratioToRoundRobin.toFixed(3)})`)
             .join(', '),
       );
     } finally {
       for (const child of clients.values()) {
         if (child.connected) child.send({ type: 'stop' } satisfies ToCpuClient);
       }
+      xds?.close();
       await fleet.stop();
     }
   }

@@ -15,11 +15,12 @@ import { combineRuns, groupShare, sharePerSecond, timeToDetectS, timeToRecoverS,
 import { Fleet } from './fleet';
 import { BackendSpec, ClientPrepare, forkChild, FromClientHost, isType, nextMessage, ToClientHost } from './ipc';
 import type { RecordedRun } from './load-recorder';
-import { PolicyId, POLICY_LABELS } from './policies';
+import { ClientKind, clientLabel, PolicyId } from './policies';
 import { formatMs, formatPercent, ProgressLine } from './progress';
 import { offeredLoad, OfferedLoad, Scale, scaleBehaviour, scaleMethods } from './scale';
 import { hasFaultPhase, phasesOf, ScenarioSpec, Timeline } from './scenarios';
 import { prebuildForChildren } from './package-under-test';
+import { startXdsControlPlane, XdsSetup } from './xds-run';
 
 export type Layout = 'reference' | 'uniform';
 
@@ -35,13 +36,13 @@ export interface LoadTestSpec {
   readonly backendCount: number;
   readonly backendHosts: number;
   readonly seed: number;
-  /** An extra client running peak_ewma through xDS (target and bootstrap from the fake control plane). */
-  readonly xds?: { readonly target: string; readonly bootstrap: string };
+  /** Add a client running peak_ewma through xDS (the fake control plane serves it the fleet). */
+  readonly xds?: boolean;
   readonly progress?: ProgressLine;
 }
 
 export interface PolicyResult {
-  readonly policy: PolicyId | 'peak_ewma_xds';
+  readonly policy: ClientKind;
   readonly clients: number;
   readonly window: WindowStats;
   readonly phases: Record<string, WindowStats>;
@@ -72,7 +73,7 @@ export interface ScenarioResult {
   readonly startedAt: string;
 }
 
-type ClientId = PolicyId | 'peak_ewma_xds';
+type ClientId = ClientKind;
 
 interface ClientProcess {
   readonly id: ClientId;
@@ -130,7 +131,11 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
   });
   const processes: ClientProcess[] = [];
   const timers: NodeJS.Timeout[] = [];
+  let xds: XdsSetup | null = null;
   try {
+    if (spec.xds) {
+      xds = await startXdsControlPlane(Array.from(fleet.addresses.values()));
+    }
     const addressIndex: Record<string, number> = {};
     for (const [id, address] of fleet.addresses) {
       addressIndex[address] = ids.indexOf(id);
@@ -148,7 +153,7 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
           backendIds: ids,
           addressIndex,
           seed: spec.seed * 100 + i,
-          ...(id === 'peak_ewma_xds' && spec.xds ? { xdsTarget: spec.xds.target, xdsBootstrap: spec.xds.bootstrap } : {}),
+          ...(id === 'peak_ewma_xds' && xds ? { xdsTarget: xds.target, xdsBootstrap: xds.bootstrap } : {}),
         };
         const ready = nextMessage(child, isType<Extract<FromClientHost, { type: 'ready' }>>('ready'));
         child.send(prepare satisfies ToClientHost);
@@ -213,6 +218,7 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
         p.child.send({ type: 'stop' } satisfies ToClientHost);
       }
     }
+    xds?.close();
     await fleet.stop();
     await Promise.all(
       processes.map(
@@ -294,7 +300,7 @@ function scheduleFaults(
 }
 
 function shortName(id: ClientId): string {
-  return id === 'peak_ewma_xds' ? 'pe/xds' : POLICY_LABELS[id];
+  return id === 'peak_ewma_xds' ? 'pe/xds' : clientLabel(id);
 }
 
 function progressText(spec: LoadTestSpec, processes: readonly ClientProcess[], zeroAtEpochMs: number): string {

@@ -77,6 +77,15 @@ export function loadPackage(): PackageModule {
   return loaded;
 }
 
+type XdsModule = typeof import('../../src/xds/index');
+
+/** The compiled package's `./xds` entry (registerXds), from the same build as `loadPackage()`. */
+export function loadXdsPackage(): XdsModule {
+  loadPackage();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require(path.join(BUILD_DIR, 'src', 'xds', 'index.js')) as XdsModule;
+}
+
 /** Call in a parent before forking children, so they skip the freshness check. */
 export function prebuildForChildren(): void {
   buildPackage();

@@ -28,6 +28,13 @@ export const POLICY_LABELS: Readonly<Record<PolicyId, string>> = {
   wrr_orca: 'wrr (ORCA)',
 };
 
+/** A client of the benchmarks: a policy by service config, or peak_ewma through xDS. */
+export type ClientKind = PolicyId | 'peak_ewma_xds';
+
+export function clientLabel(kind: ClientKind): string {
+  return kind === 'peak_ewma_xds' ? 'peak_ewma via xDS' : POLICY_LABELS[kind];
+}
+
 /**
  * grpc-js's outlier_detection accepts durations only as `{seconds, nanos}`
  * objects (its `validatePositiveDuration` rejects proto3 JSON strings like

@@ -15,7 +15,7 @@ import type { MachineDescription } from './machine';
 import { gitCommit } from './machine';
 import { REPO_ROOT } from './package-under-test';
 import type { PickPathReport } from './pick-path';
-import { PolicyId, POLICY_IDS, POLICY_LABELS } from './policies';
+import { ClientKind, clientLabel, PolicyId, POLICY_IDS, POLICY_LABELS } from './policies';
 import { formatMs, formatPercent } from './progress';
 import { REFERENCE_OVERHEAD, REFERENCE_RECOVERY_S, REFERENCE_RESULTS } from './reference-numbers';
 import { markdownTable, Table } from './tables';
@@ -32,11 +32,7 @@ export interface BenchResults {
   simulator?: SimulatorSummary | null;
 }
 
-type PolicyKey = ScenarioResult['policies'][number]['policy'];
-
-export function policyLabel(policy: PolicyKey): string {
-  return policy === 'peak_ewma_xds' ? 'peak_ewma via xDS' : POLICY_LABELS[policy];
-}
+export const policyLabel = clientLabel;
 
 function seconds(value: number | null): string {
   return value === null ? '–' : `${Math.round(value)} s`;
@@ -88,9 +84,14 @@ export function cpuTable(results: readonly CpuPerRpcResult[]): Table {
   const counts = Array.from(new Set(results.map((r) => r.backends)));
   const policies = Array.from(new Set(results.map((r) => r.policy)));
   return {
-    headers: ['backends', ...policies.map((p) => `${POLICY_LABELS[p]} µs/call`), ...policies.filter((p) => p !== 'round_robin').map((p) => `${POLICY_LABELS[p]} / rr`), 'calls/s (rr)'],
+    headers: [
+      'backends',
+      ...policies.map((p) => `${clientLabel(p)} µs/call`),
+      ...policies.filter((p) => p !== 'round_robin').map((p) => `${clientLabel(p)} / rr`),
+      'calls/s (rr)',
+    ],
     rows: counts.map((n) => {
-      const of = (p: PolicyId) => results.find((r) => r.policy === p && r.backends === n);
+      const of = (p: ClientKind) => results.find((r) => r.policy === p && r.backends === n);
       return [
         String(n),
         ...policies.map((p) => of(p)?.cpuMicrosPerCall.toFixed(1) ?? '–'),

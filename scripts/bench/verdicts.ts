@@ -5,8 +5,9 @@
 import type { AggregateRow } from './aggregate';
 import type { CpuPerRpcResult } from './cpu-per-rpc';
 import type { PickPathReport } from './pick-path';
-import { PolicyId, POLICY_LABELS } from './policies';
+import { clientLabel, PolicyId, POLICY_LABELS } from './policies';
 import { formatMs } from './progress';
+import { median } from './stats';
 
 export interface Verdict {
   readonly target: string;
@@ -58,16 +59,33 @@ export function cpuVerdicts(results: readonly CpuPerRpcResult[] | null): Verdict
   if (!results) {
     return [{ target: 'CPU per RPC vs round_robin', met: null, detail: 'not measured' }];
   }
-  return results
-    .filter((r) => r.policy !== 'round_robin')
+  const verdicts: Verdict[] = results
+    .filter((r) => r.policy !== 'round_robin' && r.policy !== 'peak_ewma_xds')
     .map((r) => {
       const limit = CPU_LIMITS[r.backends] ?? 1.05;
       return {
-        target: `CPU per RPC, ${POLICY_LABELS[r.policy]} at ${r.backends} backends ≤ ${limit}× round_robin`,
+        target: `CPU per RPC, ${clientLabel(r.policy)} at ${r.backends} backends ≤ ${limit}× round_robin`,
         met: r.ratioToRoundRobin <= limit,
         detail: `${r.ratioToRoundRobin.toFixed(3)}× (${r.cpuMicrosPerCall.toFixed(1)} µs per call)`,
       };
     });
+  // The xDS path should cost nothing beyond the service-config path.
+  for (const xds of results.filter((r) => r.policy === 'peak_ewma_xds')) {
+    const direct = results.find((r) => r.policy === 'peak_ewma' && r.backends === xds.backends);
+    if (!direct) continue;
+    // Paired by round (both ran in every round), like the ratios to round_robin.
+    const paired =
+      xds.perRound.length === direct.perRound.length && xds.perRound.length > 0
+        ? median(xds.perRound.map((us, i) => us / direct.perRound[i]))
+        : xds.cpuMicrosPerCall / direct.cpuMicrosPerCall;
+    const ratio = paired;
+    verdicts.push({
+      target: `CPU per RPC, peak_ewma via xDS at ${xds.backends} backends ≤ 1.03× peak_ewma by service config`,
+      met: ratio <= 1.03,
+      detail: `${ratio.toFixed(3)}× (${xds.cpuMicrosPerCall.toFixed(1)} vs ${direct.cpuMicrosPerCall.toFixed(1)} µs per call)`,
+    });
+  }
+  return verdicts;
 }
 
 /** Flat: the p50 at the most endpoints within 1.2× of the p50 at the fewest. */
