@@ -2,35 +2,39 @@
  * The churn soak: continuous unary traffic through one channel whose address
  * list changes every tick (a fresh backend added, the oldest removed), and
  * the checks that must hold throughout. Shared by `npm run soak` (60 s) and
- * the short jest version.
+ * the short jest version. The list comes from the `churn-test` resolver or
+ * from EDS (address-sources.ts).
  *
  * Removal modes:
- * - graceful: the endpoint leaves the list first; its server drains (GOAWAY,
- *   in-flight calls finish) only after `drainDelayMs`. No RPC may fail.
+ * - graceful: the endpoint leaves the list first; once the balancer shows it
+ *   gone, its server drains (GOAWAY, in-flight calls finish) `drainDelayMs`
+ *   later. No RPC may fail.
  * - hard: the backend crashes while still listed (connections reset, port
  *   closed) and leaves the list `removeDelayMs` later. Only calls that went
  *   to a crashed backend and ended after its crash may fail.
  *
  * Checks: every failure classified; after each list update, the balancer's
- * stats list exactly the current endpoints; sampled every few ms, no
- * endpoint's outstanding count is negative or below what its server has in
- * progress (the engine clamps at zero, so a double decrement would show as
- * the client counting fewer calls than the server holds); at rest, every
- * outstanding count is zero.
+ * stats list exactly the current endpoints (at once for the resolver, within
+ * settleMs for EDS); sampled every 5 ms, no endpoint's outstanding count is
+ * negative or below what its server has in progress (the engine clamps at
+ * zero, so a double decrement would show as the client counting fewer calls
+ * than the server holds); at rest, every outstanding count is zero.
  */
 import { credentials, Metadata, status } from '@grpc/grpc-js';
 import { getLoadBalancerStats, STATS_LABEL_OPTION } from '../../src';
 import type { BalancerStats } from '../../src';
 import { createProbeClient, ProbeClient } from '../lib/probe-service';
-import { TestBackend } from '../../test/support/backends';
-import { CrashableBackend } from '../../test/reliability/support/crashable-backend';
-import { ChurnName } from './churn-resolver';
+import { AddressSource } from './address-sources';
+import { ChurnBackend, ChurnMode, startChurnBackend } from './churn-backends';
+import { ChurnReport, FailureRecord } from './churn-report';
 
-export type ChurnMode = 'graceful' | 'hard';
+export type { ChurnMode } from './churn-backends';
 
 export interface ChurnOptions {
   mode: ChurnMode;
-  /** Distinct per concurrent run: names the resolver target and the stats label. */
+  /** Made by resolverSource() or edsSource(); closed by the soak. */
+  source: AddressSource;
+  /** Distinct per concurrent run: the channel's stats label. */
   label: string;
   durationMs: number;
   /** One add and one removal per tick. */
@@ -40,121 +44,38 @@ export interface ChurnOptions {
   /** Closed-loop callers. */
   concurrency: number;
   deadlineMs: number;
-  /** The channel's loadBalancingConfig entry. */
-  policy: object;
-  /** graceful: time between leaving the list and the server draining. */
+  /** graceful: time between the balancer dropping an endpoint and its server draining. */
   drainDelayMs?: number;
   /** hard: time between the crash and leaving the list. */
   removeDelayMs?: number;
   /** Called about once a second with a progress line. */
   onProgress?: (line: string) => void;
-  /** Forced-GC heap probe (see heap.ts); omitted: no heap figures. */
+  /** Forced-GC heap probe (heap.ts); omitted: no heap figures. */
   heapUsedAfterGc?: () => number;
 }
 
-export interface FailureRecord {
-  readonly code: string;
-  readonly details: string;
-  readonly peer: string;
-}
-
-export interface ChurnReport {
-  readonly mode: ChurnMode;
-  readonly durationMs: number;
-  readonly ticks: number;
-  readonly endpointsAdded: number;
-  readonly endpointsRemoved: number;
-  readonly endpointsCrashed: number;
-  readonly rpcsSent: number;
-  readonly rpcsOk: number;
-  /** Failures the mode allows: calls sent to a crashed backend, ending after its crash. */
-  readonly allowedFailures: number;
-  /** Of those, calls started after the crash, before the client had noticed it. */
-  readonly allowedStartedAfterCrash: number;
-  readonly unexpectedFailures: number;
-  /** The first few unexpected failures. */
-  readonly unexpectedSamples: FailureRecord[];
-  /** Stats endpoint lists that differed from the resolver's list right after an update. */
-  readonly statsMismatches: number;
-  /** Outstanding counts below zero or below the server's count. */
-  readonly outstandingViolations: number;
-  readonly violationSamples: string[];
-  readonly outstandingSamples: number;
-  readonly maxOutstandingTotal: number;
-  /** At rest (traffic stopped, all calls ended). */
-  readonly outstandingAtRest: number[];
-  readonly endpointsAtRest: number;
-  readonly distinctBackendsServed: number;
-  /** Forced-GC heapUsed after warm-up and at rest, bytes (null without a probe). */
-  readonly heapBeforeBytes: number | null;
-  readonly heapAfterBytes: number | null;
-}
-
-/** Violations a report shows, as sentences; empty if the soak passed. */
-export function violationsOf(report: ChurnReport): string[] {
-  const problems: string[] = [];
-  if (report.unexpectedFailures > 0) {
-    problems.push(`${report.unexpectedFailures} RPCs failed that the ${report.mode} mode does not allow: ${JSON.stringify(report.unexpectedSamples)}`);
-  }
-  if (report.statsMismatches > 0) problems.push(`${report.statsMismatches} stats snapshots did not list exactly the resolved endpoints`);
-  if (report.outstandingViolations > 0) {
-    problems.push(`${report.outstandingViolations} outstanding-count violations: ${report.violationSamples.join('; ')}`);
-  }
-  if (report.outstandingAtRest.some((count) => count !== 0)) {
-    problems.push(`outstanding at rest not all zero: ${report.outstandingAtRest}`);
-  }
-  if (report.endpointsAtRest !== report.endpointsAdded - report.endpointsRemoved) {
-    problems.push(`${report.endpointsAtRest} endpoints in stats at rest, expected ${report.endpointsAdded - report.endpointsRemoved}`);
-  }
-  if (report.rpcsSent === 0 || report.rpcsOk === 0) problems.push('no traffic got through');
-  return problems;
-}
-
-/** One backend under churn: a plain server (graceful mode) or one behind a crashable relay (hard mode). */
-interface ChurnBackend {
-  readonly address: string;
-  readonly server: TestBackend;
-  retire(): Promise<void>;
-}
-
-async function startChurnBackend(mode: ChurnMode, id: string, delayMs: number): Promise<ChurnBackend & { crash?: () => void }> {
-  if (mode === 'graceful') {
-    const server = await new TestBackend(id).start();
-    server.behaviour.delayMs = delayMs;
-    return { address: server.address, server, retire: () => server.drain() };
-  }
-  const crashable = await new CrashableBackend(id).start();
-  crashable.backend.behaviour.delayMs = delayMs;
-  return {
-    address: crashable.address,
-    server: crashable.backend,
-    retire: async () => crashable.stop(),
-    crash: () => crashable.crash(),
-  };
-}
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function balancerStats(label: string): BalancerStats | null {
-  return getLoadBalancerStats().find((stats) => stats.label === label) ?? null;
-}
-
 const MAX_SAMPLES = 10;
 
+/** Our balancers on the channel labelled `label` (one expected). */
+function balancersOf(label: string): BalancerStats[] {
+  return getLoadBalancerStats().filter((stats) => stats.label === label);
+}
+
+const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
+
 export async function runChurnSoak(options: ChurnOptions): Promise<ChurnReport> {
+  const { source, label } = options;
   const drainDelayMs = options.drainDelayMs ?? 300;
   const removeDelayMs = options.removeDelayMs ?? 30;
-  const name = new ChurnName(options.label);
   let nextId = 0;
   // Service times 1..20 ms, varied so that peak_ewma has something to choose between.
   const newBackend = () => {
     const id = nextId++;
-    return startChurnBackend(options.mode, `${options.label}-${id}`, 1 + ((id * 7) % 20));
+    return startChurnBackend(options.mode, `${label}-${id}`, 1 + ((id * 7) % 20));
   };
 
-  const active: (ChurnBackend & { crash?: () => void })[] = await Promise.all(
-    Array.from({ length: options.activeEndpoints }, newBackend),
-  );
+  const active: ChurnBackend[] = await Promise.all(Array.from({ length: options.activeEndpoints }, newBackend));
   const retiring = new Set<Promise<void>>();
   const crashedAt = new Map<string, number>();
   const counters = {
@@ -167,6 +88,7 @@ export async function runChurnSoak(options: ChurnOptions): Promise<ChurnReport> 
     allowed: 0,
     allowedAfterCrash: 0,
     unexpected: 0,
+    lateStats: 0,
     statsMismatches: 0,
     violations: 0,
     samples: 0,
@@ -176,31 +98,40 @@ export async function runChurnSoak(options: ChurnOptions): Promise<ChurnReport> 
   const violationSamples: string[] = [];
   const served = new Set<string>();
 
-  name.setAddresses(active.map((backend) => backend.address));
-  const client: ProbeClient = createProbeClient(name.target, credentials.createInsecure(), {
-    'grpc.service_config': JSON.stringify({ loadBalancingConfig: [options.policy] }),
-    [STATS_LABEL_OPTION]: options.label,
+  const initialList = source.publish(active.map((backend) => backend.address));
+  const client: ProbeClient = createProbeClient(source.target, credentials.createInsecure(), {
+    ...source.channelOptions,
+    [STATS_LABEL_OPTION]: label,
     'grpc.initial_reconnect_backoff_ms': 100,
     'grpc.max_reconnect_backoff_ms': 1_000,
   });
 
-  const publish = () => {
+  /** Publishes the active list and checks the balancer shows exactly it. */
+  const publish = async () => {
     const listed = active.map((backend) => backend.address);
-    name.setAddresses(listed);
-    // The update reaches the balancer synchronously: its stats must now list exactly these.
-    const stats = balancerStats(options.label);
-    const inStats = (stats?.endpoints ?? []).map((endpoint) => endpoint.address).sort();
-    if (JSON.stringify(inStats) !== JSON.stringify([...listed].sort())) {
-      counters.statsMismatches++;
+    await source.publish(listed);
+    const shows = () => {
+      const balancers = balancersOf(label);
+      return balancers.length === 1 && sameSet(balancers[0].endpoints.map((endpoint) => endpoint.address), listed);
+    };
+    if (shows()) return;
+    const giveUpAt = performance.now() + source.settleMs;
+    while (performance.now() < giveUpAt) {
+      await sleep(5);
+      if (shows()) {
+        counters.lateStats++;
+        return;
+      }
     }
+    counters.statsMismatches++;
   };
 
   const checkOutstanding = () => {
-    const stats = balancerStats(options.label);
-    if (!stats) return;
+    const balancers = balancersOf(label);
+    if (balancers.length === 0) return;
     counters.samples++;
     let total = 0;
-    for (const endpoint of stats.endpoints) {
+    for (const endpoint of balancers.flatMap((balancer) => balancer.endpoints)) {
       total += endpoint.outstanding;
       const backend = active.find((candidate) => candidate.address === endpoint.address);
       const serverCount = backend && !crashedAt.has(endpoint.address) ? backend.server.inFlight : 0;
@@ -216,7 +147,8 @@ export async function runChurnSoak(options: ChurnOptions): Promise<ChurnReport> 
 
   // Connected before the clock starts (channels are lazy: ask it to connect).
   client.getChannel().getConnectivityState(true);
-  await waitForReady(options.label, 10_000);
+  await initialList;
+  await waitForReady(label, 20_000);
   const heapBeforeBytes = options.heapUsedAfterGc?.() ?? null;
 
   let trafficOn = true;
@@ -254,22 +186,26 @@ export async function runChurnSoak(options: ChurnOptions): Promise<ChurnReport> 
     const oldest = active[0];
     if (options.mode === 'graceful') {
       active.shift();
-      publish();
+      await publish();
       counters.removed++;
       track(retiring, sleep(drainDelayMs).then(() => oldest.retire()));
     } else {
-      publish(); // the new one joins; the oldest is still listed when it crashes
+      await publish(); // the new one joins; the oldest is still listed when it crashes
       crashedAt.set(oldest.address, performance.now());
       oldest.crash!();
       counters.crashed++;
       await sleep(removeDelayMs);
       active.splice(active.indexOf(oldest), 1);
-      publish();
+      await publish();
       counters.removed++;
+      track(retiring, oldest.retire());
     }
     if (options.onProgress && performance.now() - lastProgressAt >= 1_000) {
       lastProgressAt = performance.now();
-      options.onProgress(progressLine(performance.now() - startedAt, counters, active.length));
+      options.onProgress(
+        `t=${((lastProgressAt - startedAt) / 1000).toFixed(1)}s sent=${counters.sent} ok=${counters.ok} ` +
+          `allowed-failures=${counters.allowed} unexpected-failures=${counters.unexpected} listed=${active.length}`,
+      );
     }
     await sleep(Math.max(0, options.tickMs - (performance.now() - tickStartedAt)));
   }
@@ -279,15 +215,16 @@ export async function runChurnSoak(options: ChurnOptions): Promise<ChurnReport> 
   clearInterval(sampler);
   checkOutstanding();
   await Promise.all(retiring);
-  const atRest = balancerStats(options.label);
+  const atRest = balancersOf(label);
   const heapAfterBytes = options.heapUsedAfterGc?.() ?? null;
 
   client.close();
   await Promise.all(active.map((backend) => backend.retire()));
-  name.release();
+  source.close();
 
   return {
     mode: options.mode,
+    source: source.kind,
     durationMs: options.durationMs,
     ticks: counters.ticks,
     endpointsAdded: counters.added,
@@ -299,13 +236,15 @@ export async function runChurnSoak(options: ChurnOptions): Promise<ChurnReport> 
     allowedStartedAfterCrash: counters.allowedAfterCrash,
     unexpectedFailures: counters.unexpected,
     unexpectedSamples,
+    lateStatsUpdates: counters.lateStats,
     statsMismatches: counters.statsMismatches,
     outstandingViolations: counters.violations,
     violationSamples,
     outstandingSamples: counters.samples,
     maxOutstandingTotal: counters.maxOutstandingTotal,
-    outstandingAtRest: (atRest?.endpoints ?? []).map((endpoint) => endpoint.outstanding),
-    endpointsAtRest: atRest?.endpoints.length ?? 0,
+    balancersAtRest: atRest.length,
+    outstandingAtRest: atRest.flatMap((balancer) => balancer.endpoints.map((endpoint) => endpoint.outstanding)),
+    endpointsAtRest: atRest.reduce((sum, balancer) => sum + balancer.endpoints.length, 0),
     distinctBackendsServed: served.size,
     heapBeforeBytes,
     heapAfterBytes,
@@ -317,18 +256,11 @@ function track(pending: Set<Promise<void>>, promise: Promise<void>): void {
   void promise.finally(() => pending.delete(promise));
 }
 
-function progressLine(elapsedMs: number, counters: { sent: number; ok: number; allowed: number; unexpected: number }, listed: number): string {
-  return (
-    `t=${(elapsedMs / 1000).toFixed(1)}s sent=${counters.sent} ok=${counters.ok} ` +
-    `allowed-failures=${counters.allowed} unexpected-failures=${counters.unexpected} listed=${listed}`
-  );
-}
-
 async function waitForReady(label: string, timeoutMs: number): Promise<void> {
   const giveUpAt = Date.now() + timeoutMs;
-  while (balancerStats(label)?.state !== 'READY') {
+  while (balancersOf(label)[0]?.state !== 'READY') {
     if (Date.now() > giveUpAt) {
-      throw new Error(`churn soak ${label}: channel not READY after ${timeoutMs} ms`);
+      throw new Error(`churn soak ${label}: no READY balancer after ${timeoutMs} ms`);
     }
     await sleep(10);
   }

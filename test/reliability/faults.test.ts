@@ -161,7 +161,8 @@ describe('faults over real gRPC', () => {
   });
 
   it('a backend that accepts calls and never answers: deadlines end them, count as slow samples, its share collapses', async () => {
-    const deadlineMs = 300;
+    // Far above any sample a healthy backend gives even when a loaded machine stalls the event loop.
+    const deadlineMs = 1_000;
     backends = await startBackends(3, 'hang');
     const [victim] = backends;
     client = peakClient(backends, 'hang', STEADY);
@@ -220,7 +221,8 @@ describe('faults over real gRPC', () => {
     const afterDeadline = endpointStats('cancel', address);
     expect(afterDeadline.outstanding).toBe(0);
     expect(afterDeadline.msSinceLastSample!).toBeLessThan(afterCancel.msSinceLastSample!);
-    expect(afterDeadline.estimateMs!).toBeGreaterThanOrEqual(400 * 0.99);
+    // The engine times a call from its stream start (onCallStarted), a few ms after the deadline clock started.
+    expect(afterDeadline.estimateMs!).toBeGreaterThanOrEqual(400 * 0.9);
     expect(afterDeadline.estimateMs!).toBeLessThanOrEqual(deadlined.elapsedMs + 1);
   });
 
@@ -260,8 +262,8 @@ describe('faults over real gRPC', () => {
     const plain = peakClient(backends, 'ff-1', { ...STEADY, decayTime: '10s', errorPenaltyFactor: 1 });
     try {
       const [withPenalty, without] = await Promise.all([
-        closedLoop(penalised, 300, 4, 5_000),
-        closedLoop(plain, 300, 4, 5_000),
+        closedLoop(penalised, 200, 4, 5_000),
+        closedLoop(plain, 200, 4, 5_000),
       ]);
       const failureShare = (results: ObservedCall[]) => results.filter((result) => result.error !== null).length / results.length;
       for (const results of [withPenalty, without]) {

@@ -17,7 +17,7 @@
  *    grpc-js-xds's own converters (grpc-js-lb-internals.md §12). An ACKed
  *    config that fails there would be a process crash.
  *
- * Runs: FUZZ_XDS_RUNS per property (default 3 000; each input goes through
+ * Runs: FUZZ_XDS_RUNS per property (default 1 500; each input goes through
  * three paths).
  */
 import fc from 'fast-check';
@@ -37,7 +37,7 @@ import {
   underWrrLocality,
 } from './support/xds-arbitraries';
 
-const RUNS = Number(process.env.FUZZ_XDS_RUNS ?? 3_000);
+const RUNS = Number(process.env.FUZZ_XDS_RUNS ?? 1_500);
 /** See KNOWN BUGS at the end of this file. */
 const XDS_TYPED_STRUCT_FIXED = false;
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
