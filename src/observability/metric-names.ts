@@ -29,8 +29,11 @@ export const METRIC_ATTRIBUTES = {
 
 /** One instrument: its name, kind, and how to read its value from an endpoint's stats. */
 export interface MetricSpec {
+  /** The instrument's name, `grpc.lb.<policy>.<what>`. */
   readonly name: string;
+  /** An observable gauge (a value now) or an observable counter (a cumulative total). */
   readonly kind: 'gauge' | 'counter';
+  /** Unit (UCUM) and description, as the instrument is created with. */
   readonly options: Required<InstrumentOptions>;
   /** The value to report, or null to report nothing for this endpoint. */
   readonly read: (endpoint: EndpointStats) => number | null;

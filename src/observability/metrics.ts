@@ -12,6 +12,7 @@ import { BalancerStats, getLoadBalancerStats } from '../policy/stats';
 import { BatchCallback, MeterLike, MetricAttributes, ObservableInstrument } from './meter';
 import { METRIC_ATTRIBUTES, METRIC_SPECS, MetricSpec } from './metric-names';
 
+/** Options of registerLoadBalancerMetrics. */
 export interface LoadBalancerMetricsOptions {
   /** Report only the balancers this accepts (e.g. by `label`); default all. */
   readonly filter?: (stats: BalancerStats) => boolean;
