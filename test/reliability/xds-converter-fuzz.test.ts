@@ -110,12 +110,12 @@ interface Counts {
 }
 const newCounts = (): Counts => ({ accepted: 0, skipped: 0, rejected: 0, wrrAcked: 0, wrrNacked: 0 });
 
-/** Both outcomes must have been reached, or the properties prove little. */
+/** Both outcomes must have been reached (each in at least 2 % of inputs), or the properties prove little. */
 function expectBothOutcomes(counts: Counts): void {
-  expect(counts.accepted).toBeGreaterThan(RUNS / 20);
-  expect(counts.rejected).toBeGreaterThan(RUNS / 20);
-  expect(counts.wrrAcked).toBeGreaterThan(RUNS / 20);
-  expect(counts.wrrNacked).toBeGreaterThan(RUNS / 20);
+  expect(counts.accepted).toBeGreaterThan(RUNS / 50);
+  expect(counts.rejected).toBeGreaterThan(RUNS / 50);
+  expect(counts.wrrAcked).toBeGreaterThan(RUNS / 50);
+  expect(counts.wrrNacked).toBeGreaterThan(RUNS / 50);
 }
 
 /** Both properties for one input; `direct` is the converter registered for its type URL. */
@@ -179,7 +179,7 @@ describe('xDS converters under fuzzing', () => {
     const counts = newCounts();
     fc.assert(fc.property(typedStructFamily(XDS_TYPED_STRUCT_FIXED), (any) => checkInput(any, convertTypedStruct, counts)), params);
     expectBothOutcomes(counts);
-    expect(counts.skipped).toBeGreaterThan(RUNS / 20); // unregistered names: null, the next policy is tried
+    expect(counts.skipped).toBeGreaterThan(RUNS / 50); // unregistered names: null, the next policy is tried
   });
 
   it.each([50, 99, 101, 150, 5_000])('a TypedStruct nested %i levels deep is converted or rejected cleanly', (depth) => {

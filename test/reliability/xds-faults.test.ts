@@ -1,32 +1,120 @@
 /**
- * The short churn soak through EDS: the fake xDS control plane (scripts/xds)
- * serves Envoy's PeakEwma in CDS and a ClusterLoadAssignment that replaces an
- * endpoint every 100 ms, under traffic. Same checks as churn.test.ts; the
- * 60 s version is `npm run soak` (its EDS half).
+ * Faults through the fake xDS control plane (scripts/xds), Envoy's PeakEwma
+ * from CDS at the top level (xds-fixtures/clusters/peak-ewma.yaml):
+ * - the control plane goes away: the client keeps its last config and keeps
+ *   serving; it comes back on the same address: the client resubscribes and
+ *   takes an endpoint change made meanwhile;
+ * - EDS churn (the short soak): an endpoint replaced every 100 ms under
+ *   traffic, graceful removals, zero failed RPCs (60 s version: npm run soak).
+ * An invalid cluster pushed, then a valid one, is test/xds/nack.e2e.test.ts.
+ * One file, so that @grpc/grpc-js-xds (seconds to load) loads once.
  */
-import { logVerbosity, setLogVerbosity } from '@grpc/grpc-js';
+import { credentials, logVerbosity, setLogVerbosity } from '@grpc/grpc-js';
 import { edsSource } from '../../scripts/soak/address-sources';
 import { runChurnSoak } from '../../scripts/soak/churn-soak';
 import { violationsOf } from '../../scripts/soak/churn-report';
+import { createProbeClient, ProbeClient } from '../../scripts/lib/probe-service';
+import { FakeControlPlane } from '../../scripts/xds/control-plane';
+import { clusterLoadAssignment, loadBootstrap } from '../../scripts/xds/fixtures';
+import { getLoadBalancerStats, STATS_LABEL_OPTION } from '../../src';
+import { registerXds } from '../../src/xds';
+import { startBackends, stopBackends, TestBackend } from '../support/backends';
+import { observeCall, ObservedCall, sleep, waitFor } from './support/observed-calls';
 
 const DURATION_MS = Number(process.env.CHURN_TEST_MS ?? 3_000);
 
-beforeAll(() => setLogVerbosity(logVerbosity.NONE));
+beforeAll(() => {
+  setLogVerbosity(logVerbosity.NONE);
+  registerXds();
+});
 
-test(`EDS churn, an endpoint replaced every 100 ms for ${DURATION_MS / 1000} s, graceful removals: zero failed RPCs, stats exact, outstanding zero at rest`, async () => {
-  const report = await runChurnSoak({
-    mode: 'graceful',
-    source: await edsSource(),
-    label: 'churn-eds',
-    durationMs: DURATION_MS,
-    tickMs: 100,
-    activeEndpoints: 4,
-    concurrency: 8,
-    deadlineMs: 10_000,
+async function startControlPlane(port: number, addresses: readonly string[]): Promise<FakeControlPlane> {
+  const controlPlane = await FakeControlPlane.start({ port });
+  controlPlane.putFromFile('listener.yaml');
+  controlPlane.putFromFile('clusters/peak-ewma.yaml');
+  controlPlane.setEndpoints([clusterLoadAssignment('endpoints1', [{ region: 'region-a', zone: 'zone-1', addresses }])]);
+  return controlPlane;
+}
+
+/** Calls one after another until `stop()`; collects every outcome. */
+function background(client: ProbeClient) {
+  const results: ObservedCall[] = [];
+  let running = true;
+  const done = (async () => {
+    while (running) {
+      results.push(await observeCall(client, 5_000));
+      await sleep(5);
+    }
+  })();
+  return {
+    results,
+    stop: async () => {
+      running = false;
+      await done;
+    },
+  };
+}
+
+describe('xDS faults', () => {
+  let backends: TestBackend[] = [];
+  let controlPlane: FakeControlPlane | null = null;
+  let client: ProbeClient | null = null;
+
+  afterEach(() => {
+    client?.close();
+    controlPlane?.close();
+    stopBackends(backends);
   });
-  expect(violationsOf(report)).toEqual([]);
-  expect(report.unexpectedFailures + report.allowedFailures).toBe(0);
-  expect(report.ticks).toBeGreaterThanOrEqual(8); // each update waits for the ADS ACK: fewer ticks on a loaded machine
-  expect(report.distinctBackendsServed).toBeGreaterThan(report.ticks / 2);
-  expect(report.outstandingAtRest).toEqual([0, 0, 0, 0]);
+
+  it('control plane gone: the client keeps its config and serves; back on the same port: it resubscribes and applies a change', async () => {
+    backends = await startBackends(3, 'cp');
+    const [b0, b1, b2] = backends;
+    controlPlane = await startControlPlane(0, [b0.address, b1.address]);
+    const port = controlPlane.port;
+    client = createProbeClient('xds:///listener1', credentials.createInsecure(), {
+      ...controlPlane.channelOptions(loadBootstrap(controlPlane.address)),
+      [STATS_LABEL_OPTION]: 'cp-gone',
+    });
+    const endpoints = () => {
+      const balancers = getLoadBalancerStats().filter((stats) => stats.label === 'cp-gone');
+      return balancers.length === 1 ? balancers[0].endpoints.map((endpoint) => endpoint.address).sort() : [];
+    };
+    expect((await observeCall(client, 10_000)).error).toBeNull();
+    expect(endpoints()).toEqual([b0.address, b1.address].sort());
+
+    const traffic = background(client);
+    controlPlane.close();
+    controlPlane = null;
+    await sleep(2_000); // the client's ADS stream is down, it retries with backoff
+    const servedWhileGone = traffic.results.length;
+    expect(endpoints()).toEqual([b0.address, b1.address].sort()); // same balancer, same endpoints
+
+    // Back on the same address, with b2 added meanwhile.
+    controlPlane = await startControlPlane(port, [b0.address, b1.address, b2.address]);
+    await waitFor('the client to resubscribe and see b2', () => endpoints().length === 3, 20_000, 50);
+    await waitFor('b2 to serve', () => b2.calls > 0, 5_000);
+    await traffic.stop();
+
+    expect(servedWhileGone).toBeGreaterThan(20);
+    expect(traffic.results.filter((result) => result.error !== null)).toEqual([]);
+    expect(controlPlane.nacks()).toEqual([]);
+  });
+
+  it(`EDS churn, an endpoint replaced every 100 ms for ${DURATION_MS / 1000} s, graceful removals: zero failed RPCs, stats exact, outstanding zero at rest`, async () => {
+    const report = await runChurnSoak({
+      mode: 'graceful',
+      source: await edsSource(),
+      label: 'churn-eds',
+      durationMs: DURATION_MS,
+      tickMs: 100,
+      activeEndpoints: 4,
+      concurrency: 8,
+      deadlineMs: 10_000,
+    });
+    expect(violationsOf(report)).toEqual([]);
+    expect(report.unexpectedFailures + report.allowedFailures).toBe(0);
+    expect(report.ticks).toBeGreaterThanOrEqual(8); // each update waits for the ADS ACK: fewer ticks on a loaded machine
+    expect(report.distinctBackendsServed).toBeGreaterThan(report.ticks / 2);
+    expect(report.outstandingAtRest).toEqual([0, 0, 0, 0]);
+  });
 });
