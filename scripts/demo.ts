@@ -112,7 +112,7 @@ async function main(): Promise<void> {
   await Promise.all(
     POLICIES.map((_, i) =>
       runOpenLoop({
-        client: clients[i],
+        client: () => clients[i],
         rateRps: ratePerPolicy,
         methods: [method],
         zeroAtMs,

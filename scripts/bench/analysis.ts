@@ -7,6 +7,8 @@
 import { decodeHistogram, LatencySummary, mergeHistograms, summarize } from './histogram';
 import type { RecordedRun } from './load-recorder';
 import { mean } from './stats';
+import { detectionAndRecovery } from '../sim/metrics';
+import type { Timeline } from './scenarios';
 
 export interface WindowStats {
   readonly calls: number;
@@ -63,8 +65,9 @@ export function combineRuns(runs: readonly RecordedRun[]): { window: WindowStats
 }
 
 /** Per second, the share of attributed calls that went to each backend (summed over runs). */
-export function sharePerSecond(runs: readonly RecordedRun[], backendCount: number): number[][] {
+export function sharePerSecond(runs: readonly RecordedRun[]): number[][] {
   const seconds = runs[0]?.seconds.length ?? 0;
+  const backendCount = Math.max(0, ...runs.flatMap((r) => r.seconds.map((s) => s.perBackend.length)));
   const shares: number[][] = [];
   for (let t = 0; t < seconds; t++) {
     const counts = new Array<number>(backendCount).fill(0);
@@ -82,39 +85,21 @@ export function groupShare(shares: readonly number[][], backends: readonly numbe
   return shares.map((row) => backends.reduce((sum, b) => sum + (row[b] ?? 0), 0));
 }
 
-/** 3-point trailing mean (shorter at the start). */
-export function trailingMean3(series: readonly number[]): number[] {
-  return series.map((_, i) => mean(series.slice(Math.max(0, i - 2), i + 1).filter(Number.isFinite)));
-}
-
 /**
- * Seconds from the fault's start until the (3-point trailing mean) share of
- * calls to the faulty backends falls below a third of their fair share, or
- * null if it never does during the fault. Bucket i covers (i, i + 1], so its
- * time is i + 1.
+ * Time to detect and to recover (reference-load-test.md §5), by the
+ * simulator's own function so both report the same measure.
  */
-export function timeToDetectS(share: readonly number[], fairShare: number, faultFromS: number, faultToS: number): number | null {
-  const smoothed = trailingMean3(share);
-  for (let i = faultFromS; i < Math.min(faultToS, smoothed.length); i++) {
-    if (smoothed[i] < fairShare / 3) {
-      return i + 1 - faultFromS;
-    }
-  }
-  return null;
-}
-
-/**
- * Seconds from the fault's end until the smoothed share is back within ±10 %
- * of fair for 3 consecutive points, reported as the reference does (time of
- * the third point − 2 − end), or null if it never is.
- */
-export function timeToRecoverS(share: readonly number[], fairShare: number, faultToS: number): number | null {
-  const smoothed = trailingMean3(share);
-  const near = (x: number): boolean => Math.abs(x - fairShare) <= 0.1 * fairShare;
-  for (let i = faultToS; i + 2 < smoothed.length; i++) {
-    if (near(smoothed[i]) && near(smoothed[i + 1]) && near(smoothed[i + 2])) {
-      return i + 2 + 1 - 2 - faultToS;
-    }
-  }
-  return null;
+export function detectAndRecover(
+  shares: readonly number[][],
+  faulty: readonly number[],
+  fairShare: number,
+  timeline: Timeline,
+): { detectS: number | null; recoverS: number | null } {
+  const { detectionSeconds, recoverySeconds } = detectionAndRecovery(
+    shares.map((row) => Float64Array.from(row, (x) => (Number.isFinite(x) ? x : 0))),
+    faulty,
+    fairShare,
+    timeline,
+  );
+  return { detectS: detectionSeconds, recoverS: recoverySeconds };
 }

@@ -4,7 +4,7 @@
  */
 import { parsePolicyId, PolicyId, POLICY_IDS } from './policies';
 import { DEFAULT_SCALE, Scale } from './scale';
-import { QUICK_SCENARIOS, scenarioById, SCENARIOS } from './scenarios';
+import { QUICK_SCENARIOS, scenarioById, SCENARIOS, shortId } from './scenarios';
 
 export type Suite = 'load' | 'pick' | 'cpu' | 'overhead' | 'all';
 
@@ -120,9 +120,9 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     }
   });
   const scenarios = flags.has('--scenario')
-    ? list(flags.get('--scenario')!).map((id) => scenarioById(id).id)
+    ? list(flags.get('--scenario')!).map((id) => shortId(scenarioById(id)))
     : full
-      ? SCENARIOS.map((s) => s.id)
+      ? SCENARIOS.map(shortId)
       : QUICK_SCENARIOS;
   const policies = flags.has('--policy') ? list(flags.get('--policy')!).map(parsePolicyId) : [...POLICY_IDS];
   const layoutText = flags.get('--layout') ?? (full ? 'both' : 'reference');

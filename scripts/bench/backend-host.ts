@@ -3,6 +3,7 @@
  * one RealTimeScheduler, driven by the parent over IPC: start, change
  * behaviour (fault phases), add and retire backends (churn), report stats.
  */
+import { monitorEventLoopDelay } from 'perf_hooks';
 import { seededRandom } from '../../src/core/random';
 import { BackendSpec, FromBackendHost, ToBackendHost } from './ipc';
 import { LogicalClockScheduler } from './logical-scheduler';
@@ -35,6 +36,9 @@ async function startBackends(specs: readonly BackendSpec[]): Promise<Record<stri
   return ports;
 }
 
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
+
 const loadTimer = setInterval(() => {
   for (const backend of backends.values()) {
     backend.sampleLoad();
@@ -66,7 +70,12 @@ async function handle(message: ToBackendHost): Promise<void> {
       );
       return;
     case 'stats':
-      send({ type: 'stats', stats: Array.from(backends.values(), (b) => b.stats()) });
+      send({
+        type: 'stats',
+        stats: Array.from(backends.values(), (b) => b.stats()),
+        loopDelayMs: { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
+      });
+      loopDelay.reset();
       return;
     case 'stop':
       clearInterval(loadTimer);

@@ -9,7 +9,7 @@ import { Layout, runLoadTest, ScenarioResult } from './loadtest';
 import { runPickPathBenchmark } from './pick-path';
 import { ProgressLine } from './progress';
 import { BenchResults, cpuTable, loadTable, pickTable, writeReport } from './report';
-import { scenarioById, timelineFor } from './scenarios';
+import { scenarioById, shortId, timelineFor } from './scenarios';
 import { textTable } from './tables';
 import { machineDescription } from './machine';
 
@@ -24,7 +24,7 @@ async function runLoadSuite(options: BenchOptions, results: BenchResults): Promi
         for (const policies of policyGroups) {
           // One xDS client beside the others, in the first reference-layout run of s03 (or the first scenario).
           const xdsScenario = options.scenarios.includes('s03') ? 's03' : options.scenarios[0];
-          const xds = options.xds && layout === 'reference' && repeat === 0 && scenario.id === xdsScenario;
+          const xds = options.xds && layout === 'reference' && repeat === 0 && shortId(scenario) === xdsScenario;
           {
             const result = await runLoadTest({
               scenario,
@@ -33,14 +33,13 @@ async function runLoadSuite(options: BenchOptions, results: BenchResults): Promi
               uniformClients: options.policies.length,
               timeline: timelineFor(options.durationS, options.warmupS),
               scale: options.scale,
-              backendCount: 20,
               backendHosts: options.backendHosts,
               seed: options.seed + repeat,
               xds,
               progress,
             });
             results.load.push({ ...result, repeat } as ScenarioResult & { repeat: number });
-            console.log(`\n${scenario.id} ${scenario.title} [${layout}${layout === 'uniform' ? ` ${policies[0]}` : ''}, repeat ${repeat + 1}]`);
+            console.log(`\n${shortId(scenario)} ${scenario.summary} [${layout}${layout === 'uniform' ? ` ${policies[0]}` : ''}, repeat ${repeat + 1}]`);
             console.log(textTable(loadTable(result)));
           }
         }

@@ -4,6 +4,7 @@
  * message every second and the recorded run at the end.
  */
 import { ChannelOptions, credentials } from '@grpc/grpc-js';
+import { monitorEventLoopDelay } from 'perf_hooks';
 import { seededRandom } from '../../src/core/random';
 import { createProbeClient, ProbeClient } from '../lib/probe-service';
 import { registerFleetResolver, setFleetAddresses, FLEET_TARGET } from './fleet-resolver';
@@ -18,7 +19,7 @@ const XDS_BOOTSTRAP_OPTION = 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_co
 
 let prepared: ClientPrepare | null = null;
 let addressIndex: Record<string, number> = {};
-const idIndex = new Map<string, number>();
+let client: ProbeClient | null = null;
 
 function send(message: FromClientHost): void {
   process.send?.(message);
@@ -45,10 +46,11 @@ function newClient(prepare: ClientPrepare): ProbeClient {
   return createProbeClient(channelTarget(prepare), credentials.createInsecure(), options);
 }
 
+/** Backends answer with their id, `b<index>`; failed calls are placed by peer address. */
 function backendOf(responseId: string | null, peer: string): number {
-  if (responseId !== null) {
-    const index = idIndex.get(responseId);
-    if (index !== undefined) {
+  if (responseId !== null && responseId.startsWith('b')) {
+    const index = Number(responseId.slice(1));
+    if (Number.isInteger(index)) {
       return index;
     }
   }
@@ -63,7 +65,6 @@ async function prepare(message: ClientPrepare): Promise<ProbeClient> {
   }
   prepared = message;
   addressIndex = { ...message.addressIndex };
-  message.backendIds.forEach((id, i) => idIndex.set(id, i));
   if (message.dynamicAddresses) {
     setFleetAddresses(message.addresses);
   }
@@ -85,8 +86,8 @@ function evidence() {
   };
 }
 
-async function run(client: ProbeClient, message: ClientRun): Promise<void> {
-  const recorder = new LoadRecorder(message.measureS, message.phases, prepared!.backendIds.length, message.deadlineMs);
+async function run(message: ClientRun): Promise<void> {
+  const recorder = new LoadRecorder(message.measureS, message.phases, prepared!.backendCount, message.deadlineMs);
   const zeroAtMs = message.zeroAtEpochMs - performance.timeOrigin;
   let cpuAtZero: NodeJS.CpuUsage | null = null;
   let cpuAtEnd: NodeJS.CpuUsage | null = null;
@@ -95,12 +96,15 @@ async function run(client: ProbeClient, message: ClientRun): Promise<void> {
     () => (cpuAtEnd = process.cpuUsage(cpuAtZero ?? undefined)),
     Math.max(0, zeroAtMs + message.measureS * 1000 - performance.now()),
   );
+  // How late this process's event loop ran: the harness's own share of the latency.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  const loopTimer = setTimeout(() => loopDelay.enable(), Math.max(0, zeroAtMs - performance.now()));
   const progressTimer = setInterval(() => {
     const second = Math.floor((performance.now() - zeroAtMs) / 1000);
     send({ type: 'progress', second, ...recorder.progress() });
   }, 1000);
   await runOpenLoop({
-    client,
+    client: () => client!,
     rateRps: message.rateRps,
     methods: message.methods,
     zeroAtMs,
@@ -110,17 +114,21 @@ async function run(client: ProbeClient, message: ClientRun): Promise<void> {
     random: seededRandom(prepared!.seed),
     recorder,
     backendOf,
-    replaceClientAtS: message.replaceClientAtS,
-    newClient: () => newClient(prepared!),
   });
+  loopDelay.disable();
+  clearTimeout(loopTimer);
   clearInterval(progressTimer);
   clearTimeout(cpuTimer);
   clearTimeout(endTimer);
   const cpu = cpuAtEnd ?? process.cpuUsage(cpuAtZero ?? undefined);
-  send({ type: 'result', run: recorder.export(), cpuMicros: cpu.user + cpu.system, evidence: evidence() });
+  send({
+    type: 'result',
+    run: recorder.export(),
+    cpuMicros: cpu.user + cpu.system,
+    evidence: evidence(),
+    loopDelayMs: { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
+  });
 }
-
-let client: ProbeClient | null = null;
 
 async function handle(message: ToClientHost): Promise<void> {
   switch (message.type) {
@@ -129,8 +137,15 @@ async function handle(message: ToClientHost): Promise<void> {
       send({ type: 'ready' });
       return;
     case 'run':
-      await run(client!, message);
+      await run(message);
       return;
+    case 'restart': {
+      // Calls in flight on the old channel finish there.
+      const old = client;
+      client = newClient(prepared!);
+      setTimeout(() => old?.close(), 5000);
+      return;
+    }
     case 'addresses':
       Object.assign(addressIndex, message.addressIndex);
       setFleetAddresses(message.addresses);

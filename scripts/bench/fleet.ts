@@ -86,7 +86,8 @@ export class Fleet {
     }
   }
 
-  async stats(): Promise<ProbeBackendStats[]> {
+  /** Every backend's counters, and the worst event-loop delay among the hosts since the last call. */
+  async stats(): Promise<{ backends: ProbeBackendStats[]; loopDelayMs: { p99: number; max: number } }> {
     const replies = await Promise.all(
       this.hosts.map((host) => {
         const reply = nextMessage(host, isType<Stats>('stats'));
@@ -94,7 +95,13 @@ export class Fleet {
         return reply;
       }),
     );
-    return replies.flatMap((reply) => reply.stats);
+    return {
+      backends: replies.flatMap((reply) => reply.stats),
+      loopDelayMs: {
+        p99: Math.max(...replies.map((r) => r.loopDelayMs.p99)),
+        max: Math.max(...replies.map((r) => r.loopDelayMs.max)),
+      },
+    };
   }
 
   async stop(): Promise<void> {

@@ -28,7 +28,7 @@ export type ToBackendHost =
 
 export type FromBackendHost =
   | { type: 'listening'; ports: Record<string, number> }
-  | { type: 'stats'; stats: ProbeBackendStats[] }
+  | { type: 'stats'; stats: ProbeBackendStats[]; loopDelayMs: { p99: number; max: number } }
   | { type: 'done' };
 
 // ---- client host ----
@@ -39,10 +39,10 @@ export interface ClientPrepare {
   /** How the channel finds the backends: a static list, or the parent's updates (churn). */
   readonly addresses: readonly string[];
   readonly dynamicAddresses: boolean;
-  /** Backend ids in index order (index = position), for attributing calls. */
-  readonly backendIds: readonly string[];
-  /** Every address a backend will ever have, id by id, for attributing failed calls. */
+  /** Backend index by address, for attributing failed calls (OK answers carry the backend's id, `b<index>`). */
   readonly addressIndex: Readonly<Record<string, number>>;
+  /** Backends at the start (more may join). */
+  readonly backendCount: number;
   /** xDS instead of a service config: the fake control plane's bootstrap JSON. */
   readonly xdsBootstrap?: string;
   readonly xdsTarget?: string;
@@ -59,13 +59,14 @@ export interface ClientRun {
   readonly phases: readonly Phase[];
   readonly phaseOffset: number;
   readonly deadlineMs: number;
-  readonly replaceClientAtS?: number;
 }
 
 export type ToClientHost =
   | ClientPrepare
   | ClientRun
   | { type: 'addresses'; addresses: string[]; addressIndex: Record<string, number> }
+  /** Replace the channel now (s11: cold balancer, warm fleet). */
+  | { type: 'restart' }
   | { type: 'stop' };
 
 export interface PolicyEvidence {
@@ -76,7 +77,14 @@ export interface PolicyEvidence {
 export type FromClientHost =
   | { type: 'ready' }
   | { type: 'progress'; second: number; ok: number; failed: number; okP99Ms: number }
-  | { type: 'result'; run: RecordedRun; cpuMicros: number; evidence: PolicyEvidence }
+  | {
+      type: 'result';
+      run: RecordedRun;
+      cpuMicros: number;
+      evidence: PolicyEvidence;
+      /** The client's event-loop delay during measurement, ms (10 ms resolution). */
+      loopDelayMs: { p99: number; max: number };
+    }
   | { type: 'error'; message: string };
 
 // ---- helpers ----

@@ -22,7 +22,7 @@ export interface SecondBucket {
   sent: number;
   ok: number;
   failed: number;
-  /** Calls per backend index (by the backend that got the call, OK or not). */
+  /** Calls per backend index (by the backend that got the call, OK or not); grows as backends join. */
   readonly perBackend: number[];
   /** Calls whose backend is unknown (failed before a stream was opened). */
   unattributed: number;
@@ -54,6 +54,7 @@ export class LoadRecorder {
   constructor(
     readonly measureS: number,
     readonly phases: readonly Phase[],
+    /** Backends at the start; later ones (churn) extend the per-second arrays. */
     readonly backendCount: number,
     /** Failures are recorded in the all-calls histogram as at least this latency. */
     readonly deadlineMs: number,
@@ -89,7 +90,10 @@ export class LoadRecorder {
     }
     const bucket = this.seconds[second];
     bucket.sent++;
-    if (backend >= 0 && backend < this.backendCount) {
+    if (backend >= 0) {
+      while (bucket.perBackend.length <= backend) {
+        bucket.perBackend.push(0);
+      }
       bucket.perBackend[backend]++;
     } else {
       bucket.unattributed++;

@@ -13,7 +13,8 @@ import { LoadRecorder } from './load-recorder';
 import { encodeProbeRequest } from './probe-request';
 
 export interface OpenLoopOptions {
-  readonly client: ProbeClient;
+  /** The channel to send on; read per call, so a client restart (s11) takes effect at once. */
+  readonly client: () => ProbeClient;
   readonly rateRps: number;
   readonly methods: readonly MethodSpec[];
   /** performance.now() of t = 0 (start of measurement); sending starts warmupS earlier. */
@@ -26,9 +27,6 @@ export interface OpenLoopOptions {
   readonly recorder: LoadRecorder;
   /** Backend index from the serving backend's id (OK calls) or the peer address (any call); -1 unknown. */
   readonly backendOf: (responseId: string | null, peer: string) => number;
-  /** Called when the client should switch channels (s11); returns the new client. */
-  readonly replaceClientAtS?: number;
-  readonly newClient?: () => ProbeClient;
 }
 
 /** Picks methods by weight from a seeded source, so every run sends the same mix. */
@@ -55,8 +53,6 @@ export function runOpenLoop(options: OpenLoopOptions): Promise<void> {
   const endMs = options.zeroAtMs + options.measureS * 1000;
   const nextMethod = methodPicker(options.methods, options.random);
   const requests = new Map(options.methods.map((m) => [m, encodeProbeRequest(m.medianMs)]));
-  let client = options.client;
-  let replaced = options.replaceClientAtS === undefined;
   let nextMs = startMs;
   let inFlight = 0;
   let sendingDone = false;
@@ -69,7 +65,7 @@ export function runOpenLoop(options: OpenLoopOptions): Promise<void> {
     const send = (intendedMs: number): void => {
       const method = nextMethod();
       inFlight++;
-      const call = client.call(
+      const call = options.client().call(
         requests.get(method)!,
         new Metadata(),
         { deadline: Date.now() + method.deadlineMs },
@@ -91,13 +87,6 @@ export function runOpenLoop(options: OpenLoopOptions): Promise<void> {
     };
     const tick = (): void => {
       const nowMs = performance.now();
-      if (!replaced && nowMs >= options.zeroAtMs + options.replaceClientAtS! * 1000) {
-        replaced = true;
-        const old = client;
-        client = options.newClient!();
-        // Calls in flight on the old channel finish there.
-        setTimeout(() => old.close(), 1000);
-      }
       while (nextMs <= nowMs && nextMs < endMs) {
         send(nextMs);
         nextMs += periodMs;

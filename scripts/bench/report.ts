@@ -51,6 +51,7 @@ export function loadTable(result: ScenarioResult): Table {
       'errors',
       ...(fault ? ['detect', 'recover'] : []),
       'CPU µs/call',
+      'loop delay p99',
     ],
     rows: result.policies.map((p) => [
       policyLabel(p.policy),
@@ -61,6 +62,7 @@ export function loadTable(result: ScenarioResult): Table {
       formatPercent(p.headline.errorRate),
       ...(fault ? [seconds(p.detectS), seconds(p.recoverS)] : []),
       p.cpuMicrosPerCall.toFixed(0),
+      formatMs(p.clientLoopDelayMs.p99),
     ]),
   };
 }
@@ -219,7 +221,7 @@ function charts(results: BenchResults, rows: readonly AggregateRow[], scenarios:
           name: policyLabel(p.policy),
           points: p.faultyShare.map((share, t) => [t + 1, Number.isFinite(share) ? share : 0] as const),
         })),
-        bands: [{ fromX: run.timeline.faultFromS, toX: run.timeline.faultToS, label: 'fault' }],
+        bands: [{ fromX: run.timeline.faultStartS, toX: run.timeline.faultEndS, label: 'fault' }],
         referenceLines: [{ y: fair, label: 'fair share' }],
       }),
     });
@@ -236,7 +238,7 @@ function scaleText(results: BenchResults): string {
     `(U10_get: 10 ms → ${10 * scale.timeFactor} ms median), ${Math.round(scale.load * 100)} % of capacity offered: ` +
     `${load.perClientRps} calls/s per client, ${load.totalRps} calls/s in all ` +
     `(${first.scenario}: fleet capacity ${Math.round(load.fleetCapacityRps)} calls/s); ` +
-    `warm-up ${timeline.warmupS} s, measurement ${timeline.measureS} s, fault ${timeline.faultFromS}–${timeline.faultToS} s`
+    `warm-up ${timeline.warmupMs / 1000} s, measurement ${timeline.measureS} s, fault ${timeline.faultStartS}–${timeline.faultEndS} s`
   );
 }
 

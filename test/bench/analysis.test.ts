@@ -1,4 +1,4 @@
-import { combineRuns, groupShare, sharePerSecond, timeToDetectS, timeToRecoverS, trailingMean3 } from '../../scripts/bench/analysis';
+import { combineRuns, detectAndRecover, groupShare, sharePerSecond } from '../../scripts/bench/analysis';
 import { LoadRecorder } from '../../scripts/bench/load-recorder';
 
 describe('load recorder and analysis', () => {
@@ -56,26 +56,31 @@ describe('load recorder and analysis', () => {
     b.record(0.3, 1, true, 0);
     b.record(0.4, 1, true, 3);
     b.record(1.5, 1, true, 2);
-    const shares = sharePerSecond([a.export(), b.export()], 4);
+    const shares = sharePerSecond([a.export(), b.export()]);
     expect(shares[0]).toEqual([0.5, 0.25, 0, 0.25]);
     expect(shares[1]).toEqual([0, 0, 1, 0]);
     expect(groupShare(shares, [0, 1])).toEqual([0.75, 0]);
   });
 
-  it('detects when the smoothed share of the faulty backend falls below a third of fair', () => {
-    // fair = 0.05; fault from t = 3
-    const share = [0.05, 0.05, 0.05, 0.05, 0.02, 0.0, 0.0, 0.0, 0.0, 0.0];
-    // smoothed at i=5: (0.05 + 0.02 + 0) / 3 = 0.0233 (not < 0.0167); i=6: 0.0067 < 0.0167 → t = 7 → 4 s after 3
-    expect(trailingMean3(share)[6]).toBeCloseTo(0.02 / 3, 6);
-    expect(timeToDetectS(share, 0.05, 3, 9)).toBe(4);
-    expect(timeToDetectS(new Array(10).fill(0.05), 0.05, 3, 9)).toBeNull();
+  it('grows per-backend counts when backends join mid-run', () => {
+    const a = new LoadRecorder(2, [], 2, 500);
+    a.record(0.1, 1, true, 0);
+    a.record(1.1, 1, true, 5);
+    const shares = sharePerSecond([a.export()]);
+    expect(shares[0]).toEqual([1, 0, 0, 0, 0, 0]);
+    expect(shares[1]).toEqual([0, 0, 0, 0, 0, 1]);
   });
 
-  it('reports recovery as the reference does: third point of a run within ±10 % of fair, minus 2, minus the end', () => {
-    // fault ends at t = 2; shares return to fair from i = 4
-    const share = [0, 0, 0, 0.02, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05];
-    // smoothed: i=4 0.0233, i=5 0.04, i=6 0.05, i=7 0.05, i=8 0.05 → run starts at i=6 → (6+2+1) - 2 - 2 = 5
-    expect(timeToRecoverS(share, 0.05, 2)).toBe(5);
-    expect(timeToRecoverS([0, 0, 0, 0, 0], 0.05, 2)).toBeNull();
+  it("uses the simulator's detection and recovery on per-backend shares", () => {
+    // Two backends, backend 0 faulty: fair share 0.5; fault over [3, 6) of a 12 s window.
+    const faulty = [0.5, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5];
+    const shares = faulty.map((x) => [x, 1 - x]);
+    const timeline = { warmupMs: 0, measureS: 14, faultStartS: 3, faultEndS: 6 };
+    // Trailing means from i = 3: 0.33, 0.167 (not below 0.5/3), 0 at i = 5 → t = 6 → 3 s after the start.
+    const { detectS, recoverS } = detectAndRecover(shares, [0], 0.5, timeline);
+    expect(detectS).toBe(3);
+    // Smoothed back at 0.5 from i = 10 (i = 10, 11, 12) → (10 + 2 + 1) − 2 − 6 = 5.
+    expect(recoverS).toBe(5);
+    expect(detectAndRecover(shares.map(() => [0.5, 0.5]), [0], 0.5, timeline)).toEqual({ detectS: null, recoverS: 1 });
   });
 });

@@ -1,7 +1,7 @@
 import { parseArgs } from '../../scripts/bench/args';
 import { DEFAULT_SCALE, offeredLoad, scaleBehaviour, scaleMethods } from '../../scripts/bench/scale';
 import { behaviourOf, fleetRoles, SINGLE_METHOD } from '../../scripts/model';
-import { QUICK_SCENARIOS, SCENARIOS, timelineFor } from '../../scripts/bench/scenarios';
+import { QUICK_SCENARIOS, QUICK_TIMELINE, REFERENCE_TIMELINE, SCENARIOS, shortId, timelineFor } from '../../scripts/bench/scenarios';
 import { POLICY_IDS } from '../../scripts/bench/policies';
 
 describe('bench CLI arguments', () => {
@@ -20,7 +20,8 @@ describe('bench CLI arguments', () => {
   it('--full runs everything at the reference timeline', () => {
     const options = parseArgs(['--full']);
     expect(options.suites).toEqual(['load', 'pick', 'cpu']);
-    expect(options.scenarios).toEqual(SCENARIOS.map((s) => s.id));
+    expect(options.scenarios).toEqual(SCENARIOS.map(shortId));
+    expect(options.scenarios).toEqual(['s01', 's02', 's03', 's04', 's05', 's06', 's07', 's08', 's09', 's10', 's11', 's12', 's13']);
     expect(options.layouts).toEqual(['reference', 'uniform']);
     expect(options.durationS).toBe(90);
     expect(options.warmupS).toBe(20);
@@ -30,7 +31,7 @@ describe('bench CLI arguments', () => {
 
   it('parses lists, inline values and the scale', () => {
     const options = parseArgs([
-      '--scenario=s03,s10_node',
+      '--scenario=s03,s10-node-cpu-contention',
       '--policy',
       'round_robin,peak_ewma',
       '--duration',
@@ -52,6 +53,7 @@ describe('bench CLI arguments', () => {
 
   it('rejects mistakes with a message naming the option', () => {
     expect(() => parseArgs(['--scenario', 's99'])).toThrow(/unknown scenario "s99"/);
+    expect(() => parseArgs(['--scenario', 'herd'])).toThrow(/simulator-only/);
     expect(() => parseArgs(['--policy', 'pick_first'])).toThrow(/unknown policy "pick_first"/);
     expect(() => parseArgs(['--duration', '-3'])).toThrow(/--duration must be a number > 0/);
     expect(() => parseArgs(['--repeats', '1.5'])).toThrow(/--repeats must be a whole number/);
@@ -87,7 +89,9 @@ describe('scale', () => {
   });
 
   it('keeps the reference timeline proportions for shorter windows', () => {
-    expect(timelineFor(90, 20)).toEqual({ warmupS: 20, measureS: 90, faultFromS: 20, faultToS: 60 });
-    expect(timelineFor(45)).toEqual({ warmupS: 10, measureS: 45, faultFromS: 10, faultToS: 30 });
+    expect(timelineFor(90, 20)).toEqual(REFERENCE_TIMELINE);
+    // 45 s is the simulator's quick timeline.
+    expect(timelineFor(45)).toEqual(QUICK_TIMELINE);
+    expect(timelineFor(30)).toEqual({ warmupMs: 7000, measureS: 30, faultStartS: 7, faultEndS: 20 });
   });
 });

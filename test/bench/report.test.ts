@@ -33,6 +33,7 @@ function policy(id: PolicyId, p99Ms: number, errorRate = 0): PolicyResult {
     cpuMicrosPerCall: 900,
     evidence: [],
     failuresByCode: {},
+    clientLoopDelayMs: { p99: 5, max: 20 },
   };
 }
 
@@ -41,11 +42,14 @@ function scenario(id: string, p99: Partial<Record<PolicyId, number>>, repeat = 0
     scenario: id,
     title: `title of ${id}`,
     layout: 'reference',
-    timeline: { warmupS: 1, measureS: 5, faultFromS: 1, faultToS: 3 },
+    timeline: { warmupMs: 1000, measureS: 5, faultStartS: 1, faultEndS: 3 },
     scale: { slotDivisor: 4, timeFactor: 6, load: 0.7 },
     load: { fleetCapacityRps: 637, totalRps: 444, perClientRps: 74 },
     backendCount: 20,
     faultyBackends: [0],
+    faultWindow: true,
+    loadAverage: [1, 1],
+    backendLoopDelayMs: { p99: 3, max: 12 },
     policies: Object.entries(p99).map(([p, v]) => policy(p as PolicyId, v!)),
     startedAt: '2026-11-29T00:00:00Z',
     repeat,
