@@ -13,6 +13,7 @@ export { PEAK_EWMA_POLICY_NAME, PEAK_EWMA_DEFAULTS, PEAK_EWMA_LIMITS, PeakEwmaLo
 export { LEAST_REQUEST_POLICY_NAME, LeastRequestLoadBalancingConfig, SELECTION_METHODS } from './policy/least-request-config';
 export type { SelectionMethod } from './policy/least-request-config';
 export { ConfigError } from './policy/config-fields';
+export type { EndpointPickingConfig } from './policy/endpoint-picking-config';
 export { validateServiceConfig, validateLoadBalancingConfigList } from './policy/validate';
 export { streamingCallMarker, markUntimed, isUntimed } from './policy/streaming';
 export { getLoadBalancerStats } from './policy/stats';

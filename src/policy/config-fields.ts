@@ -4,13 +4,17 @@
  * throws a message naming the field and the rule it broke.
  */
 
+/** A config field broke a rule; the message names the policy, the field and the rule. */
 export class ConfigError extends Error {
   /** The message without the policy name, for callers that add it themselves (grpc-js does). */
   readonly detail: string;
 
   constructor(
+    /** The policy whose config was rejected. */
     readonly policyName: string,
+    /** The field, camelCase, e.g. `decayTime` or `decayTime.nanos`. */
     readonly field: string,
+    /** The rule it broke and the value given, e.g. `must be greater than zero, got -1s`. */
     readonly rule: string,
   ) {
     super(`${policyName}: field "${field}" ${rule}`);

@@ -35,6 +35,10 @@ export type EndpointPickingConfigClass = abstract new (...args: never[]) => Endp
 
 let nextInstanceId = 1;
 
+/**
+ * The skeleton both policies share. Not constructed directly: grpc-js builds
+ * the concrete policies from their registered names.
+ */
 export abstract class EndpointPickingLoadBalancer implements experimental.LoadBalancer, BalancerStatsSource {
   /** Unique in this process: tells one balancer instance from its successor. */
   readonly instanceId = nextInstanceId++;
@@ -49,6 +53,7 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
 
   protected constructor(
     private readonly helper: experimental.ChannelControlHelper,
+    /** The registered policy name. */
     readonly policyName: string,
     private readonly configClass: EndpointPickingConfigClass,
     private readonly tracer: Tracer,
@@ -153,6 +158,7 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
 
   // --- stats (see stats.ts) ---
 
+  /** @internal Raw state for getLoadBalancerStats(). */
   statsSnapshot() {
     const engine = this.context?.engine ?? null;
     return {

@@ -7,6 +7,7 @@ import { LoadModel } from '../core/cost';
 import { LoadBalancingEngine } from '../core/engine';
 import { ConfigError } from './config-fields';
 
+/** What both policies' config classes provide to the shared balancer. */
 export interface EndpointPickingConfig extends experimental.TypedLoadBalancingConfig {
   /** Candidates compared per pick; Infinity compares all. */
   readonly choiceCount: number;

@@ -8,18 +8,26 @@
  */
 import { LoadBalancingEngine } from '../core/engine';
 import { LoadModel, leastRequestModel } from '../core/cost';
-import { readChoiceCount, readEnum, requireObject } from './config-fields';
+import { ConfigError, readChoiceCount, readEnum, requireObject } from './config-fields';
 import { createFromJsonReporting, EndpointPickingConfig } from './endpoint-picking-config';
 
+/** The policy's name in a service config's `loadBalancingConfig`. */
 export const LEAST_REQUEST_POLICY_NAME = 'least_request_experimental';
 
+/** Envoy LeastRequest's `selection_method` values. */
 export const SELECTION_METHODS = ['N_CHOICES', 'FULL_SCAN'] as const;
+/** `N_CHOICES`: compare `choiceCount` sampled endpoints; `FULL_SCAN`: compare all. */
 export type SelectionMethod = (typeof SELECTION_METHODS)[number];
 
+/** A parsed, valid `least_request_experimental` config. Build one with `createFromJson` or `parse`. */
 export class LeastRequestLoadBalancingConfig implements EndpointPickingConfig {
   // gRFC A48 counts every call in flight, streams included.
   readonly countsStreams = true;
 
+  /**
+   * @param configuredChoiceCount endpoints sampled per pick (2–10) under N_CHOICES
+   * @param selectionMethod N_CHOICES or FULL_SCAN
+   */
   constructor(
     readonly configuredChoiceCount: number = 2,
     readonly selectionMethod: SelectionMethod = 'N_CHOICES',
@@ -52,10 +60,12 @@ export class LeastRequestLoadBalancingConfig implements EndpointPickingConfig {
     engine.model = leastRequestModel;
   }
 
+  /** grpc-js's entry point: parses `obj`, logging a rejection at ERROR (grpc-js itself would not). */
   static createFromJson(obj: unknown): LeastRequestLoadBalancingConfig {
     return createFromJsonReporting(obj, LeastRequestLoadBalancingConfig.parse);
   }
 
+  /** Parses the JSON config; throws a {@link ConfigError} naming the field and the rule. */
   static parse(obj: unknown): LeastRequestLoadBalancingConfig {
     const name = LEAST_REQUEST_POLICY_NAME;
     const fields = requireObject(name, obj);

@@ -6,6 +6,7 @@ import { Tracer } from './trace';
 
 const tracer = new Tracer('least_request');
 
+/** The `least_request_experimental` load balancer; grpc-js constructs it once register() has run. */
 export class LeastRequestLoadBalancer extends EndpointPickingLoadBalancer {
   constructor(helper: experimental.ChannelControlHelper) {
     super(helper, LEAST_REQUEST_POLICY_NAME, LeastRequestLoadBalancingConfig, tracer);

@@ -6,6 +6,7 @@ import { currentRttMs, PeakEwmaModel } from '../core/cost';
 import { EndpointLoad } from '../core/endpoint-load';
 import { LoadBalancingEngine } from '../core/engine';
 
+/** One endpoint as its balancer sees it. */
 export interface EndpointStats {
   /** The endpoint's addresses, comma-separated. */
   readonly address: string;
@@ -25,19 +26,23 @@ export interface EndpointStats {
   readonly msSinceLastSample: number | null;
 }
 
+/** One live balancer instance: its policy, config, state and endpoints. */
 export interface BalancerStats {
   /** Unique per balancer instance in this process; a config update keeps it, a new instance changes it. */
   readonly instanceId: number;
+  /** `peak_ewma_experimental` or `least_request_experimental`. */
   readonly policy: string;
   /** The channel's `grpc-js-peak-ewma.stats_label` option, or ''. */
   readonly label: string;
+  /** The balancer's aggregate connectivity state (READY, CONNECTING, TRANSIENT_FAILURE, IDLE). */
   readonly state: string;
   /** The live config, as service-config JSON. */
   readonly config: object;
+  /** Every endpoint in the current address list, READY or not. */
   readonly endpoints: readonly EndpointStats[];
 }
 
-/** What a balancer hands over for a snapshot. */
+/** What a balancer hands over for a snapshot. @internal */
 export interface BalancerStatsSource {
   statsSnapshot(): {
     instanceId: number;
