@@ -12,6 +12,7 @@ import { BenchResults, cpuTable, loadTable, pickTable, writeReport } from './rep
 import { scenarioById, shortId, timelineFor } from './scenarios';
 import { textTable } from './tables';
 import { machineDescription } from './machine';
+import { runSimulator } from './simulator';
 
 async function runLoadSuite(options: BenchOptions, results: BenchResults): Promise<void> {
   const progress = new ProgressLine();
@@ -84,6 +85,11 @@ async function main(): Promise<void> {
   if (options.suites.includes('load')) {
     await runLoadSuite(options, results);
     save();
+    if (options.report || options.jsonPath) {
+      console.log('\nsimulator: the same scenarios, reference layout, in virtual time');
+      results.simulator = runSimulator(options.scenarios, options.durationS, options.seed);
+      save();
+    }
   }
   if (options.report) {
     const written = writeReport(results);

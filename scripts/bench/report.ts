@@ -108,7 +108,17 @@ export function cpuTable(results: readonly CpuPerRpcResult[]): Table {
 
 const HEADLINE_POLICIES: readonly PolicyId[] = ['peak_ewma', 'least_request', 'lr_od', 'round_robin'];
 
-function headlineTable(rows: readonly AggregateRow[], scenarios: readonly string[]): Table {
+/** "665ms (5.5×)": a p99 and its multiple of the nominal median service time, which compares across scales. */
+function withMultiple(ms: number, medianMs: number): string {
+  return Number.isFinite(ms) ? `${formatMs(ms)} (${(ms / medianMs).toFixed(1)}×)` : '–';
+}
+
+/** The U10 median at the run's scale. */
+function nominalMedianMs(results: BenchResults): number {
+  return 10 * (results.load[0]?.scale.timeFactor ?? 1);
+}
+
+function headlineTable(rows: readonly AggregateRow[], scenarios: readonly string[], medianMs: number): Table {
   return {
     headers: ['scenario', ...HEADLINE_POLICIES.map((p) => `${POLICY_LABELS[p]} ours / ref`), 'peak_ewma+od', 'wrr (ORCA)'],
     rows: scenarios.map((s) => {
@@ -117,11 +127,11 @@ function headlineTable(rows: readonly AggregateRow[], scenarios: readonly string
       const cell = (p: PolicyId): string => {
         const r = mine.find((x) => x.policy === p);
         const refMs = ref?.p99Ms[p];
-        return `${r ? formatMs(r.p99Ms) : '–'} / ${refMs !== undefined ? formatMs(refMs) : '–'}`;
+        return `${r ? withMultiple(r.p99Ms, medianMs) : '–'} / ${refMs !== undefined ? withMultiple(refMs, 10) : '–'}`;
       };
       const own = (p: PolicyId): string => {
         const r = mine.find((x) => x.policy === p);
-        return r ? formatMs(r.p99Ms) : '–';
+        return r ? withMultiple(r.p99Ms, medianMs) : '–';
       };
       return [`${s} ${mine[0]?.title ?? ''}`, ...HEADLINE_POLICIES.map(cell), own('peak_ewma_od'), own('wrr_orca')];
     }),
@@ -165,6 +175,23 @@ function detailTable(rows: readonly AggregateRow[]): Table {
   };
 }
 
+function noiseTable(results: BenchResults): Table {
+  return {
+    headers: ['run', 'clients p99 / max', 'backend hosts p99 / max', 'load average'],
+    rows: results.load.map((run) => {
+      const p99 = Math.max(...run.policies.map((p) => p.clientLoopDelayMs?.p99 ?? NaN));
+      const max = Math.max(...run.policies.map((p) => p.clientLoopDelayMs?.max ?? NaN));
+      const hosts = run.backendLoopDelayMs;
+      return [
+        `${run.scenario} ${run.layout}${run.layout === 'uniform' ? ` ${policyLabel(run.policies[0].policy)}` : ''}`,
+        `${p99.toFixed(0)} / ${max.toFixed(0)}`,
+        hosts ? `${hosts.p99.toFixed(0)} / ${hosts.max.toFixed(0)}` : '–',
+        run.loadAverage ? `${run.loadAverage[0]} / ${run.loadAverage[1]}` : '–',
+      ];
+    }),
+  };
+}
+
 function verdictTable(verdicts: readonly Verdict[]): Table {
   return {
     headers: ['target', 'result', 'numbers'],
@@ -200,7 +227,7 @@ function charts(results: BenchResults, rows: readonly AggregateRow[], scenarios:
     });
     out.push({
       file: 'p99-all-calls.svg',
-      caption: 'p99 over all calls, failures counted at the 500 ms deadline, log scale',
+      caption: 'p99 over all calls, failures counted at the deadline, log scale',
       svg: barChart({ title: 'p99 latency (all calls, failures at deadline)', yLabel: 'ms (log)', groups: scenarios, series: series('allP99Ms'), logScale: true }),
     });
   }
@@ -283,12 +310,12 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
     lines.push(
       '## Load test: p99 per scenario',
       '',
-      'p99 of OK calls in ms, latency from the intended start; the fault phase for fault scenarios, the whole window ' +
-        'otherwise (the reference\'s "worst-case p99"). "ref" = the reference\'s published number ' +
-        '(`cluster-2026-10-05-fixes`, reference-load-test.md §6) at its own scale (8 slots, 10 ms): compare orderings ' +
-        'and ratios, not absolute values.',
+      'p99 of OK calls, latency from the intended start; the fault phase for fault scenarios, the whole window ' +
+        'otherwise (the reference\'s "worst-case p99"). In brackets: the p99 as a multiple of the nominal median ' +
+        `service time (${nominalMedianMs(results)} ms here, 10 ms in the reference), which compares across scales. ` +
+        '"ref" = the reference\'s published number (`cluster-2026-10-05-fixes`, reference-load-test.md §6).',
       '',
-      markdownTable(headlineTable(rows, scenarios)),
+      markdownTable(headlineTable(rows, scenarios, nominalMedianMs(results))),
       '',
       'Error rate (fault phase for fault scenarios):',
       '',
@@ -313,7 +340,27 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
     }
   }
   if (results.simulator) {
-    lines.push('## Simulator beside the real runs', '', markdownTable(simulatorTable(rows, results.simulator)), '');
+    lines.push(
+      '## Simulator beside the real runs',
+      '',
+      `The simulator (\`${results.simulator.source}\`) runs the same scenario definitions in virtual time at the ` +
+        "reference's scale (8 slots, 10 ms): compare orderings (the targets above), not milliseconds.",
+      '',
+      markdownTable(simulatorTable(rows, results.simulator)),
+      '',
+    );
+  }
+  if (results.load.length > 0) {
+    lines.push(
+      '## How noisy the harness was',
+      '',
+      "Event-loop delay (p99 / max, ms) of the client processes and backend hosts during measurement, and the machine's " +
+        '1-minute load average before / after each run. A client that runs late sends late, and the latency is counted ' +
+        'from the intended start, so this delay lands in every policy\'s numbers alike.',
+      '',
+      markdownTable(noiseTable(results)),
+      '',
+    );
   }
   if (results.cpu) {
     lines.push(
@@ -352,21 +399,30 @@ function methodNotes(): string {
     '',
     '- **Backends**: 20 real grpc-js servers on 127.0.0.1 in 4 backend-host processes. Each answers from the ' +
       'shared queueing model (scripts/model: slots + FIFO, lognormal service times capped at 50× median, errors ' +
-      'before queueing, black hole, GC completion gate, deadline skipping) under a real-time scheduler, so a GC ' +
-      'pause holds one backend\'s completions only. Behaviour changes at run time over IPC for fault phases. ' +
-      'Timers have ~1 ms granularity (the reference used a scheduled executor): service times run 0–1 ms long.',
+      'before queueing, black hole, GC completion gate, deadline skipping), so a GC pause holds one backend\'s ' +
+      'completions only. The model runs under real timers with a logical clock (scripts/bench/logical-scheduler.ts): ' +
+      'a late timer delays the answer but does not cost the backend capacity. Timers have ~1 ms granularity (the ' +
+      'reference used a scheduled executor). Behaviour changes at run time over IPC.',
+    '- **Scenarios**: the simulator\'s definitions (scripts/sim/scenarios.ts) run against the real fleet through a ' +
+      'remote `ScenarioControl` (scripts/bench/remote-control.ts): faults, heals, pods joining and leaving (a resolver ' +
+      'fed by the parent; a retired pod gets GOAWAY 1 s after it leaves the list, with 5 s grace), client restarts, ' +
+      'max connection age. Time to detect and recover use the simulator\'s function.',
     '- **Clients**: one process per policy (the reference ran two), all at once against the same fleet ' +
-      '(reference layout); open loop at a fixed period, latency from the intended start, 500 ms deadline, ' +
-      'OK-call p99 and all-call p99 (failures at the deadline) from HDR histograms merged exactly. The uniform ' +
-      'layout runs every client with one policy, one run per policy.',
+      '(reference layout); open loop at a fixed period, latency from the intended start, OK-call p99 and all-call p99 ' +
+      '(failures at the deadline) from HDR histograms merged exactly. The uniform layout runs 6 clients with one ' +
+      'policy, one run per policy (same client count and rate as the reference layout; the reference used 8).',
     '- **Policies**: round_robin (grpc-js), least_request_experimental (choiceCount 2), lr+od = least_request in ' +
       'outlier_detection with the reference\'s settings, peak_ewma_experimental (defaults), peak_ewma+od, and ' +
-      'weighted_round_robin fed by per-call ORCA reports (grpc-js servers can send them: ' +
-      '`grpc.server_call_metric_recording` + `call.getMetricsRecorder()`; the backends report busy-slot ' +
-      'utilisation, qps and eps) as the server-assisted bar. Every run checks that our policies accounted the calls ' +
-      '(grpc-js silently falls back to pick_first on a bad config).',
-    '- **Scale**: the reference offered 10,707 calls/s from 8 JVM clients on 18 cores; this machine has 2 cores, so ' +
-      'backend capacity is scaled down (fewer slots, longer service times) and the 70 % utilisation kept.',
+      'weighted_round_robin with ORCA as the server-assisted bar. grpc-js servers can send ORCA; the backends use ' +
+      'out-of-band reports (`ServerMetricRecorder`, 1 s period: busy-slot utilisation, qps, eps) because per-call ' +
+      'reports cost 60–260 ms of CPU per call in grpc-js 1.14.7 (its `loadOrcaProto()` never caches). Every run checks ' +
+      'that our policies accounted the calls (grpc-js silently falls back to pick_first on a bad config). ' +
+      'peak_ewma via xDS gets Envoy\'s PeakEwma cluster from the fake control plane (scripts/xds).',
+    '- **Scale**: the reference offered 10,707 calls/s from 8 JVM clients on 18 cores. Here a unary call costs ' +
+      '~2 ms of client CPU and ~1 ms of server CPU, and the 2 cores are shared with other work, so backend capacity ' +
+      'is scaled down (fewer slots, longer service times) and the 70 % utilisation kept. The deadline is stretched by ' +
+      'the same factor as service times (500 ms × factor), so it stays 50 nominal medians as in the reference; GC ' +
+      'pauses (500 ms every 10 s), decay time (10 s) and the timeline are not scaled.',
     '',
   ].join('\n');
 }

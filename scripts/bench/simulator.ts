@@ -3,7 +3,12 @@
  * policies come out in the same order. The simulator's JSON is read by
  * `readSimulatorJson`, which keeps only what the comparison needs.
  */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import type { AggregateRow } from './aggregate';
+import { REPO_ROOT } from './package-under-test';
 import { PolicyId, POLICY_LABELS } from './policies';
 import { formatMs } from './progress';
 import { Table } from './tables';
@@ -25,6 +30,49 @@ export interface SimulatorSummary {
 }
 
 const COMPARED: readonly PolicyId[] = ['peak_ewma', 'least_request', 'lr_od', 'round_robin'];
+
+/** The parts of `npm run simulate -- --json` this comparison reads (scripts/sim/report.ts SuiteJson). */
+interface SimulatorJson {
+  readonly meta: { readonly command?: string; readonly timeline?: { measureS: number } };
+  readonly reference: { readonly scenarios: Record<string, Record<string, { p99: number; errorRate: number }>> };
+}
+
+export function readSimulatorJson(json: SimulatorJson, source: string): SimulatorSummary {
+  const rows: SimulatorRow[] = [];
+  for (const [name, byPolicy] of Object.entries(json.reference.scenarios)) {
+    for (const [policy, result] of Object.entries(byPolicy)) {
+      if ((COMPARED as readonly string[]).includes(policy)) {
+        rows.push({ scenario: name.split('-')[0], policy: policy as PolicyId, p99Ms: result.p99, errorRate: result.errorRate });
+      }
+    }
+  }
+  return { source, rows };
+}
+
+/**
+ * Runs the simulator's reference layout for `scenarios` (its quick timeline
+ * when the load test ran 45 s windows, else the reference's 90 s) and reads
+ * its JSON. The simulator runs the reference's scale (8 slots, 10 ms).
+ */
+export function runSimulator(scenarios: readonly string[], measureS: number, seed: number): SimulatorSummary {
+  const file = path.join(os.tmpdir(), `bench-sim-${process.pid}.json`);
+  const args = ['run', '--silent', 'simulate', '--', '--layout', 'reference', '--seed', String(seed), '--json', file];
+  for (const scenario of scenarios) {
+    args.push('--scenario', scenario);
+  }
+  if (measureS <= 45) {
+    args.push('--quick');
+  }
+  const result = spawnSync('npm', args, { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+  if (result.status !== 0) {
+    throw new Error(`npm ${args.join(' ')} failed (${result.status}): ${result.stderr}`);
+  }
+  try {
+    return readSimulatorJson(JSON.parse(fs.readFileSync(file, 'utf8')) as SimulatorJson, `npm ${args.slice(2).join(' ').replace(file, 'FILE')}`);
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
 
 export function simulatorTable(rows: readonly AggregateRow[], sim: SimulatorSummary): Table {
   const scenarios = Array.from(new Set(rows.filter((r) => r.layout === 'reference').map((r) => r.scenario)));

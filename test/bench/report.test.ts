@@ -3,7 +3,7 @@ import type { LatencySummary } from '../../scripts/bench/histogram';
 import type { PolicyResult, ScenarioResult } from '../../scripts/bench/loadtest';
 import type { PolicyId } from '../../scripts/bench/policies';
 import { BenchResults, renderReport } from '../../scripts/bench/report';
-import { orderingDisagreements } from '../../scripts/bench/simulator';
+import { orderingDisagreements, readSimulatorJson } from '../../scripts/bench/simulator';
 import { cpuVerdicts, isTieOrBetter, loadVerdicts, pickVerdicts } from '../../scripts/bench/verdicts';
 import { parseArgs } from '../../scripts/bench/args';
 
@@ -120,6 +120,21 @@ describe('verdicts', () => {
 });
 
 describe('simulator ordering', () => {
+  it("reads the simulator's reference-layout JSON by short scenario id, keeping the compared policies", () => {
+    const summary = readSimulatorJson(
+      {
+        meta: {},
+        reference: {
+          scenarios: {
+            's03-brownout': { peak_ewma: { p99: 20.6, errorRate: 0.00002 }, oracle: { p99: 19, errorRate: 0 } },
+          },
+        },
+      },
+      'npm run simulate',
+    );
+    expect(summary.rows).toEqual([{ scenario: 's03', policy: 'peak_ewma', p99Ms: 20.6, errorRate: 0.00002 }]);
+  });
+
   it('flags only pairs both sides order clearly and oppositely', () => {
     const real = new Map<PolicyId, number>([
       ['peak_ewma', 30],
@@ -153,9 +168,10 @@ describe('report', () => {
     const { markdown, charts } = renderReport(results);
     expect(markdown).toContain('npm run bench:report');
     expect(markdown).toContain('2 × Test CPU');
-    // Our s03 peak_ewma p99 beside the reference's 21.5 ms.
-    expect(markdown).toContain('30.0ms / 21.5ms');
-    expect(markdown).toContain('400ms / 450ms');
+    // Our s03 peak_ewma p99 beside the reference's 21.5 ms, each with its multiple of the nominal median
+    // (60 ms at time factor 6, 10 ms in the reference).
+    expect(markdown).toContain('30.0ms (0.5×) / 21.5ms (2.1×)');
+    expect(markdown).toContain('400ms (6.7×) / 450ms (45.0×)');
     expect(markdown).toMatch(/s03: peak_ewma p99 \(OK calls\) lowest of client-only policies \| \*\*met\*\*/);
     expect(markdown).toContain('| CPU per RPC vs round_robin | not measured |');
     expect(charts.map((c) => c.file)).toEqual(['p99.svg', 'p999.svg', 'p99-all-calls.svg', 's03-share.svg']);
