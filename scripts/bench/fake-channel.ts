@@ -60,6 +60,11 @@ class ReadySubchannel {
 export interface BuiltPicker {
   readonly picker: experimental.Picker;
   readonly state: connectivityState;
+  /**
+   * The balancer's exitIdle(), which grpc-js calls on every call
+   * (InternalChannel.getConfig → ResolvingLoadBalancer.exitIdle → child).
+   */
+  exitIdle(): void;
   destroy(): void;
 }
 
@@ -97,7 +102,12 @@ export async function buildPicker(lbConfig: object, endpointCount: number): Prom
   if (published === null || published.state !== connectivityState.READY) {
     throw new Error(`${JSON.stringify(lbConfig)} did not become READY over ${endpointCount} fake endpoints`);
   }
-  return { picker: published.picker, state: published.state, destroy: () => handler.destroy() };
+  return {
+    picker: published.picker,
+    state: published.state,
+    exitIdle: () => handler.exitIdle(),
+    destroy: () => handler.destroy(),
+  };
 }
 
 /** One call's worth of pick path: pick, then the callbacks a started and finished call runs. */

@@ -45,6 +45,11 @@ export interface PickPathResult {
   readonly p999Ns: number;
   /** Mean of the per-batch means (timer cost subtracted). */
   readonly meanNs: number;
+  /**
+   * Mean ns of the balancer's exitIdle(), which grpc-js calls once per call
+   * (InternalChannel.getConfig): part of what a policy costs per call.
+   */
+  readonly exitIdleNs: number;
 }
 
 export interface PickPathReport {
@@ -114,6 +119,7 @@ export async function runPickPathBenchmark(
     }
     const histograms = new Map(options.policies.map((p) => [p, nsHistogram()]));
     const batchMeans = new Map(options.policies.map((p) => [p, [] as number[]]));
+    const exitIdleMeans = new Map(options.policies.map((p) => [p, [] as number[]]));
     let sink: unknown = null;
     for (let round = 0; round < options.warmupRounds + options.rounds; round++) {
       const timed = round >= options.warmupRounds;
@@ -131,8 +137,15 @@ export async function runPickPathBenchmark(
           }
         }
         const batchNs = (performance.now() - batchStart) * 1e6;
+        const { exitIdle } = built.get(policy)!;
+        const idleStart = performance.now();
+        for (let i = 0; i < options.batchSize; i++) {
+          exitIdle();
+        }
+        const idleNs = (performance.now() - idleStart) * 1e6;
         if (timed) {
           batchMeans.get(policy)!.push(batchNs / options.batchSize - 2 * overheadNs);
+          exitIdleMeans.get(policy)!.push(idleNs / options.batchSize);
         }
         if (round === options.warmupRounds) {
           assertOurPolicyRan(policy, built.get(policy)!, before);
@@ -153,6 +166,7 @@ export async function runPickPathBenchmark(
         p99Ns: histogram.getValueAtPercentile(99),
         p999Ns: histogram.getValueAtPercentile(99.9),
         meanNs: means.reduce((a, b) => a + b, 0) / means.length,
+        exitIdleNs: median(exitIdleMeans.get(policy)!),
       });
       histogram.destroy();
       built.get(policy)!.destroy();
@@ -161,7 +175,7 @@ export async function runPickPathBenchmark(
       `pick path @${endpoints}: ` +
         results
           .filter((r) => r.endpoints === endpoints)
-          .map((r) => `${POLICY_LABELS[r.policy]} p50 ${r.p50Ns} ns p99 ${r.p99Ns} ns`)
+          .map((r) => `${POLICY_LABELS[r.policy]} p50 ${r.p50Ns} ns p99 ${r.p99Ns} ns exitIdle ${r.exitIdleNs.toFixed(0)} ns`)
           .join(', '),
     );
   }

@@ -71,12 +71,12 @@ export function pickTable(report: PickPathReport): Table {
   const counts = Array.from(new Set(report.results.map((r) => r.endpoints)));
   const policies = Array.from(new Set(report.results.map((r) => r.policy)));
   return {
-    headers: ['endpoints', ...policies.flatMap((p) => [`${POLICY_LABELS[p]} p50 ns`, 'p99 ns'])],
+    headers: ['endpoints', ...policies.flatMap((p) => [`${POLICY_LABELS[p]} p50 ns`, 'p99 ns', 'exitIdle ns'])],
     rows: counts.map((n) => [
       String(n),
       ...policies.flatMap((p) => {
         const r = report.results.find((x) => x.policy === p && x.endpoints === n);
-        return r ? [String(r.p50Ns), String(r.p99Ns)] : ['–', '–'];
+        return r ? [String(r.p50Ns), String(r.p99Ns), r.exitIdleNs === undefined ? '–' : r.exitIdleNs.toFixed(0)] : ['–', '–', '–'];
       }),
     ]),
   };

@@ -109,6 +109,7 @@ describe('verdicts', () => {
       p99Ns,
       p999Ns: p99Ns,
       meanNs: p50Ns,
+      exitIdleNs: 1,
     });
     const verdicts = pickVerdicts({
       timerOverheadNs: 50,
