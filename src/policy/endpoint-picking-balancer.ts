@@ -50,6 +50,8 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
   private currentState: ConnectivityState = connectivityState.IDLE;
   private statsLabel = '';
   private config: EndpointPickingConfig | null = null;
+  /** IDLE children at the last state recomputation; lets exitIdle() return at once. */
+  private idleEndpoints = 0;
 
   protected constructor(
     private readonly helper: experimental.ChannelControlHelper,
@@ -133,7 +135,14 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
     return true;
   }
 
+  /**
+   * grpc-js calls this on every call (InternalChannel.getConfig), so it must
+   * cost nothing when no child is IDLE: every child state change recounts.
+   */
   exitIdle(): void {
+    if (this.idleEndpoints === 0) {
+      return;
+    }
     for (const managed of this.endpoints.values()) {
       if (managed.child.getConnectivityState() === connectivityState.IDLE) {
         managed.child.exitIdle();
@@ -223,14 +232,17 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
     }
     const ready: PickableEndpoint[] = [];
     let connecting = false;
+    let idle = 0;
     for (const managed of this.endpoints.values()) {
       const state = managed.child.getConnectivityState();
       if (state === connectivityState.READY) {
         ready.push({ load: managed.load, picker: managed.child.getPicker(), name: managed.key });
       } else if (state === connectivityState.CONNECTING || state === connectivityState.IDLE) {
         connecting = true;
+        idle += state === connectivityState.IDLE ? 1 : 0;
       }
     }
+    this.idleEndpoints = idle;
     if (ready.length > 0) {
       this.publish(connectivityState.READY, new EndpointPicker(ready, this.context), null);
     } else if (connecting) {
