@@ -11,6 +11,8 @@ export type Suite = 'load' | 'pick' | 'cpu' | 'overhead' | 'all';
 export interface BenchOptions {
   readonly suites: readonly Exclude<Suite, 'overhead' | 'all'>[];
   readonly scenarios: readonly string[];
+  /** Scenarios of the uniform layout (one run per policy each); default: the same as `scenarios`. */
+  readonly uniformScenarios: readonly string[];
   readonly policies: readonly PolicyId[];
   readonly layouts: readonly ('reference' | 'uniform')[];
   /** Measurement window per scenario, s (the reference: 90). */
@@ -36,6 +38,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --scenario s01,s03,...               scenarios (default: ${QUICK_SCENARIOS.join(',')}; --full: all)
   --policy round_robin,peak_ewma,...   policies (default: all of ${POLICY_IDS.join(', ')})
   --layout reference|uniform|both      clients per policy side by side, or one policy per run (default: reference)
+  --uniform-scenario s03,...           scenarios for the uniform layout (default: the --scenario list; --full: ${QUICK_SCENARIOS.join(',')})
   --duration SECONDS                   measurement window per scenario (default: 45; --full: 90 as the reference)
   --warmup SECONDS                     warm-up per scenario (default: derived, reference 20)
   --repeats N                          runs per scenario and layout (default: 1; --full: 2)
@@ -46,7 +49,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --report                             write docs/benchmarks.md and docs/benchmarks/*.svg
   --report-from FILE                   regenerate the report from a --json file, run nothing
   --xds                                add a peak_ewma client through xDS (fake control plane)
-  --full                               the whole suite: all scenarios, both layouts, overhead, xDS, 90 s windows`;
+  --full                               the whole suite: all scenarios, both layouts, overhead, xDS, 90 s windows, 2 repeats`;
 
 function list(value: string): string[] {
   return value
@@ -95,7 +98,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     throw new RangeError(USAGE);
   }
   const known = new Set([
-    '--suite', '--scenario', '--policy', '--layout', '--duration', '--warmup', '--repeats',
+    '--suite', '--scenario', '--uniform-scenario', '--policy', '--layout', '--duration', '--warmup', '--repeats',
     '--scale', '--hosts', '--seed', '--json', '--report-from',
   ]);
   for (const name of flags.keys()) {
@@ -131,9 +134,16 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   }
   const layouts: BenchOptions['layouts'] =
     layoutText === 'both' ? ['reference', 'uniform'] : [layoutText as 'reference' | 'uniform'];
+  // --full: the uniform layout (6 runs per scenario) only where policies differ most, to keep it under two hours.
+  const uniformScenarios = flags.has('--uniform-scenario')
+    ? list(flags.get('--uniform-scenario')!).map((id) => shortId(scenarioById(id)))
+    : full && !flags.has('--scenario')
+      ? QUICK_SCENARIOS
+      : scenarios;
   return {
     suites: Array.from(new Set(suites)),
     scenarios,
+    uniformScenarios,
     policies,
     layouts,
     durationS: flags.has('--duration') ? positiveNumber('--duration', flags.get('--duration')!) : full ? 90 : 45,

@@ -5,7 +5,8 @@
 import * as fs from 'fs';
 import { BenchOptions, parseArgs } from './args';
 import { runCpuPerRpcBenchmark } from './cpu-per-rpc';
-import { Layout, runLoadTest, ScenarioResult } from './loadtest';
+import { runLoadTest } from './loadtest';
+import { planLoadRuns } from './plan';
 import { runPickPathBenchmark } from './pick-path';
 import { ProgressLine } from './progress';
 import { BenchResults, cpuTable, loadTable, pickTable, writeReport } from './report';
@@ -14,38 +15,28 @@ import { textTable } from './tables';
 import { machineDescription } from './machine';
 import { runSimulator } from './simulator';
 
-async function runLoadSuite(options: BenchOptions, results: BenchResults): Promise<void> {
+async function runLoadSuite(options: BenchOptions, results: BenchResults, save: () => void): Promise<void> {
   const progress = new ProgressLine();
-  for (const layout of options.layouts) {
-    for (const id of options.scenarios) {
-      const scenario = scenarioById(id);
-      for (let repeat = 0; repeat < options.repeats; repeat++) {
-        const policyGroups: (typeof options.policies)[] =
-          layout === 'reference' ? [options.policies] : options.policies.map((p) => [p]);
-        for (const policies of policyGroups) {
-          // One xDS client beside the others, in the first reference-layout run of s03 (or the first scenario).
-          const xdsScenario = options.scenarios.includes('s03') ? 's03' : options.scenarios[0];
-          const xds = options.xds && layout === 'reference' && repeat === 0 && shortId(scenario) === xdsScenario;
-          {
-            const result = await runLoadTest({
-              scenario,
-              layout: layout as Layout,
-              policies,
-              uniformClients: options.policies.length,
-              timeline: timelineFor(options.durationS, options.warmupS),
-              scale: options.scale,
-              backendHosts: options.backendHosts,
-              seed: options.seed + repeat,
-              xds,
-              progress,
-            });
-            results.load.push({ ...result, repeat } as ScenarioResult & { repeat: number });
-            console.log(`\n${shortId(scenario)} ${scenario.summary} [${layout}${layout === 'uniform' ? ` ${policies[0]}` : ''}, repeat ${repeat + 1}]`);
-            console.log(textTable(loadTable(result)));
-          }
-        }
-      }
-    }
+  const plan = planLoadRuns(options);
+  for (const [k, run] of plan.entries()) {
+    const scenario = scenarioById(run.scenario);
+    const what = `${shortId(scenario)} ${scenario.summary} [${run.layout}${run.layout === 'uniform' ? ` ${run.policies[0]}` : ''}, repeat ${run.repeat + 1}]`;
+    console.log(`\nrun ${k + 1}/${plan.length}: ${what}`);
+    const result = await runLoadTest({
+      scenario,
+      layout: run.layout,
+      policies: run.policies,
+      uniformClients: options.policies.length,
+      timeline: timelineFor(options.durationS, options.warmupS),
+      scale: options.scale,
+      backendHosts: options.backendHosts,
+      seed: options.seed + run.repeat,
+      xds: run.xds,
+      progress,
+    });
+    results.load.push({ ...result, repeat: run.repeat });
+    console.log(textTable(loadTable(result)));
+    save();
   }
 }
 
@@ -83,8 +74,7 @@ async function main(): Promise<void> {
     save();
   }
   if (options.suites.includes('load')) {
-    await runLoadSuite(options, results);
-    save();
+    await runLoadSuite(options, results, save);
     if (options.report || options.jsonPath) {
       console.log('\nsimulator: the same scenarios, reference layout, in virtual time');
       results.simulator = runSimulator(options.scenarios, options.durationS, options.seed);

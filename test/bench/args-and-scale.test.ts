@@ -3,6 +3,7 @@ import { DEFAULT_SCALE, offeredLoad, scaleBehaviour, scaleMethods } from '../../
 import { behaviourOf, fleetRoles, SINGLE_METHOD } from '../../scripts/model';
 import { QUICK_SCENARIOS, QUICK_TIMELINE, REFERENCE_TIMELINE, SCENARIOS, shortId, timelineFor } from '../../scripts/bench/scenarios';
 import { POLICY_IDS } from '../../scripts/bench/policies';
+import { planLoadRuns } from '../../scripts/bench/plan';
 
 describe('bench CLI arguments', () => {
   it('defaults to the quick load suite in the reference layout', () => {
@@ -93,5 +94,19 @@ describe('scale', () => {
     // 45 s is the simulator's quick timeline.
     expect(timelineFor(45)).toEqual(QUICK_TIMELINE);
     expect(timelineFor(30)).toEqual({ warmupMs: 7000, measureS: 30, faultStartS: 7, faultEndS: 20 });
+  });
+});
+
+describe('run plan', () => {
+  it('runs the reference layout once per scenario with every policy, the uniform layout once per policy, xDS once', () => {
+    const plan = planLoadRuns(
+      parseArgs(['--scenario', 's01,s03', '--uniform-scenario', 's03', '--layout', 'both', '--policy', 'round_robin,peak_ewma', '--xds']),
+    );
+    expect(plan.map((r) => `${r.layout} ${r.scenario} ${r.policies.join('+')}${r.xds ? ' xds' : ''}`)).toEqual([
+      'reference s01 round_robin+peak_ewma',
+      'reference s03 round_robin+peak_ewma xds',
+      'uniform s03 round_robin',
+      'uniform s03 peak_ewma',
+    ]);
   });
 });
