@@ -13,6 +13,7 @@ import { BenchResults, cpuTable, loadTable, pickTable, writeReport } from './rep
 import { scenarioById, shortId, timelineFor } from './scenarios';
 import { textTable } from './tables';
 import { machineDescription } from './machine';
+import { builtFrom, prebuildForChildren } from './package-under-test';
 import { runSimulator } from './simulator';
 
 async function runLoadSuite(options: BenchOptions, results: BenchResults, save: () => void): Promise<void> {
@@ -48,8 +49,10 @@ async function main(): Promise<void> {
     console.log(`report written: ${written.join(', ')}`);
     return;
   }
+  prebuildForChildren();
   const results: BenchResults = {
     startedAt: new Date().toISOString(),
+    packageSource: builtFrom(),
     machine: machineDescription(),
     options: { ...options },
     load: [],

@@ -11,10 +11,16 @@
  * (per-file, the same emit as tsc under `isolatedModules`) into a cache under
  * node_modules (which tsx leaves alone) and loaded from there.
  *
+ * Which src/: the committed HEAD by default (`git archive`), so a report
+ * names the commit it measured even while others edit the work tree;
+ * PEAK_EWMA_BENCH_SOURCE=worktree benchmarks uncommitted changes instead.
+ *
  * Every benchmark process must load the policies through `loadPackage()`:
  * mixing this copy with a tsx-loaded src/ would give two registries.
  */
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 
 type PackageModule = typeof import('../../src/index');
@@ -36,17 +42,59 @@ function listSources(dir: string): string[] {
   });
 }
 
-/** Transpiles src/ into BUILD_DIR/src where a source is newer than its output. */
+export function benchSource(): 'head' | 'worktree' {
+  return process.env.PEAK_EWMA_BENCH_SOURCE === 'worktree' ? 'worktree' : 'head';
+}
+
+/** What the build holds: "HEAD <commit>" or "work tree". */
+export function builtFrom(): string {
+  const stamp = path.join(BUILD_DIR, 'SOURCE');
+  return fs.existsSync(stamp) ? fs.readFileSync(stamp, 'utf8') : 'unknown';
+}
+
+function git(args: string[]): Buffer {
+  return execFileSync('git', args, { cwd: REPO_ROOT, maxBuffer: 64 * 2 ** 20 });
+}
+
+/** The src/ to compile: the work tree's, or HEAD's extracted to a temporary directory. */
+function sourceTree(): { srcDir: string; label: string; cleanup: () => void } {
+  const worktree = { srcDir: path.join(REPO_ROOT, 'src'), label: 'work tree', cleanup: () => {} };
+  if (benchSource() === 'worktree') {
+    return worktree;
+  }
+  let commit: string;
+  try {
+    commit = git(['rev-parse', 'HEAD']).toString().trim();
+  } catch {
+    return worktree; // not a git checkout (e.g. an unpacked tarball)
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'peak-ewma-bench-src-'));
+  execFileSync('tar', ['-x', '-C', dir], { input: git(['archive', 'HEAD', 'src']) });
+  return { srcDir: path.join(dir, 'src'), label: `HEAD ${commit}`, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Transpiles src/ (HEAD's, or the work tree's) into BUILD_DIR/src unless it already holds exactly that. */
 export function buildPackage(): string {
+  const { srcDir, label, cleanup } = sourceTree();
+  try {
+    if (builtFrom() === label && label !== 'work tree') {
+      return path.join(BUILD_DIR, 'src', 'index.js');
+    }
+    fs.rmSync(path.join(BUILD_DIR, 'src'), { recursive: true, force: true });
+    compile(srcDir);
+    fs.writeFileSync(path.join(BUILD_DIR, 'SOURCE'), label);
+  } finally {
+    cleanup();
+  }
+  return path.join(BUILD_DIR, 'src', 'index.js');
+}
+
+function compile(srcDir: string): void {
   // Loaded lazily: only the parent process pays for the compiler.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ts = require('typescript') as typeof import('typescript');
-  const srcDir = path.join(REPO_ROOT, 'src');
   for (const source of listSources(srcDir)) {
     const output = path.join(BUILD_DIR, 'src', path.relative(srcDir, source)).replace(/\.ts$/, '.js');
-    if (fs.existsSync(output) && fs.statSync(output).mtimeMs >= fs.statSync(source).mtimeMs) {
-      continue;
-    }
     const result = ts.transpileModule(fs.readFileSync(source, 'utf8'), {
       fileName: source,
       compilerOptions: {
@@ -59,7 +107,6 @@ export function buildPackage(): string {
     fs.mkdirSync(path.dirname(output), { recursive: true });
     fs.writeFileSync(output, result.outputText);
   }
-  return path.join(BUILD_DIR, 'src', 'index.js');
 }
 
 let loaded: PackageModule | null = null;
