@@ -63,10 +63,16 @@ function attempt<T>(run: () => T): Outcome<T> {
   }
 }
 
+/** KNOWN BUG (1) below, reachable through wire mutations too: a prototype name NACKed instead of skipped. */
+const PROTOTYPE_NAME_NACK = /grpc-js rejects the converted config \{"(__proto__|constructor|toString|hasOwnProperty|valueOf|isPrototypeOf|propertyIsEnumerable|toLocaleString)":/;
+
 /** A rejection a control plane can be NACKed with: an Error (or PgvViolation) with a message. */
 function checkCleanError(error: unknown, where: string): void {
   check(error instanceof Error, `${where}: threw a non-Error ${String(error)}`);
   const { constructor: ctor, message } = error as Error;
+  if (!XDS_TYPED_STRUCT_FIXED && PROTOTYPE_NAME_NACK.test(message)) {
+    return; // still a clean NACK, no crash; pinned by the it.failing tests below
+  }
   check(ctor === Error || ctor === PgvViolation, `${where}: threw ${ctor.name}: ${message}`);
   check(message.length > 0, `${where}: empty message`);
   // decodeValidated deliberately wraps whatever protobufjs throws on bad bytes as "cannot decode <Type>: ...";
