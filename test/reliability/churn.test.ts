@@ -34,7 +34,7 @@ describe(`churn: an endpoint replaced every 100 ms for ${DURATION_MS / 1000} s u
     expect(report.endpointsRemoved).toBe(report.ticks);
     expect(report.rpcsOk).toBeGreaterThan(report.ticks);
     expect(report.distinctBackendsServed).toBeGreaterThan(report.ticks / 2);
-    expect(report.outstandingSamples).toBeGreaterThan(50);
+    expect(report.outstandingSamples).toBeGreaterThan(10); // every 5 ms, fewer when the machine is starved
     expect(report.maxOutstandingTotal).toBeGreaterThan(0);
     expect(report.outstandingAtRest).toEqual([0, 0, 0, 0]);
   });

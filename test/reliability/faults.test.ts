@@ -202,12 +202,14 @@ describe('faults over real gRPC', () => {
       expect(estimateMs).toBeGreaterThanOrEqual(deadlineMs * 0.9);
     }
 
-    // With the estimate where it is, the next 200 calls avoid it (before: about 1/3 each). A policy that
-    // re-probes an avoided endpoint now and then may send it a few, each ended by its deadline.
+    // With the estimate where it is, the next 200 calls mostly avoid it: a fair share is 1/3, and without
+    // deadline samples its estimate would decay toward 0 and it would swallow most calls. An engine that
+    // re-probes avoided endpoints at intervals sends it a few (more the longer the phase lasts on a
+    // loaded machine), each ended by its deadline; with the engine at 1b90e9b it gets none.
     const startedBefore = endpointStats('hang', victim.address).callsStarted;
     const after = await closedLoop(client, 200, 4, 2_000);
     const toVictim = endpointStats('hang', victim.address).callsStarted - startedBefore;
-    expect(toVictim / after.length).toBeLessThan(0.05);
+    expect(toVictim / after.length).toBeLessThan(0.15);
     for (const result of after.filter((r) => r.error !== null)) {
       expect([result.error!.code, result.peer]).toEqual([status.DEADLINE_EXCEEDED, victim.address]);
     }
