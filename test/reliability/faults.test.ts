@@ -205,7 +205,7 @@ describe('faults over real gRPC', () => {
     // With the estimate where it is, the next 200 calls mostly avoid it: a fair share is 1/3, and without
     // deadline samples its estimate would decay toward 0 and it would swallow most calls. An engine that
     // re-probes avoided endpoints at intervals sends it a few (more the longer the phase lasts on a
-    // loaded machine), each ended by its deadline; with the engine at 1b90e9b it gets none.
+    // loaded machine), each ended by its deadline; with the engine as committed in 1c728ab it gets none.
     const startedBefore = endpointStats('hang', victim.address).callsStarted;
     const after = await closedLoop(client, 200, 4, 2_000);
     const toVictim = endpointStats('hang', victim.address).callsStarted - startedBefore;
