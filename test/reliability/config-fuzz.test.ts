@@ -71,17 +71,16 @@ function tryParse<T>(parse: () => T): { ok: true; value: T } | { ok: false; erro
   }
 }
 
-/** The config's content, as text for equality. */
+/** The config's content, as text for equality: every setting, including ones added later. */
 function peakContent(config: PeakEwmaLoadBalancingConfig): string {
-  const { decayMs, defaultRttMs, penaltyValue, errorPenaltyFactor } = config.settings;
-  return JSON.stringify([config.choiceCount, decayMs, defaultRttMs, penaltyValue, errorPenaltyFactor]);
+  return JSON.stringify({ choiceCount: config.choiceCount, ...config.settings });
 }
 
 function expectPeakInBounds(config: PeakEwmaLoadBalancingConfig): void {
   const { decayMs, defaultRttMs, penaltyValue, errorPenaltyFactor } = config.settings;
   check(Number.isInteger(config.choiceCount) && config.choiceCount >= 2 && config.choiceCount <= 10, 'choiceCount in [2, 10]');
-  for (const value of [decayMs, defaultRttMs, penaltyValue, errorPenaltyFactor]) {
-    check(Number.isFinite(value), `finite: ${value}`);
+  for (const [name, value] of Object.entries(config.settings)) {
+    check(typeof value !== 'number' || Number.isFinite(value), `${name} finite: ${value}`);
   }
   check(decayMs > 0 && decayMs <= PEAK_EWMA_LIMITS.maxDecayMs, `decayMs in bounds: ${decayMs}`);
   check(defaultRttMs > 0 && defaultRttMs <= PEAK_EWMA_LIMITS.maxDefaultRttMs, `defaultRttMs in bounds: ${defaultRttMs}`);
