@@ -17,7 +17,15 @@ const ENDPOINT_FAILURES: ReadonlySet<number> = new Set([
   status.UNIMPLEMENTED,
 ]);
 
-export function outcomeOfStatus(code: number): CallOutcome {
+/**
+ * CANCELLED details grpc-js uses when the client itself gave up (call.ts,
+ * resolving-call.ts). Any other CANCELLED came from the other side — a
+ * server's forceShutdown or a proxy resetting the stream — and says the
+ * endpoint failed the call.
+ */
+const CLIENT_CANCEL_DETAILS: ReadonlySet<string> = new Set(['Cancelled on client', 'Cancelled by parent call']);
+
+export function outcomeOfStatus(code: number, details: string): CallOutcome {
   if (code === status.OK) {
     return CallOutcome.SUCCESS;
   }
@@ -25,7 +33,7 @@ export function outcomeOfStatus(code: number): CallOutcome {
     return CallOutcome.DEADLINE_EXCEEDED;
   }
   if (code === status.CANCELLED) {
-    return CallOutcome.CANCELLED;
+    return CLIENT_CANCEL_DETAILS.has(details) ? CallOutcome.CANCELLED : CallOutcome.FAILURE;
   }
   return ENDPOINT_FAILURES.has(code) ? CallOutcome.FAILURE : CallOutcome.SUCCESS;
 }

@@ -77,7 +77,7 @@ function trackCall(childPick: PickResult, engine: LoadBalancingEngine, load: End
   const onCallEnded: OnCallEnded = (code: number, details: string, metadata: Metadata) => {
     if (inFlight) {
       inFlight = false;
-      engine.callEnded(load, outcomeOfStatus(code), startedAtMs);
+      engine.callEnded(load, outcomeOfStatus(code, details), startedAtMs);
     }
     childPick.onCallEnded?.(code, details, metadata);
   };

@@ -61,7 +61,9 @@ describe('peak_ewma_experimental steers away from a slow backend', () => {
     try {
       const traffic = { concurrency: 8, maxCalls: 100_000 };
       const slowPhase = await runTraffic(client, { ...traffic, maxDurationMs: 3_000 });
-      expect(shareOf(slowPhase, backends[0])).toBeLessThan(0.05);
+      // With τ = 1 s the slow backend is re-probed every ~1.6 s (400 ms decays
+      // to a fast backend's cost): well below fair, not as low as with τ = 10 s.
+      expect(shareOf(slowPhase, backends[0])).toBeLessThan(0.1);
       backends[0].behaviour.delayMs = FAST_MS;
       await runTraffic(client, { ...traffic, maxDurationMs: 2 * decayMs });
       const recovered = await runTraffic(client, { ...traffic, maxDurationMs: decayMs });

@@ -110,9 +110,9 @@ describe('faults over real gRPC', () => {
     expect(endpointStats('kill', victim.address).callsStarted).toBe(victimCalls);
   });
 
-  it('a backend stopped with grpc-js forceShutdown mid-call: calls end CANCELLED "Call cancelled" (no sample), outstanding 0, leaves READY', async () => {
+  it('a backend stopped with grpc-js forceShutdown mid-call: calls end CANCELLED "Call cancelled", scored as a failure (not a client cancel), outstanding 0, leaves READY', async () => {
     backends = await startBackends(2, 'force');
-    client = peakClient(backends, 'force', STEADY);
+    client = peakClient(backends, 'force', { ...STEADY, errorPenaltyFactor: 10 });
     await closedLoop(client, 10, 2, 5_000);
     for (const backend of backends) backend.behaviour.delayMs = 1_000;
     const calls = Array.from({ length: 4 }, () => startCall(client!, 10_000));
@@ -128,8 +128,9 @@ describe('faults over real gRPC', () => {
     }
     const after = endpointStats('force', victim.address);
     expect(after.outstanding).toBe(0);
-    // Scored as a client cancel: no sample taken (see docs/reliability.md, "server-side CANCELLED").
-    expect(after.estimateMs!).toBeLessThanOrEqual(before.estimateMs!);
+    // Not "Cancelled on client": the endpoint failed the call, so the error
+    // penalty applies (factor 10 here) — a client cancel would leave the estimate alone.
+    expect(after.estimateMs!).toBeGreaterThanOrEqual(5 * before.estimateMs!);
     await waitFor('the victim to leave READY', () => endpointStats('force', victim.address).state !== 'READY');
   });
 
