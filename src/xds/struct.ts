@@ -21,7 +21,14 @@ export interface DecodedValue {
 export function flattenStruct(struct: DecodedStruct, path = ''): { [key: string]: JsonValue } {
   const result: { [key: string]: JsonValue } = {};
   for (const [key, value] of Object.entries(struct.fields ?? {})) {
-    result[key] = flattenValue(value, path === '' ? key : `${path}.${key}`);
+    // Define, don't assign: a key "__proto__" must become an own field, not
+    // the object's prototype (which would smuggle values past the parser).
+    Object.defineProperty(result, key, {
+      value: flattenValue(value, path === '' ? key : `${path}.${key}`),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return result;
 }

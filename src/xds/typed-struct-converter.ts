@@ -28,7 +28,9 @@ export function convertTypedStruct(typedConfig: EncodedAny): LoadBalancingConfig
   }
   const typedStruct = decodeValidated<TypedStructView>(typedConfig, typedConfig.type_url);
   const policyName = typeNameOfUrl(typedStruct.type_url ?? '');
-  if (policyName === '' || !experimental.isLoadBalancerNameRegistered(policyName)) {
+  // grpc-js checks registration with `in`: "constructor" or "toString" would
+  // look registered. No real policy has such a name; skip it like any unknown one.
+  if (policyName === '' || policyName in Object.prototype || !experimental.isLoadBalancerNameRegistered(policyName)) {
     return null;
   }
   return assertGrpcAccepts({ [policyName]: flattenStruct(typedStruct.value ?? {}) });

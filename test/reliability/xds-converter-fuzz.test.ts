@@ -39,7 +39,7 @@ import {
 
 const RUNS = Number(process.env.FUZZ_XDS_RUNS ?? 1_500);
 /** See KNOWN BUGS at the end of this file. */
-const XDS_TYPED_STRUCT_FIXED = false;
+const XDS_TYPED_STRUCT_FIXED = true;
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 const params = { numRuns: RUNS, seed: SEED };
 
