@@ -1,11 +1,11 @@
 /**
  * Where the churning address list reaches the client from: the test-only
- * `churn-test` resolver (the update reaches the balancer synchronously), or
+ * `manual-test` resolver (the update reaches the balancer synchronously), or
  * EDS from the fake xDS control plane (scripts/xds), with the policy from CDS
  * (Envoy's PeakEwma at the top level, xds-fixtures/clusters/peak-ewma.yaml).
  */
 import { ChannelOptions } from '@grpc/grpc-js';
-import { ChurnName } from './churn-resolver';
+import { ManualTarget } from '../lib/manual-resolver';
 
 export type SourceKind = 'resolver' | 'eds';
 
@@ -24,14 +24,14 @@ export interface AddressSource {
 }
 
 export function resolverSource(name: string, policy: object): AddressSource {
-  const churnName = new ChurnName(name);
+  const manualTarget = new ManualTarget(name);
   return {
     kind: 'resolver',
-    target: churnName.target,
+    target: manualTarget.target,
     channelOptions: { 'grpc.service_config': JSON.stringify({ loadBalancingConfig: [policy] }) },
     settleMs: 0,
-    publish: async (addresses) => churnName.setAddresses(addresses),
-    close: () => churnName.release(),
+    publish: async (addresses) => manualTarget.setEndpoints(addresses),
+    close: () => manualTarget.release(),
   };
 }
 

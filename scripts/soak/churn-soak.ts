@@ -2,7 +2,7 @@
  * The churn soak: continuous unary traffic through one channel whose address
  * list changes every tick (a fresh backend added, the oldest removed), and
  * the checks that must hold throughout. Shared by `npm run soak` (60 s) and
- * the short jest version. The list comes from the `churn-test` resolver or
+ * the short jest version. The list comes from the `manual-test` resolver (scripts/lib/manual-resolver.ts) or
  * from EDS (address-sources.ts).
  *
  * Removal modes:

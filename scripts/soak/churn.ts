@@ -1,7 +1,7 @@
 /**
  * The full churn soak: `npm run soak` (or `npx tsx scripts/soak/churn.ts`).
  *
- * For each address source (the churn-test resolver, then EDS from the fake
+ * For each address source (the manual-test resolver (scripts/lib/manual-resolver.ts), then EDS from the fake
  * xDS control plane) and each removal mode (graceful, then hard): 60 s of
  * closed-loop unary traffic through peak_ewma_experimental while the address
  * list changes every 100 ms (one fresh backend added, the oldest removed).

@@ -8,7 +8,7 @@ import { credentials, Metadata, status } from '@grpc/grpc-js';
 import { getLoadBalancerStats, LEAST_REQUEST_POLICY_NAME, PEAK_EWMA_POLICY_NAME, register, STATS_LABEL_OPTION } from '../../src';
 import { callOnce, createProbeClient, ProbeClient } from '../../scripts/lib/probe-service';
 import { TestBackend, startBackends, stopBackends } from '../support/backends';
-import { ManualTarget } from '../support/manual-resolver';
+import { ManualTarget } from '../../scripts/lib/manual-resolver';
 import { runTraffic, sleep } from '../support/traffic';
 
 register();

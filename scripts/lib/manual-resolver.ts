@@ -1,7 +1,9 @@
 /**
- * A resolver the test drives: `manual-test:///<name>` resolves to whatever
- * the test last pushed for <name>, an address list or an error. Lets tests
- * re-resolve, reorder, add and remove endpoints, and fail resolution on demand.
+ * A resolver a test or script drives: `manual-test:///<name>` resolves to
+ * whatever was last pushed for <name>, an address list or an error, and
+ * every push reaches every channel using the name at once, the way a DNS or
+ * EDS update would. Lets tests and the churn soak re-resolve, reorder, add
+ * and remove endpoints, and fail resolution on demand.
  */
 import { experimental, LoadBalancingConfig, status } from '@grpc/grpc-js';
 
@@ -74,6 +76,9 @@ export class ManualTarget {
       experimental.registerResolver(SCHEME, ManualResolver);
       registered = true;
     }
+    if (targets.has(name)) {
+      throw new Error(`${SCHEME}: name "${name}" is already in use`);
+    }
     this.state = { latest: experimental.statusOrFromValue([]), serviceConfig: null, listeners: new Set() };
     targets.set(name, this.state);
     this.target = `${SCHEME}:///${name}`;
@@ -83,8 +88,8 @@ export class ManualTarget {
   setEndpoints(endpoints: readonly (string | readonly string[])[]): void {
     const list = endpoints.map((entry) => ({
       addresses: (typeof entry === 'string' ? [entry] : entry).map((address) => {
-        const [host, port] = address.split(':');
-        return { host, port: Number(port) };
+        const separator = address.lastIndexOf(':');
+        return { host: address.slice(0, separator), port: Number(address.slice(separator + 1)) };
       }),
     }));
     this.publish(experimental.statusOrFromValue(list));
@@ -97,6 +102,11 @@ export class ManualTarget {
   setServiceConfig(loadBalancingConfig: LoadBalancingConfig[]): void {
     this.state.serviceConfig = { ok: true, value: { loadBalancingConfig, methodConfig: [] } };
     this.publish(this.state.latest);
+  }
+
+  /** Forgets the name (close the channels using it first). */
+  release(): void {
+    targets.delete(this.name);
   }
 
   /** Pushes a resolution failure. */
