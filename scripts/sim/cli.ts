@@ -76,7 +76,7 @@ async function main(): Promise<void> {
   if (values.policy !== undefined) {
     parsePolicySpec(values.policy);
   }
-  const uniformPolicies = values['uniform-policies']?.split(',').map((p) => p.trim());
+  const uniformPolicies = values['uniform-policies'] === undefined ? undefined : splitList(values['uniform-policies']);
   uniformPolicies?.forEach(parsePolicySpec);
   const jobs = values.jobs === undefined ? undefined : Number(values.jobs);
   if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 1)) {
@@ -139,6 +139,24 @@ async function main(): Promise<void> {
     writeFileSync(values.json, JSON.stringify(json) + '\n');
     console.log(`wrote ${values.json}`);
   }
+}
+
+/** Splits "a,b{"x":1,"y":2},c" at the commas outside braces. */
+function splitList(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const char of text) {
+    if (char === ',' && depth === 0) {
+      parts.push(current.trim());
+      current = '';
+      continue;
+    }
+    depth += char === '{' ? 1 : char === '}' ? -1 : 0;
+    current += char;
+  }
+  parts.push(current.trim());
+  return parts.filter(Boolean);
 }
 
 process.on('exit', () => {

@@ -82,7 +82,7 @@ export function planSuite(options: SuiteOptions): PlannedRun[] {
       });
     }
     if (options.layouts.includes('uniform')) {
-      const policies = scenario.uniformPolicies ?? options.uniformPolicies ?? UNIFORM_POLICIES;
+      const policies = options.uniformPolicies ?? scenario.uniformPolicies ?? UNIFORM_POLICIES;
       for (const policy of policies) {
         runs.push({
           kind: 'uniform',

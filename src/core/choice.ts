@@ -15,11 +15,22 @@
  *
  * `choiceCount = Infinity` is the deterministic least-connection rule (Envoy
  * LeastRequest's FULL_SCAN): every candidate compared, O(n) per pick.
+ *
+ * Ejection: given `isEjected`, a drawn candidate that is ejected does not
+ * count toward the d; another is drawn instead, up to d extra draws in all
+ * (so at most 2d draws, still O(d)). Any candidate that is not ejected beats
+ * every ejected one; if all drawn are ejected, the cheapest of them wins, so
+ * a fleet that is mostly ejected degrades to plain cost comparison instead
+ * of failing. With k of n ejected, an ejected endpoint is chosen only when
+ * all 2d draws land on ejected ones: C(k,2d)/C(n,2d) (0.07 % for 4 of 20,
+ * d = 2), where plain power-of-d pays C(k,d)/C(n,d) (3.2 %).
  */
 import { RandomSource } from './random';
 
 /** Reads the cost of candidate `index`. */
 export type CostOf = (index: number) => number;
+/** Whether candidate `index` is ejected (skipped while others can be drawn). */
+export type EjectedOf = (index: number) => boolean;
 
 export class PowerOfChoices {
   private permutation: Int32Array = new Int32Array(0);
@@ -30,7 +41,7 @@ export class PowerOfChoices {
    * Index of the chosen candidate among `candidateCount`, or -1 if there are
    * none.
    */
-  choose(candidateCount: number, choiceCount: number, costOf: CostOf): number {
+  choose(candidateCount: number, choiceCount: number, costOf: CostOf, isEjected?: EjectedOf): number {
     if (candidateCount <= 0) {
       return -1;
     }
@@ -38,16 +49,31 @@ export class PowerOfChoices {
       return 0;
     }
     const permutation = this.permutationFor(candidateCount);
-    const draws = Math.min(choiceCount, candidateCount);
+    let draws = Math.min(choiceCount, candidateCount);
+    let extraDraws = isEjected === undefined ? 0 : Math.min(choiceCount, candidateCount - draws);
     let best = -1;
     let bestCost = Infinity;
     let ties = 0;
+    // The cheapest ejected candidate drawn, in case nothing else is.
+    let fallback = -1;
+    let fallbackCost = Infinity;
     for (let i = 0; i < draws; i++) {
       const j = i + Math.floor(this.random() * (candidateCount - i));
       const candidate = permutation[j];
       permutation[j] = permutation[i];
       permutation[i] = candidate;
       const cost = costOf(candidate);
+      if (isEjected !== undefined && isEjected(candidate)) {
+        if (fallback < 0 || cost < fallbackCost) {
+          fallback = candidate;
+          fallbackCost = cost;
+        }
+        if (extraDraws > 0) {
+          extraDraws--;
+          draws++;
+        }
+        continue;
+      }
       if (cost < bestCost || best < 0) {
         best = candidate;
         bestCost = cost;
@@ -59,7 +85,7 @@ export class PowerOfChoices {
         }
       }
     }
-    return best;
+    return best >= 0 ? best : fallback;
   }
 
   private permutationFor(candidateCount: number): Int32Array {

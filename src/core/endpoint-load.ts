@@ -26,6 +26,14 @@ export class EndpointLoad {
   hasSample = false;
   /** Calls started on this endpoint over its lifetime (for stats). */
   callsStarted = 0;
+  /**
+   * While calls are in flight: a time at or after which the oldest of them
+   * started — when the endpoint last went from idle to busy, or its last
+   * answer (every call still in flight then had started before it). So
+   * `now - busySinceMs` is a lower bound on how long the endpoint has kept a
+   * call waiting. Maintained by the engine, which has the clock.
+   */
+  busySinceMs = 0;
 
   callStarted(): void {
     this.outstanding++;

@@ -9,6 +9,9 @@ import { LoadModel } from './cost';
 import { CallOutcome, EndpointLoad } from './endpoint-load';
 import { RandomSource } from './random';
 
+// Shared, so that releasing the candidates after a pick allocates nothing.
+const NO_CANDIDATES: readonly EndpointLoad[] = Object.freeze([]);
+
 export interface EngineOptions {
   model: LoadModel;
   /** Candidates compared per pick; Infinity compares all of them. */
@@ -28,6 +31,8 @@ export class LoadBalancingEngine {
   private pickNowMs = 0;
   private readonly costOfCandidate = (index: number): number =>
     this.model.cost(this.pickCandidates[index], this.pickNowMs);
+  private readonly ejectedCandidate = (index: number): boolean =>
+    this.model.ejected!(this.pickCandidates[index], this.pickNowMs);
 
   constructor(options: EngineOptions) {
     this.model = options.model;
@@ -40,8 +45,13 @@ export class LoadBalancingEngine {
   pick(candidates: readonly EndpointLoad[]): number {
     this.pickCandidates = candidates;
     this.pickNowMs = this.clock();
-    const chosen = this.chooser.choose(candidates.length, this.choiceCount, this.costOfCandidate);
-    this.pickCandidates = [];
+    const chosen = this.chooser.choose(
+      candidates.length,
+      this.choiceCount,
+      this.costOfCandidate,
+      this.model.ejected === undefined ? undefined : this.ejectedCandidate,
+    );
+    this.pickCandidates = NO_CANDIDATES;
     return chosen;
   }
 
@@ -52,13 +62,18 @@ export class LoadBalancingEngine {
 
   /** A call went out to `load`; returns its start time for `callEnded`. */
   callStarted(load: EndpointLoad): number {
+    const nowMs = this.clock();
+    if (load.outstanding === 0) {
+      load.busySinceMs = nowMs;
+    }
     load.callStarted();
-    return this.clock();
+    return nowMs;
   }
 
   callEnded(load: EndpointLoad, outcome: CallOutcome, startedAtMs: number): void {
     const nowMs = this.clock();
     load.callFinished();
+    load.busySinceMs = nowMs;
     this.model.recordCall(load, outcome, nowMs - startedAtMs, nowMs);
   }
 }

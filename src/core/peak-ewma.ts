@@ -41,9 +41,17 @@ export function decayedRttMs(rttMs: number, elapsedMs: number, decayMs: number):
  */
 export function nextRttMs(rttMs: number, elapsedMs: number, sampleMs: number, decayMs: number): number {
   const retained = retainedFraction(elapsedMs, decayMs);
-  const decayed = rttMs * retained;
-  if (sampleMs > decayed) {
+  return blendRttMs(rttMs * retained, retained, sampleMs);
+}
+
+/**
+ * The peak rule applied to an estimate already decayed to `decayedMs`, with
+ * `retained` = exp(-Δt/τ) for the time since the last sample: a higher
+ * sample replaces it, a lower one is blended in with weight 1 - retained.
+ */
+export function blendRttMs(decayedMs: number, retained: number, sampleMs: number): number {
+  if (sampleMs > decayedMs) {
     return sampleMs;
   }
-  return retained * decayed + (1 - retained) * sampleMs;
+  return retained * decayedMs + (1 - retained) * sampleMs;
 }

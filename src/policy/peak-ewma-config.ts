@@ -2,14 +2,21 @@
  * Service-config for `peak_ewma_experimental`:
  *
  *   { "peak_ewma_experimental": { "choiceCount": 2, "decayTime": "10s", "defaultRtt": "0.01s",
- *                                 "penaltyValue": 1000000, "errorPenaltyFactor": 2 } }
+ *                                 "penaltyValue": 1000000, "errorPenaltyFactor": 2,
+ *                                 "fleetPenaltyExponent": 0, "ejectionRatio": 2.5,
+ *                                 "maxEjectionTime": "1s", "pendingAware": true } }
  *
- * camelCase is canonical, snake_case accepted; unknown keys are ignored.
+ * camelCase is canonical, snake_case accepted; unknown keys are ignored. The
+ * last four are the fleet-relative knobs chosen in docs/tuning.md; 0 (or
+ * false) turns each off, all off is the textbook peak EWMA.
  */
 import { LoadBalancingEngine } from '../core/engine';
 import { LoadModel, PeakEwmaModel, PeakEwmaSettings } from '../core/cost';
 import {
+  ConfigError,
+  describe,
   msToDurationString,
+  readField,
   readChoiceCount,
   readDurationMs,
   readNumber,
@@ -27,7 +34,19 @@ export const PEAK_EWMA_DEFAULTS = {
   defaultRttMs: 10,
   /** Envoy's 1e6, in cost units (ms × calls). */
   penaltyValue: 1_000_000,
+  /**
+   * 2 keeps the earlier default (test-pinned elsewhere); docs/tuning.md
+   * measures 5 as better: one failure then ejects (s04 errors 0.15 % → 0.075 %).
+   */
   errorPenaltyFactor: 2,
+  /** Cost × (estimate / fleet average)^s above the fleet average: off, ejection does the work (docs/tuning.md). */
+  fleetPenaltyExponent: 0,
+  /** Skip (redraw) a candidate whose estimate is above 2.5 × the fleet average. */
+  ejectionRatio: 2.5,
+  /** An estimate with no sample for 1 s counts at most as the fleet average: the probe interval. */
+  maxEjectionMs: 1_000,
+  /** Calls waiting without an answer count toward the estimate. */
+  pendingAware: true,
 } as const;
 
 export const PEAK_EWMA_LIMITS = {
@@ -35,6 +54,9 @@ export const PEAK_EWMA_LIMITS = {
   maxDefaultRttMs: 60_000,
   maxPenaltyValue: 1e12,
   maxErrorPenaltyFactor: 1_000,
+  maxFleetPenaltyExponent: 10,
+  maxEjectionRatio: 1_000,
+  maxEjectionMs: 3_600_000,
 } as const;
 
 export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
@@ -50,6 +72,10 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
       defaultRttMs: settings.defaultRttMs ?? PEAK_EWMA_DEFAULTS.defaultRttMs,
       penaltyValue: settings.penaltyValue ?? PEAK_EWMA_DEFAULTS.penaltyValue,
       errorPenaltyFactor: settings.errorPenaltyFactor ?? PEAK_EWMA_DEFAULTS.errorPenaltyFactor,
+      fleetPenaltyExponent: settings.fleetPenaltyExponent ?? PEAK_EWMA_DEFAULTS.fleetPenaltyExponent,
+      ejectionRatio: settings.ejectionRatio ?? PEAK_EWMA_DEFAULTS.ejectionRatio,
+      maxEjectionMs: settings.maxEjectionMs ?? PEAK_EWMA_DEFAULTS.maxEjectionMs,
+      pendingAware: settings.pendingAware ?? PEAK_EWMA_DEFAULTS.pendingAware,
     };
   }
 
@@ -65,8 +91,28 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
         defaultRtt: msToDurationString(this.settings.defaultRttMs),
         penaltyValue: this.settings.penaltyValue,
         errorPenaltyFactor: this.settings.errorPenaltyFactor,
+        // The fleet-relative knobs appear only when they differ from the defaults.
+        ...this.nonDefaultFleetFields(),
       },
     };
+  }
+
+  private nonDefaultFleetFields(): Record<string, number | string | boolean> {
+    const { fleetPenaltyExponent, ejectionRatio, maxEjectionMs, pendingAware } = this.settings;
+    const fields: Record<string, number | string | boolean> = {};
+    if (pendingAware !== PEAK_EWMA_DEFAULTS.pendingAware) {
+      fields.pendingAware = pendingAware!;
+    }
+    if (fleetPenaltyExponent !== PEAK_EWMA_DEFAULTS.fleetPenaltyExponent) {
+      fields.fleetPenaltyExponent = fleetPenaltyExponent!;
+    }
+    if (ejectionRatio !== PEAK_EWMA_DEFAULTS.ejectionRatio) {
+      fields.ejectionRatio = ejectionRatio!;
+    }
+    if (maxEjectionMs !== PEAK_EWMA_DEFAULTS.maxEjectionMs) {
+      fields.maxEjectionTime = maxEjectionMs! > 0 ? msToDurationString(maxEjectionMs!) : '0s';
+    }
+    return fields;
   }
 
   createModel(): LoadModel {
@@ -108,6 +154,55 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
         min: 1,
         max: PEAK_EWMA_LIMITS.maxErrorPenaltyFactor,
       }),
+      fleetPenaltyExponent: readNumber(name, fields, 'fleetPenaltyExponent', PEAK_EWMA_DEFAULTS.fleetPenaltyExponent, {
+        min: 0,
+        max: PEAK_EWMA_LIMITS.maxFleetPenaltyExponent,
+      }),
+      ejectionRatio: readEjectionRatio(name, fields),
+      maxEjectionMs: readOptionalDurationMs(name, fields, 'maxEjectionTime', PEAK_EWMA_DEFAULTS.maxEjectionMs, PEAK_EWMA_LIMITS.maxEjectionMs),
+      pendingAware: readBoolean(name, fields, 'pendingAware', PEAK_EWMA_DEFAULTS.pendingAware),
     });
   }
+}
+
+/** ejectionRatio: 0 (off) or a ratio of at least 1. */
+function readEjectionRatio(name: string, fields: Record<string, unknown>): number {
+  const ratio = readNumber(name, fields, 'ejectionRatio', PEAK_EWMA_DEFAULTS.ejectionRatio, {
+    min: 0,
+    max: PEAK_EWMA_LIMITS.maxEjectionRatio,
+  });
+  if (ratio !== 0 && ratio < 1) {
+    throw new ConfigError(name, 'ejectionRatio', `must be 0 (off) or at least 1, got ${ratio}`);
+  }
+  return ratio;
+}
+
+/** A duration, or 0 ("0s" or {seconds: 0}) to turn the feature off. */
+function readOptionalDurationMs(
+  name: string,
+  fields: Record<string, unknown>,
+  field: string,
+  defaultMs: number,
+  maxMs: number,
+): number {
+  const value = readField(name, fields, field);
+  const isZero =
+    value === '0s' ||
+    (typeof value === 'object' && value !== null && !Array.isArray(value) && isZeroDuration(value as Record<string, unknown>));
+  return isZero ? 0 : readDurationMs(name, fields, field, defaultMs, maxMs);
+}
+
+function isZeroDuration(value: Record<string, unknown>): boolean {
+  return Number(value.seconds ?? 0) === 0 && (value.nanos ?? 0) === 0;
+}
+
+function readBoolean(name: string, fields: Record<string, unknown>, field: string, defaultValue: boolean): boolean {
+  const value = readField(name, fields, field);
+  if (value === undefined) {
+    return defaultValue;
+  }
+  if (typeof value !== 'boolean') {
+    throw new ConfigError(name, field, `must be true or false, got ${describe(value)}`);
+  }
+  return value;
 }

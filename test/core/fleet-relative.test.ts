@@ -1,0 +1,244 @@
+/**
+ * The fleet-relative parts of the peak-EWMA cost (docs/tuning.md): the fleet
+ * average, the steeper cost above it, bounded latency ejection with its
+ * probe interval, and the estimate that counts calls still waiting.
+ */
+import {
+  CallOutcome,
+  EndpointLoad,
+  estimateMs,
+  FleetRtt,
+  LoadBalancingEngine,
+  ManualClock,
+  PeakEwmaModel,
+  PeakEwmaSettings,
+  peakEwmaCost,
+  PowerOfChoices,
+  seededRandom,
+} from '../../src/core';
+
+const TEXTBOOK: PeakEwmaSettings = { decayMs: 2_000, defaultRttMs: 10, penaltyValue: 1e6, errorPenaltyFactor: 5 };
+const TUNED: PeakEwmaSettings = {
+  ...TEXTBOOK,
+  fleetPenaltyExponent: 1,
+  ejectionRatio: 2.5,
+  maxEjectionMs: 1_000,
+  pendingAware: true,
+};
+
+function sampled(rttMs: number, sampledAtMs = 0, outstanding = 0): EndpointLoad {
+  const load = new EndpointLoad();
+  load.rttMs = rttMs;
+  load.sampledAtMs = sampledAtMs;
+  load.hasSample = true;
+  load.outstanding = outstanding;
+  return load;
+}
+
+function fleetAt(rttMs: number, atMs = 0): FleetRtt {
+  const fleet = new FleetRtt();
+  fleet.record(rttMs, atMs, 2_000);
+  return fleet;
+}
+
+describe('FleetRtt', () => {
+  it('starts at the first sample, then moves by 1 − exp(−Δt/τ) toward each new one', () => {
+    const fleet = new FleetRtt();
+    fleet.record(10, 0, 1_000);
+    expect(fleet.rttMs).toBe(10);
+    fleet.record(20, 10, 1_000);
+    const weight = 1 - Math.exp(-10 / 1_000);
+    expect(fleet.rttMs).toBeCloseTo(10 + weight * 10, 12);
+  });
+
+  it('gives one call at most 1/16 of the way, however long the quiet spell before it', () => {
+    const fleet = new FleetRtt();
+    fleet.record(10, 0, 1_000);
+    fleet.record(170, 60_000, 1_000);
+    expect(fleet.rttMs).toBeCloseTo(10 + 160 / 16, 12);
+  });
+
+  it('weights endpoints by the calls they answer, so it sits near the ones carrying the traffic', () => {
+    const fleet = new FleetRtt();
+    for (let i = 1; i <= 20_000; i++) {
+      fleet.record(i % 10 === 0 ? 100 : 10, i, 2_000); // 1 call in 10 from a 100 ms backend
+    }
+    // The call-weighted mean is 19 ms; τ = 2 s spans thousands of calls here.
+    expect(fleet.rttMs).toBeGreaterThan(15);
+    expect(fleet.rttMs).toBeLessThan(25);
+  });
+});
+
+describe('steeper cost far above the fleet (fleetPenaltyExponent)', () => {
+  it('multiplies the cost by (estimate / fleet)^s above the fleet and leaves it alone below', () => {
+    const fleet = fleetAt(10);
+    const settings = { ...TEXTBOOK, fleetPenaltyExponent: 1 };
+    expect(peakEwmaCost(sampled(20, 0, 1), 0, settings, fleet)).toBeCloseTo(20 * 2 * 2, 10);
+    expect(peakEwmaCost(sampled(8, 0, 1), 0, settings, fleet)).toBeCloseTo(16, 10);
+    expect(peakEwmaCost(sampled(40), 0, { ...TEXTBOOK, fleetPenaltyExponent: 2 }, fleet)).toBeCloseTo(40 * 16, 10);
+  });
+
+  it('is the textbook cost with the exponent at 0, or before the fleet has a sample', () => {
+    expect(peakEwmaCost(sampled(20, 0, 1), 0, TEXTBOOK, fleetAt(10))).toBe(40);
+    expect(peakEwmaCost(sampled(20, 0, 1), 0, TUNED, new FleetRtt())).toBe(40);
+  });
+});
+
+describe('bounded latency ejection (ejectionRatio, maxEjectionTime)', () => {
+  it('ejects an endpoint whose estimate exceeds ratio × fleet, and only that', () => {
+    const model = new PeakEwmaModel(TUNED);
+    model.fleet.record(10, 0, TUNED.decayMs);
+    expect(model.ejected(sampled(26), 0)).toBe(true);
+    expect(model.ejected(sampled(24), 0)).toBe(false);
+    expect(model.ejected(new EndpointLoad(), 0)).toBe(false);
+    expect(new PeakEwmaModel(TEXTBOOK).ejected(sampled(1e6), 0)).toBe(false);
+  });
+
+  it('after maxEjectionTime without a sample the estimate is at most the fleet average: one probe goes out', () => {
+    const fleet = fleetAt(10);
+    const slow = sampled(500, 0);
+    expect(estimateMs(slow, 999, TUNED, fleet)).toBeGreaterThan(300);
+    expect(estimateMs(slow, 1_000, TUNED, fleet)).toBe(10);
+    // With the probe in flight it costs like an endpoint that never answered: one call at a time.
+    slow.outstanding = 1;
+    slow.busySinceMs = 1_000;
+    expect(peakEwmaCost(slow, 1_001, TUNED, fleet)).toBe(1e6 + 1);
+  });
+
+  it('a healed backend comes back on its first good probe, not after the old peak decays', () => {
+    const clock = new ManualClock();
+    const model = new PeakEwmaModel(TUNED);
+    const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: clock.now, random: seededRandom(1) });
+    const healthy = new EndpointLoad();
+    const healed = new EndpointLoad();
+    const call = (load: EndpointLoad, ms: number): void => {
+      const started = engine.callStarted(load);
+      clock.advance(ms);
+      engine.callEnded(load, CallOutcome.SUCCESS, started);
+    };
+    for (let i = 0; i < 200; i++) {
+      call(healthy, 10); // the fleet average: 10 ms
+    }
+    // The fault: a 500 ms answer, while the healthy backend keeps answering in 10 ms.
+    const slowStart = engine.callStarted(healed);
+    for (let i = 0; i < 50; i++) {
+      call(healthy, 10);
+    }
+    engine.callEnded(healed, CallOutcome.SUCCESS, slowStart);
+    expect(model.ejected(healed, clock.now())).toBe(true);
+    for (let i = 0; i < 100; i++) {
+      call(healthy, 10); // traffic goes on elsewhere for maxEjectionTime
+    }
+    call(healed, 10); // the probe after the bound: healthy again
+    expect(healed.rttMs).toBeLessThan(12);
+    expect(model.ejected(healed, clock.now())).toBe(false);
+    // Textbook peak EWMA (τ = 2 s) would still hold 500·e^(-0.5) ≈ 300 ms.
+  });
+
+  it('costs are read-only: any number of reads between samples gives the same result', () => {
+    const runOnce = (reads: number): number => {
+      const model = new PeakEwmaModel(TUNED);
+      const load = new EndpointLoad();
+      model.recordCall(load, CallOutcome.SUCCESS, 10, 0);
+      for (let t = 1; t <= 3_000; t += 100) {
+        for (let r = 0; r < reads; r++) {
+          model.cost(load, t);
+          model.ejected(load, t);
+        }
+        model.recordCall(load, CallOutcome.SUCCESS, 10 + (t % 7), t);
+      }
+      return load.rttMs + model.fleet.rttMs;
+    };
+    expect(runOnce(0)).toBe(runOnce(5));
+  });
+});
+
+describe('PowerOfChoices with ejection', () => {
+  it('never picks an ejected candidate while a non-ejected one can be drawn within 2d draws', () => {
+    const chooser = new PowerOfChoices(seededRandom(3));
+    const ejected = (i: number): boolean => i < 4; // 4 of 20 ejected
+    let picks = 0;
+    let ejectedPicks = 0;
+    for (let round = 0; round < 200_000; round++) {
+      const chosen = chooser.choose(20, 2, () => 1, ejected);
+      picks++;
+      ejectedPicks += ejected(chosen) ? 1 : 0;
+    }
+    // Only when all 4 draws land on ejected ones: C(4,4)/C(20,4) = 1/4845 ≈ 0.02 %.
+    expect(ejectedPicks / picks).toBeLessThan(0.001);
+    // Plain power of two would send C(4,2)/C(20,2) = 3.2 % there.
+    let plain = 0;
+    for (let round = 0; round < 200_000; round++) {
+      plain += ejected(chooser.choose(20, 2, (i) => (i < 4 ? 0 : 1))) ? 1 : 0;
+    }
+    expect(plain / 200_000).toBeGreaterThan(0.2); // cheap-looking ejected ones win whenever drawn
+  });
+
+  it('falls back to the cheapest ejected candidate when every draw is ejected', () => {
+    const chooser = new PowerOfChoices(seededRandom(5));
+    const costs = [5, 3, 9];
+    for (let round = 0; round < 100; round++) {
+      expect(chooser.choose(3, 2, (i) => costs[i], () => true)).toBe(1);
+    }
+  });
+
+  it('draws at most 2d candidates', () => {
+    const chooser = new PowerOfChoices(seededRandom(9));
+    let reads = 0;
+    chooser.choose(100, 3, () => {
+      reads++;
+      return 1;
+    }, () => true);
+    expect(reads).toBe(6);
+  });
+});
+
+describe('pending-aware estimate', () => {
+  it('an endpoint holding a call unanswered for Δ counts as at least Δ slow', () => {
+    const load = sampled(10, 0, 2);
+    load.busySinceMs = 100;
+    expect(estimateMs(load, 150, { ...TEXTBOOK, pendingAware: true })).toBe(50);
+    expect(estimateMs(load, 150, TEXTBOOK)).toBeCloseTo(10 * Math.exp(-150 / 2_000), 10);
+    load.outstanding = 0;
+    expect(estimateMs(load, 150, { ...TEXTBOOK, pendingAware: true })).toBeCloseTo(10 * Math.exp(-150 / 2_000), 10);
+  });
+
+  it('the engine keeps busySince: when the endpoint went busy, then each answer', () => {
+    const clock = new ManualClock();
+    const engine = new LoadBalancingEngine({ model: new PeakEwmaModel(TUNED), choiceCount: 2, clock: clock.now, random: seededRandom(2) });
+    const load = new EndpointLoad();
+    clock.set(5);
+    const first = engine.callStarted(load);
+    clock.set(7);
+    engine.callStarted(load);
+    expect(load.busySinceMs).toBe(5);
+    clock.set(20);
+    engine.callEnded(load, CallOutcome.SUCCESS, first);
+    expect(load.busySinceMs).toBe(20);
+  });
+
+  it('a stalled backend stops attracting calls about one estimate after it stalls', () => {
+    const clock = new ManualClock();
+    const model = new PeakEwmaModel(TUNED);
+    const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: clock.now, random: seededRandom(4) });
+    const loads = [new EndpointLoad(), new EndpointLoad()];
+    for (const load of loads) {
+      const started = engine.callStarted(load);
+      clock.advance(10);
+      engine.callEnded(load, CallOutcome.SUCCESS, started);
+    }
+    // Backend 0 stalls: nothing it gets answers. One pick per ms for 100 ms.
+    let sentToStalled = 0;
+    for (let t = 0; t < 100; t++) {
+      clock.advance(1);
+      const chosen = engine.pick(loads);
+      const started = engine.callStarted(loads[chosen]);
+      if (chosen === 0) {
+        sentToStalled++;
+      } else {
+        engine.callEnded(loads[1], CallOutcome.SUCCESS, started - 9); // a 10 ms answer
+      }
+    }
+    expect(sentToStalled).toBeLessThan(10);
+  });
+});
