@@ -3,12 +3,14 @@
  * several backend counts, side by side in one run.
  *
  * Backends answer at once (U0, unlimited slots) from backend-host processes.
- * One client process per policy, each warmed up, then driven in closed loop
- * (fixed calls in flight, so the client runs flat out) for short segments,
- * one policy at a time, in a shuffled order per round: drift on the machine
- * hits every policy alike, and each round gives a paired ratio. Reported per
- * policy: median µs of CPU per completed call over the rounds, and the median
- * of the per-round ratios to round_robin.
+ * One client process per policy, all driven at the same time in closed loop
+ * (fixed calls in flight, so every client runs flat out) for short segments:
+ * on a shared machine whose load swings by tens of per cent from one second
+ * to the next, running side by side makes each round's conditions the same
+ * for every policy, so each round gives a paired ratio. CPU time is per
+ * process (`process.cpuUsage`), so sharing the cores does not mix the
+ * policies' costs. Reported per policy: median µs of CPU per completed call
+ * over the rounds, and the median of the per-round ratios to round_robin.
  */
 import { ChildProcess } from 'child_process';
 import type { FromCpuClient, ToCpuClient } from './cpu-client';
@@ -32,9 +34,9 @@ export interface CpuPerRpcOptions {
 export const DEFAULT_CPU_OPTIONS: CpuPerRpcOptions = {
   backendCounts: [10, 50, 500],
   policies: ['round_robin', 'peak_ewma', 'least_request', 'peak_ewma_xds'],
-  rounds: 7,
+  rounds: 12,
   segmentS: 3,
-  warmupS: 4,
+  warmupS: 5,
   concurrency: 32,
   backendHosts: 2,
 };
@@ -53,15 +55,6 @@ export interface CpuPerRpcResult {
 }
 
 type Segment = Extract<FromCpuClient, { type: 'segment' }>;
-
-function shuffle<T>(items: readonly T[]): T[] {
-  const copy = items.slice();
-  for (let i = copy.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [copy[i], copy[j]] = [copy[j], copy[i]];
-  }
-  return copy;
-}
 
 async function runSegment(child: ChildProcess, seconds: number, concurrency: number): Promise<Segment> {
   const reply = nextMessage(child, isType<Segment>('segment'), (seconds + 60) * 1000);
@@ -99,13 +92,14 @@ export async function runCpuPerRpcBenchmark(
         } satisfies ToCpuClient);
         await ready;
       }
-      for (const policy of options.policies) {
-        await runSegment(clients.get(policy)!, options.warmupS, options.concurrency);
-      }
+      const all = (seconds: number): Promise<Segment[]> =>
+        Promise.all(options.policies.map((policy) => runSegment(clients.get(policy)!, seconds, options.concurrency)));
+      await all(options.warmupS);
       const perRound = new Map(options.policies.map((p) => [p, [] as Segment[]]));
       for (let round = 0; round < options.rounds; round++) {
-        for (const policy of shuffle(options.policies)) {
-          const segment = await runSegment(clients.get(policy)!, options.segmentS, options.concurrency);
+        const segments = await all(options.segmentS);
+        options.policies.forEach((policy, i) => {
+          const segment = segments[i];
           if (policy !== 'round_robin' && segment.accounted < segment.calls * 0.9) {
             throw new Error(`${policy}: accounted ${segment.accounted} of ${segment.calls} calls; the policy did not run`);
           }
@@ -113,7 +107,7 @@ export async function runCpuPerRpcBenchmark(
             throw new Error(`${policy}: ${segment.failed} of ${segment.calls} calls failed at ${backends} backends`);
           }
           perRound.get(policy)!.push(segment);
-        }
+        });
       }
       const usPerCall = (s: Segment): number => s.cpuMicros / s.calls;
       const rr = perRound.get('round_robin');

@@ -1,0 +1,78 @@
+import { RemoteScenarioControl } from '../../scripts/bench/remote-control';
+import { scenarioById, timelineFor } from '../../scripts/bench/scenarios';
+
+/** Runs a simulator scenario's setup against a recording fleet and fires its events in time order. */
+async function drive(id: string) {
+  const log: string[] = [];
+  const timeline = timelineFor(45);
+  const scenario = scenarioById(id);
+  const errors: unknown[] = [];
+  const control = new RemoteScenarioControl(timeline, scenario.backends, (e) => errors.push(e));
+  scenario.setup(control);
+  const before = { standing: Object.fromEntries(control.standing), maxConnectionAgeMs: control.maxConnectionAgeMs };
+  control.start({
+    setBehaviour: (backend, patch) => log.push(`set ${backend} ${JSON.stringify(patch)}`),
+    addBackend: async (backend, role) => {
+      await Promise.resolve();
+      log.push(`add ${backend} ${role}`);
+    },
+    publish: async (ids) => {
+      log.push(`publish ${ids.length}: ${ids.slice(0, 2).join(',')}…${ids.slice(-2).join(',')}`);
+    },
+    restartClients: () => log.push('restart'),
+  });
+  for (const event of [...control.events].sort((a, b) => a.atS - b.atS)) {
+    log.push(`t=${event.atS}`);
+    event.action();
+    await control.settled();
+  }
+  expect(errors).toEqual([]);
+  return { log, before, timeline };
+}
+
+describe('remote ScenarioControl (the simulator scenarios on a real fleet)', () => {
+  it('s03: slows pod 0 at the fault start and heals it at the end', async () => {
+    const { log, timeline } = await drive('s03');
+    expect(log).toEqual([
+      `t=${timeline.faultStartS}`,
+      'set 0 {"latencyFactor":5}',
+      `t=${timeline.faultEndS}`,
+      'set 0 {"latencyFactor":1}',
+    ]);
+  });
+
+  it('s12: behaviour set during setup becomes the starting behaviour, not a runtime change', async () => {
+    const { log, before } = await drive('s12');
+    expect(log).toEqual([]);
+    expect(Object.keys(before.standing)).toEqual(['0', '1', '2', '3', '4', '5']);
+    expect(before.standing[0]).toEqual({ extraDelayMs: 2 });
+  });
+
+  it('s09: max connection age is a server option taken at setup', async () => {
+    const { before } = await drive('s09');
+    expect(before.maxConnectionAgeMs).toBe(10_000);
+  });
+
+  it('s07: every 2 s a new backend starts and is published in place of the oldest, adds before publishes', async () => {
+    const { log } = await drive('s07');
+    expect(log.slice(0, 6)).toEqual([
+      't=10',
+      'add 20 normal',
+      'publish 20: 1,2…19,20',
+      't=12',
+      'add 21 normal',
+      'publish 20: 2,3…20,21',
+    ]);
+    expect(log.filter((l) => l.startsWith('add')).length).toBe(10);
+  });
+
+  it('s11: restarts the clients halfway through the fault phase', async () => {
+    const { log } = await drive('s11');
+    expect(log).toEqual(['t=20', 'restart']);
+  });
+
+  it('offers only setBehaviour on a remote backend', () => {
+    const control = new RemoteScenarioControl(timelineFor(45), 20, () => {});
+    expect(() => control.backend(0).inService).toThrow(/offers only setBehaviour/);
+  });
+});
