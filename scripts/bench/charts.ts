@@ -153,7 +153,12 @@ export function lineChart(spec: LineChartSpec): string {
   const xMax = xs.length > 0 ? Math.max(...xs) : 1;
   const yTicks = linearTicks(spec.yMax ?? Math.max(1e-9, ...ys, ...(spec.referenceLines ?? []).map((r) => r.y)));
   const yTop = yTicks[yTicks.length - 1];
-  const xTicks = linearTicks(xMax - xMin, 8).map((t) => t + xMin);
+  // Round tick values (multiples of the step), whatever the first x is.
+  const xStep = linearTicks(xMax - xMin, 8)[1] ?? 1;
+  const xTicks: number[] = [];
+  for (let t = Math.ceil(xMin / xStep) * xStep; t <= xMax; t += xStep) {
+    xTicks.push(Number(t.toPrecision(12)));
+  }
   const bottom = MARGIN.top + plotHeight;
   const sx = (x: number): number => MARGIN.left + ((x - xMin) / Math.max(1e-9, xMax - xMin)) * plotWidth;
   const sy = (y: number): number => bottom - (Math.min(y, yTop) / yTop) * plotHeight;
@@ -166,7 +171,7 @@ export function lineChart(spec: LineChartSpec): string {
     parts.push(line(MARGIN.left, sy(tick), MARGIN.left + plotWidth, sy(tick), { stroke: '#ddd' }));
     parts.push(text(MARGIN.left - 6, sy(tick) + 4, formatTick(tick), { 'text-anchor': 'end' }));
   }
-  for (const tick of xTicks.filter((t) => t <= xMax)) {
+  for (const tick of xTicks) {
     parts.push(text(sx(tick), bottom + 16, formatTick(tick), { 'text-anchor': 'middle' }));
   }
   for (const ref of spec.referenceLines ?? []) {
@@ -192,4 +197,12 @@ export function lineChart(spec: LineChartSpec): string {
   );
   parts.push(...legend(spec.series.map((s) => s.name), MARGIN.left + plotWidth + 16, MARGIN.top + 10));
   return document(width, height, parts);
+}
+
+/** k-point trailing mean (shorter at the start); non-finite points are skipped. */
+export function trailingMean(series: readonly number[], k: number): number[] {
+  return series.map((_, i) => {
+    const window = series.slice(Math.max(0, i - k + 1), i + 1).filter(Number.isFinite);
+    return window.length > 0 ? window.reduce((a, b) => a + b, 0) / window.length : NaN;
+  });
 }

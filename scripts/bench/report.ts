@@ -7,7 +7,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { aggregate, AggregateRow, rowsFor } from './aggregate';
-import { barChart, lineChart } from './charts';
+import { barChart, lineChart, trailingMean } from './charts';
 import type { BenchOptions } from './args';
 import type { CpuPerRpcResult } from './cpu-per-rpc';
 import type { ScenarioResult } from './loadtest';
@@ -73,12 +73,14 @@ export function pickTable(report: PickPathReport): Table {
   const counts = Array.from(new Set(report.results.map((r) => r.endpoints)));
   const policies = Array.from(new Set(report.results.map((r) => r.policy)));
   return {
-    headers: ['endpoints', ...policies.flatMap((p) => [`${POLICY_LABELS[p]} p50 ns`, 'p99 ns', 'exitIdle ns'])],
+    headers: ['endpoints', ...policies.flatMap((p) => [`${POLICY_LABELS[p]} mean ns`, 'p50', 'p99', 'exitIdle'])],
     rows: counts.map((n) => [
       String(n),
       ...policies.flatMap((p) => {
         const r = report.results.find((x) => x.policy === p && x.endpoints === n);
-        return r ? [String(r.p50Ns), String(r.p99Ns), r.exitIdleNs === undefined ? '–' : r.exitIdleNs.toFixed(0)] : ['–', '–', '–'];
+        return r
+          ? [r.meanNs.toFixed(0), String(r.p50Ns), String(r.p99Ns), r.exitIdleNs === undefined ? '–' : r.exitIdleNs.toFixed(0)]
+          : ['–', '–', '–', '–'];
       }),
     ]),
   };
@@ -248,7 +250,8 @@ function charts(results: BenchResults, rows: readonly AggregateRow[], scenarios:
         yLabel: 'share of calls',
         series: run.policies.map((p) => ({
           name: policyLabel(p.policy),
-          points: p.faultyShare.map((share, t) => [t + 1, Number.isFinite(share) ? share : 0] as const),
+          // Bucket t covers (t, t + 1]: plotted at its end, smoothed as the reference's detection is.
+          points: trailingMean(p.faultyShare, 3).map((share, t) => [t + 1, Number.isFinite(share) ? share : 0] as const),
         })),
         bands: [{ fromX: run.timeline.faultStartS, toX: run.timeline.faultEndS, label: 'fault' }],
         referenceLines: [{ y: fair, label: 'fair share' }],
@@ -347,7 +350,8 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
       '## Simulator beside the real runs',
       '',
       `The simulator (\`${results.simulator.source}\`) runs the same scenario definitions in virtual time at the ` +
-        "reference's scale (8 slots, 10 ms): compare orderings (the targets above), not milliseconds.",
+        "reference's scale (8 slots, 10 ms), with src/ as it stood in the work tree when it ran: compare orderings " +
+        '(the targets above), not milliseconds.',
       '',
       markdownTable(simulatorTable(rows, results.simulator)),
       '',
@@ -383,8 +387,11 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
     lines.push(
       '## Pick path',
       '',
-      'ns per call for `pick()` + `onCallStarted()` + `onCallEnded()`, each call timed alone with `performance.now()` ' +
-        `(its own cost, ${results.pick.timerOverheadNs.toFixed(0)} ns per pair, subtracted). Pickers are built by grpc-js ` +
+      'ns per call for `pick()` + `onCallStarted()` + `onCallEnded()`: the mean of timed batches of 2,000 calls, ' +
+        'and p50/p99 of calls timed one by one with `performance.now()` ' +
+        `(its own cost, ${results.pick.timerOverheadNs.toFixed(0)} ns per pair, subtracted; round_robin\'s p50 sits at the ` +
+        'timer\'s resolution). "exitIdle": mean ns of the balancer\'s `exitIdle()`, which grpc-js calls on every call. ' +
+        'Pickers are built by grpc-js ' +
         'itself (`ChildLoadBalancerHandler` + `parseLoadBalancingConfig`, i.e. the registry) over READY fake ' +
         'subchannels, and our package is the tsc-style build, not tsx (see scripts/bench/package-under-test.ts). ' +
         `Reference: pick p99 ${REFERENCE_OVERHEAD.pickP99At500Us} µs at 500 backends.`,
@@ -413,6 +420,38 @@ function findings(results: BenchResults, rows: readonly AggregateRow[], verdicts
             `(${loadMissed.map((v) => v.detail).join('; ')}).`,
     );
   }
+  // Slowdowns (not crashes or black holes): where calls sent to the faulty backend wait in its queue.
+  const SLOWDOWNS = ['s03', 's06', 's10'];
+  for (const run of results.load.filter((r) => r.layout === 'reference' && SLOWDOWNS.includes(r.scenario))) {
+    const peak = run.policies.find((p) => p.policy === 'peak_ewma');
+    const { faultStartS, faultEndS } = run.timeline;
+    const during = peak?.faultyShare.slice(faultStartS, faultEndS) ?? [];
+    const share = during.length > 0 ? during.reduce((a, b) => a + b, 0) / during.length : NaN;
+    if (peak && share > 0.01) {
+      out.push(
+        `- **${run.scenario}**: peak_ewma still sent ${formatPercent(share, 1)} of its fault-phase calls to the ` +
+          `faulty backend${run.faultyBackends.length > 1 ? 's' : ''} (fair: ${formatPercent(run.faultyBackends.length / run.backendCount, 0)}), ` +
+          'mostly before it noticed (detection in ' +
+          `${peak.detectS ?? '–'} s): more than 1 %, so those calls, queued behind round_robin's traffic at that ` +
+          `backend, set its p99. Here each client sends ${run.load.perClientRps} calls/s (the reference: 1,169) over a ` +
+          `${faultEndS - faultStartS} s fault (the reference: 40 s), so it learns from fewer answers and the learning ` +
+          'is a larger part of the window; the uniform layout, without round_robin\'s queue, shows the policy alone.',
+      );
+    }
+  }
+  const crash = rows.find((r) => r.scenario === 's04' && r.layout === 'reference' && r.policy === 'peak_ewma');
+  const crashRun = results.load.find((r) => r.scenario === 's04' && r.layout === 'reference');
+  const crashPeak = crashRun?.policies.find((p) => p.policy === 'peak_ewma');
+  if (crash && crashRun && crashPeak) {
+    const { faultStartS, faultEndS } = crashRun.timeline;
+    const during = crashPeak.faultyShare.slice(faultStartS, faultEndS);
+    const share = during.reduce((a, b) => a + b, 0) / Math.max(1, during.length);
+    out.push(
+      `- **s04** (crash loop): peak_ewma's error rate is ${formatPercent(crash.errorRate)} (the reference's: ` +
+        `${formatPercent(REFERENCE_RESULTS.s04?.errorRate.peak_ewma ?? NaN)}); it kept sending ${formatPercent(share, 1)} of its ` +
+        'fault-phase calls to the pod that fails them at once (fair: 5 %).',
+    );
+  }
   const rr = results.cpu?.find((r) => r.policy === 'round_robin' && r.backends === 10);
   const pick10 = results.pick?.results.find((r) => r.policy === 'peak_ewma' && r.endpoints === 10);
   const rrPick10 = results.pick?.results.find((r) => r.policy === 'round_robin' && r.endpoints === 10);
@@ -420,8 +459,8 @@ function findings(results: BenchResults, rows: readonly AggregateRow[], verdicts
     const share = rr ? ` (${((pick10.meanNs / 1000 / rr.cpuMicrosPerCall) * 100).toFixed(2)} % of the ${rr.cpuMicrosPerCall.toFixed(0)} µs of client CPU a call costs)` : '';
     out.push(
       `- **Pick path**: round_robin's picker does no per-call work: it advances an index and returns its child's ` +
-        `pick, with no callbacks (p50 ${rrPick10.p50Ns} ns at 10 endpoints, at the timer's resolution). A load-aware ` +
-        'picker must choose among candidates and account each call\'s start and end (three clock reads, exp() twice, ' +
+        `pick, with no callbacks (${rrPick10.meanNs.toFixed(0)} ns per call on average at 10 endpoints). A load-aware ` +
+        'picker must choose among candidates and account each call\'s start and end (clock reads, the cost model, ' +
         'a result object and two callbacks), so a ratio to round_robin\'s picker of 1.2 is out of reach for any of ' +
         `them; the absolute cost is what counts: peak_ewma's pick path is ${pick10.meanNs.toFixed(0)} ns per call on ` +
         `average at 10 endpoints${share}. Growth from 10 to 1000 endpoints is memory, not work: each pick touches two ` +

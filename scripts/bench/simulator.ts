@@ -52,7 +52,8 @@ export function readSimulatorJson(json: SimulatorJson, source: string): Simulato
 /**
  * Runs the simulator's reference layout for `scenarios` (its quick timeline
  * when the load test ran 45 s windows, else the reference's 90 s) and reads
- * its JSON. The simulator runs the reference's scale (8 slots, 10 ms).
+ * its JSON. The simulator runs the reference's scale (8 slots, 10 ms), and
+ * the work tree's src/ (through tsx), not the build the load test measured.
  */
 export function runSimulator(scenarios: readonly string[], measureS: number, seed: number): SimulatorSummary {
   const file = path.join(os.tmpdir(), `bench-sim-${process.pid}.json`);
@@ -68,7 +69,7 @@ export function runSimulator(scenarios: readonly string[], measureS: number, see
     throw new Error(`npm ${args.join(' ')} failed (${result.status}): ${result.stderr}`);
   }
   try {
-    return readSimulatorJson(JSON.parse(fs.readFileSync(file, 'utf8')) as SimulatorJson, `npm ${args.slice(2).join(' ').replace(file, 'FILE')}`);
+    return readSimulatorJson(JSON.parse(fs.readFileSync(file, 'utf8')) as SimulatorJson, `npm run ${args.slice(2).join(' ').replace(file, 'FILE')}`);
   } finally {
     fs.rmSync(file, { force: true });
   }

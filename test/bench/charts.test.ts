@@ -1,4 +1,4 @@
-import { barChart, lineChart, linearTicks, logTicks } from '../../scripts/bench/charts';
+import { barChart, lineChart, linearTicks, logTicks, trailingMean } from '../../scripts/bench/charts';
 import { escapeXml } from '../../scripts/bench/svg';
 import { markdownTable, textTable } from '../../scripts/bench/tables';
 
@@ -60,6 +60,10 @@ describe('charts', () => {
     expect(ys[1]).toBeGreaterThan(ys[0]);
     expect(svg).toContain('>fault</text>');
     expect(svg).toContain('stroke-dasharray="4 3"');
+  });
+
+  it('smooths with a trailing mean, shorter at the start', () => {
+    expect(trailingMean([3, 0, 0, 3, NaN], 3)).toEqual([3, 1.5, 1, 1, 1.5]);
   });
 
   it('escapes text', () => {
