@@ -51,12 +51,11 @@ export interface RunResult {
   calls: number;
   events: number;
   wallMs: number;
-  cpuMs: number;
 }
 
 const round = (x: number, digits: number): number => (Number.isFinite(x) ? Number(x.toFixed(digits)) : x);
 
-export function summariseRun(output: RunOutput, cpuMs: number): RunResult {
+export function summariseRun(output: RunOutput): RunResult {
   const { metrics, scenario } = output;
   const timeline = output.spec.timeline;
   const window: Window = scenario.faultWindow ? 'fault' : 'window';
@@ -119,7 +118,6 @@ export function summariseRun(output: RunOutput, cpuMs: number): RunResult {
     calls: output.calls,
     events: output.events,
     wallMs: Math.round(output.wallMs),
-    cpuMs: Math.round(cpuMs),
   };
 }
 

@@ -55,7 +55,7 @@ describe('simulator (reduced reference layout)', () => {
       seed: 7,
       timeline: short,
     };
-    const strip = ({ wallMs: _w, cpuMs: _c, ...rest }: RunResult) => rest;
+    const strip = ({ wallMs: _w, ...rest }: RunResult) => rest;
     const first = strip(executeRun(spec));
     expect(strip(executeRun(spec))).toEqual(first);
     expect(strip(executeRun({ ...spec, seed: 8 }))).not.toEqual(first);
