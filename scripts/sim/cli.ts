@@ -132,9 +132,11 @@ async function main(): Promise<void> {
   if (Object.keys(uniformScenarios).length > 0) {
     console.log(scenarioTable('uniform layout: every client on one policy, one run per policy', uniformScenarios));
   }
-  console.log(freshTable(json.scenarios));
-  console.log(gridTable(json.grid));
-  console.log(scaleTable(json.scale));
+  for (const extra of [freshTable(json.scenarios), gridTable(json.grid), scaleTable(json.scale)]) {
+    if (extra !== '') {
+      console.log(extra);
+    }
+  }
   console.log(
     `\n${runs.length} runs, ${(calls / 1e6).toFixed(1)} M simulated calls, ${(cpuMs / 1000).toFixed(1)} s CPU (all threads), ${(wallMs / 1000).toFixed(1)} s wall`,
   );
