@@ -35,10 +35,11 @@ export const PEAK_EWMA_DEFAULTS = {
   /** Envoy's 1e6, in cost units (ms × calls). */
   penaltyValue: 1_000_000,
   /**
-   * 2 keeps the earlier default (test-pinned elsewhere); docs/tuning.md
-   * measures 5 as better: one failure then ejects (s04 errors 0.15 % → 0.075 %).
+   * 5: one failure then lifts the estimate past the ejection ratio, so a
+   * crash-looping backend is skipped at once (docs/tuning.md §5: s04 errors
+   * 0.15 % with 2 → 0.075 % with 5).
    */
-  errorPenaltyFactor: 2,
+  errorPenaltyFactor: 5,
   /** Cost × (estimate / fleet average)^s above the fleet average: off, ejection does the work (docs/tuning.md). */
   fleetPenaltyExponent: 0,
   /** Skip (redraw) a candidate whose estimate is above 2.5 × the fleet average. */
