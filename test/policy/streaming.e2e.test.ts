@@ -49,10 +49,11 @@ describe('peak_ewma_experimental and long server streams', () => {
       const backendId = await stream.backendId;
       const held = backends.find((b) => b.id === backendId)!;
       // Fair is 0.25; a counted stream would halve it for 30 s, a 30 s
-      // sample would take it to ~0 (see the control below).
+      // sample would take it to ~0 (see the control below). The upper bound
+      // is loose: ejection of a briefly slow peer can lift any share a little.
       const during = await runTraffic(client, { concurrency: 4, maxCalls: 1_000_000, maxDurationMs: 29_000 });
       expect(shareOf(during, held)).toBeGreaterThan(0.17);
-      expect(shareOf(during, held)).toBeLessThan(0.33);
+      expect(shareOf(during, held)).toBeLessThan(0.4);
       await stream.ended;
       const after = await runTraffic(client, { concurrency: 4, maxCalls: 1_000_000, maxDurationMs: 3_000 });
       expect(shareOf(after, held)).toBeGreaterThan(0.13);
