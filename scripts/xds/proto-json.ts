@@ -10,6 +10,7 @@
  * sent. Unknown fields are errors too, as in Envoy.
  */
 import * as protobuf from 'protobufjs';
+import { WRAPPER_SCALAR_KINDS } from '../../src/xds/well-known';
 
 export class ProtoJsonError extends Error {
   constructor(path: string, problem: string) {
@@ -23,17 +24,7 @@ type JsonObject = Record<string, unknown>;
 
 const TYPE_PREFIX = 'type.googleapis.com/';
 
-const WRAPPERS: Readonly<Record<string, string>> = {
-  '.google.protobuf.DoubleValue': 'double',
-  '.google.protobuf.FloatValue': 'float',
-  '.google.protobuf.Int64Value': 'int64',
-  '.google.protobuf.UInt64Value': 'uint64',
-  '.google.protobuf.Int32Value': 'int32',
-  '.google.protobuf.UInt32Value': 'uint32',
-  '.google.protobuf.BoolValue': 'bool',
-  '.google.protobuf.StringValue': 'string',
-  '.google.protobuf.BytesValue': 'bytes',
-};
+const WRAPPERS = WRAPPER_SCALAR_KINDS;
 
 /** Types whose proto3 JSON form is not an object of their fields; inside an Any they sit under "value". */
 const SPECIAL_JSON = new Set([

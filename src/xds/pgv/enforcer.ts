@@ -28,21 +28,12 @@ import {
   UnsupportedRuleError,
 } from './checks';
 import { FieldRules, fieldRules, isMessageExempt, isOneofRequired } from './rules';
+import { WRAPPER_SCALAR_KINDS } from '../well-known';
 
 type Decoded = Record<string, unknown>;
 
 /** Wrapper message → the scalar kind whose rules it takes. */
-const WRAPPER_KINDS: Readonly<Record<string, string>> = {
-  '.google.protobuf.DoubleValue': 'double',
-  '.google.protobuf.FloatValue': 'float',
-  '.google.protobuf.Int64Value': 'int64',
-  '.google.protobuf.UInt64Value': 'uint64',
-  '.google.protobuf.Int32Value': 'int32',
-  '.google.protobuf.UInt32Value': 'uint32',
-  '.google.protobuf.BoolValue': 'bool',
-  '.google.protobuf.StringValue': 'string',
-  '.google.protobuf.BytesValue': 'bytes',
-};
+const WRAPPER_KINDS = WRAPPER_SCALAR_KINDS;
 const DURATION = '.google.protobuf.Duration';
 const ANY = '.google.protobuf.Any';
 
