@@ -14,7 +14,11 @@ export interface EndpointStats {
   readonly state: string;
   /** Calls in flight. */
   readonly outstanding: number;
-  /** Current peak-EWMA RTT estimate in ms (null under least_request). */
+  /**
+   * The learned peak-EWMA RTT estimate, decayed to now, in ms (null under
+   * least_request). `cost` is what picks see: it also reflects the fleet
+   * ejection bound and calls still waiting (docs/design.md).
+   */
   readonly estimateMs: number | null;
   /** The cost a pick would see now. */
   readonly cost: number;
