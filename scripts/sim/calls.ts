@@ -15,28 +15,21 @@ export const CALL_ENDED = 2;
 
 export class CallTable {
   mask: number;
-  id: Float64Array;
-  state: Uint8Array;
-  client: Int32Array;
-  backend: Int32Array;
-  method: Int32Array;
-  intendedMs: Float64Array;
-  token: Float64Array;
+  id!: Float64Array;
+  state!: Uint8Array;
+  client!: Int32Array;
+  backend!: Int32Array;
+  method!: Int32Array;
+  intendedMs!: Float64Array;
+  token!: Float64Array;
   /** Who started each call (the policy instance that must see its end). */
-  owner: unknown[];
+  owner!: unknown[];
   private nextId = 0;
 
   constructor(capacity: number) {
     const size = 1 << Math.ceil(Math.log2(Math.max(1024, capacity)));
     this.mask = size - 1;
-    this.id = new Float64Array(size).fill(-1);
-    this.state = new Uint8Array(size);
-    this.client = new Int32Array(size);
-    this.backend = new Int32Array(size);
-    this.method = new Int32Array(size);
-    this.intendedMs = new Float64Array(size);
-    this.token = new Float64Array(size);
-    this.owner = new Array<unknown>(size).fill(null);
+    this.allocate(size);
   }
 
   /** Opens a call and returns its id. */
@@ -66,10 +59,7 @@ export class CallTable {
     return this.nextId;
   }
 
-  private grow(): void {
-    const old = { ...this, mask: this.mask };
-    const size = (this.mask + 1) * 2;
-    this.mask = size - 1;
+  private allocate(size: number): void {
     this.id = new Float64Array(size).fill(-1);
     this.state = new Uint8Array(size);
     this.client = new Int32Array(size);
@@ -78,6 +68,13 @@ export class CallTable {
     this.intendedMs = new Float64Array(size);
     this.token = new Float64Array(size);
     this.owner = new Array<unknown>(size).fill(null);
+  }
+
+  private grow(): void {
+    const old = { ...this, mask: this.mask };
+    const size = (this.mask + 1) * 2;
+    this.mask = size - 1;
+    this.allocate(size);
     for (let from = 0; from <= old.mask; from++) {
       if (old.state[from] === CALL_FREE) {
         continue;

@@ -159,20 +159,7 @@ export class OutlierDetectionPolicy implements ClientPolicy {
     const mean = rates.reduce((a, b) => a + b, 0) / rates.length;
     const variance = rates.reduce((sum, rate) => sum + (rate - mean) ** 2, 0) / rates.length;
     const threshold = mean - Math.sqrt(variance) * (config.stdevFactor / 1000);
-    let changed = false;
-    for (const entry of this.entries.values()) {
-      if (this.ejectedPercent() >= this.settings.maxEjectionPercent) {
-        break;
-      }
-      const volume = entry.lastSuccesses + entry.lastFailures;
-      if (volume < config.requestVolume) {
-        continue;
-      }
-      if (entry.lastSuccesses / volume < threshold && this.random() * 100 < config.enforcementPercent) {
-        changed = this.eject(entry, nowMs) || changed;
-      }
-    }
-    return changed;
+    return this.ejectOutliers(config, nowMs, (entry, volume) => entry.lastSuccesses / volume < threshold);
   }
 
   private failurePercentageCheck(nowMs: number): boolean {
@@ -189,6 +176,19 @@ export class OutlierDetectionPolicy implements ClientPolicy {
     if (withVolume < config.minimumHosts) {
       return false;
     }
+    return this.ejectOutliers(config, nowMs, (entry, volume) => (entry.lastFailures * 100) / volume > config.threshold);
+  }
+
+  /**
+   * The ejection pass both algorithms share (gRFC A50): in entry order, stop
+   * at maxEjectionPercent, skip entries under requestVolume, eject an outlier
+   * with probability enforcementPercent.
+   */
+  private ejectOutliers(
+    config: { requestVolume: number; enforcementPercent: number },
+    nowMs: number,
+    isOutlier: (entry: Entry, volume: number) => boolean,
+  ): boolean {
     let changed = false;
     for (const entry of this.entries.values()) {
       if (this.ejectedPercent() >= this.settings.maxEjectionPercent) {
@@ -198,7 +198,7 @@ export class OutlierDetectionPolicy implements ClientPolicy {
       if (volume < config.requestVolume) {
         continue;
       }
-      if ((entry.lastFailures * 100) / volume > config.threshold && this.random() * 100 < config.enforcementPercent) {
+      if (isOutlier(entry, volume) && this.random() * 100 < config.enforcementPercent) {
         changed = this.eject(entry, nowMs) || changed;
       }
     }
