@@ -29,7 +29,11 @@ import { RandomSource } from './random';
 
 /** Reads the cost of candidate `index`. */
 export type CostOf = (index: number) => number;
-/** Whether candidate `index` is ejected (skipped while others can be drawn). */
+/**
+ * Whether candidate `index` is ejected (skipped while others can be drawn).
+ * Asked right after `costOf(index)`, for the same candidate, so an
+ * implementation may answer from what that call computed.
+ */
 export type EjectedOf = (index: number) => boolean;
 
 export class PowerOfChoices {

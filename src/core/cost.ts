@@ -7,21 +7,46 @@ import { CallOutcome, EndpointLoad } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
 import { blendRttMs, decayedRttMs, retainedFraction } from './peak-ewma';
 
+/**
+ * One candidate's standing in a pick, as `LoadModel.rate` leaves it. The
+ * engine reuses one instance, so rating allocates nothing.
+ */
+export class CandidateRating {
+  /** The cost of one more call, >= 0; lower is better. */
+  cost = 0;
+  /** Skipped by the chooser while it can draw others (see PowerOfChoices). */
+  ejected = false;
+}
+
 export interface LoadModel {
-  /** The cost of sending one more call to `load` at `nowMs`. Must be >= 0. */
+  /**
+   * true: the model never looks at time, so the engine reads no clock on
+   * the call path and passes 0 for every `nowMs` and `elapsedMs`. A clock
+   * read costs 25–110 ns (more than the whole least_request rule), and the
+   * pick path has three of them.
+   */
+  readonly ignoresTime: boolean;
+  /** Whether `rate` can ever eject; false spares the chooser the check. */
+  readonly ejects: boolean;
+  /**
+   * Rates `load` at `nowMs` into `into`: the pick path. One call computes
+   * what `cost` and `ejected` would, from one estimate.
+   */
+  rate(load: EndpointLoad, nowMs: number, into: CandidateRating): void;
+  /** The cost of sending one more call to `load` at `nowMs` (stats, tests). Must be >= 0. */
   cost(load: EndpointLoad, nowMs: number): number;
   /** Account a finished call; `load.outstanding` has already been decremented. */
   recordCall(load: EndpointLoad, outcome: CallOutcome, elapsedMs: number, nowMs: number): void;
-  /**
-   * Optional: whether `load` is latency-ejected at `nowMs`. The chooser
-   * skips an ejected candidate while it can still draw others (see
-   * PowerOfChoices); absent means never.
-   */
-  ejected?(load: EndpointLoad, nowMs: number): boolean;
 }
 
 /** least_request (gRFC A48): the cost is the number of calls in flight. */
 export const leastRequestModel: LoadModel = {
+  ignoresTime: true,
+  ejects: false,
+  rate: (load, _nowMs, into) => {
+    into.cost = load.outstanding;
+    into.ejected = false;
+  },
   cost: (load) => load.outstanding,
   recordCall: () => {},
 };
@@ -86,13 +111,22 @@ export interface PeakEwmaSettings {
  */
 export function peakEwmaCost(load: EndpointLoad, nowMs: number, settings: PeakEwmaSettings, fleet?: FleetRtt): number {
   if (!load.hasSample) {
-    return load.outstanding > 0 ? settings.penaltyValue + load.outstanding : settings.defaultRttMs;
+    return unsampledCost(load, settings);
   }
-  if (load.outstanding > 0 && isStale(load, nowMs, settings, fleet)) {
+  const stale = isStale(load, nowMs, settings, fleet);
+  return costFromEstimate(load, stale, estimateWith(load, currentRttMs(load, nowMs, settings), stale, nowMs, settings, fleet), settings, fleet);
+}
+
+function unsampledCost(load: EndpointLoad, settings: PeakEwmaSettings): number {
+  return load.outstanding > 0 ? settings.penaltyValue + load.outstanding : settings.defaultRttMs;
+}
+
+/** The cost of a sampled endpoint whose estimate (as `estimateMs` gives it) is `rttMs`. */
+function costFromEstimate(load: EndpointLoad, stale: boolean, rttMs: number, settings: PeakEwmaSettings, fleet?: FleetRtt): number {
+  if (load.outstanding > 0 && stale) {
     // A stale estimate is no estimate: probe one call at a time, as a new endpoint.
     return settings.penaltyValue + load.outstanding;
   }
-  const rttMs = estimateMs(load, nowMs, settings, fleet);
   const cost = rttMs * (load.outstanding + 1);
   const exponent = settings.fleetPenaltyExponent;
   if (exponent && fleet !== undefined && fleet.hasSample && rttMs > fleet.rttMs) {
@@ -115,8 +149,23 @@ export function currentRttMs(load: EndpointLoad, nowMs: number, settings: PeakEw
  * ejection). A function of stored state and time only.
  */
 export function estimateMs(load: EndpointLoad, nowMs: number, settings: PeakEwmaSettings, fleet?: FleetRtt): number {
-  let rttMs = currentRttMs(load, nowMs, settings);
-  if (isStale(load, nowMs, settings, fleet) && rttMs > fleet!.rttMs) {
+  return estimateWith(load, currentRttMs(load, nowMs, settings), isStale(load, nowMs, settings, fleet), nowMs, settings, fleet);
+}
+
+/**
+ * `estimateMs` from its parts, so that a caller that already has the decayed
+ * estimate (`currentRttMs`) and staleness does not compute them again.
+ */
+function estimateWith(
+  load: EndpointLoad,
+  currentMs: number,
+  stale: boolean,
+  nowMs: number,
+  settings: PeakEwmaSettings,
+  fleet?: FleetRtt,
+): number {
+  let rttMs = currentMs;
+  if (stale && rttMs > fleet!.rttMs) {
     rttMs = fleet!.rttMs;
   }
   if (settings.pendingAware && load.outstanding > 0 && nowMs - load.busySinceMs > rttMs) {
@@ -141,24 +190,27 @@ export function sampleForOutcome(
   settings: PeakEwmaSettings,
   fleet?: FleetRtt,
 ): number | null {
-  switch (outcome) {
-    case CallOutcome.CANCELLED:
-      return null;
-    case CallOutcome.FAILURE:
-      if (settings.errorPenaltyFactor > 1) {
-        const base = Math.max(
-          load.hasSample ? estimateMs(load, nowMs, settings, fleet) : settings.defaultRttMs,
-          settings.defaultRttMs,
-        );
-        return Math.max(elapsedMs, settings.errorPenaltyFactor * base);
-      }
-      return elapsedMs;
-    default:
-      return elapsedMs;
+  const needsEstimate = outcome === CallOutcome.FAILURE && load.hasSample;
+  return sampleFrom(outcome, elapsedMs, needsEstimate ? estimateMs(load, nowMs, settings, fleet) : settings.defaultRttMs, settings);
+}
+
+/**
+ * `sampleForOutcome` given the endpoint's estimate now (`defaultRtt` before
+ * its first sample): a failure counts at least errorPenaltyFactor × the
+ * larger of that and defaultRtt.
+ */
+function sampleFrom(outcome: CallOutcome, elapsedMs: number, estimateNowMs: number, settings: PeakEwmaSettings): number | null {
+  if (outcome === CallOutcome.CANCELLED) {
+    return null;
   }
+  if (outcome === CallOutcome.FAILURE && settings.errorPenaltyFactor > 1) {
+    return Math.max(elapsedMs, settings.errorPenaltyFactor * Math.max(estimateNowMs, settings.defaultRttMs));
+  }
+  return elapsedMs;
 }
 
 export class PeakEwmaModel implements LoadModel {
+  readonly ignoresTime = false;
   /** Replaced whole on a config update; per-endpoint state is untouched. */
   settings: PeakEwmaSettings;
   /** This balancer's fleet average (successful calls, all endpoints). */
@@ -168,29 +220,53 @@ export class PeakEwmaModel implements LoadModel {
     this.settings = settings;
   }
 
+  get ejects(): boolean {
+    return !!this.settings.ejectionRatio;
+  }
+
   cost(load: EndpointLoad, nowMs: number): number {
     return peakEwmaCost(load, nowMs, this.settings, this.fleet);
   }
 
+  rate(load: EndpointLoad, nowMs: number, into: CandidateRating): void {
+    const settings = this.settings;
+    if (!load.hasSample) {
+      into.cost = unsampledCost(load, settings);
+      into.ejected = false;
+      return;
+    }
+    const stale = isStale(load, nowMs, settings, this.fleet);
+    const rttMs = estimateWith(load, currentRttMs(load, nowMs, settings), stale, nowMs, settings, this.fleet);
+    into.cost = costFromEstimate(load, stale, rttMs, settings, this.fleet);
+    into.ejected = this.exceedsEjectionRatio(rttMs);
+  }
+
   /** Estimate above ejectionRatio × the fleet average. */
   ejected(load: EndpointLoad, nowMs: number): boolean {
+    return load.hasSample && this.exceedsEjectionRatio(estimateMs(load, nowMs, this.settings, this.fleet));
+  }
+
+  private exceedsEjectionRatio(estimateMs: number): boolean {
     const ratio = this.settings.ejectionRatio;
-    return (
-      !!ratio && load.hasSample && this.fleet.hasSample && estimateMs(load, nowMs, this.settings, this.fleet) > ratio * this.fleet.rttMs
-    );
+    return !!ratio && this.fleet.hasSample && estimateMs > ratio * this.fleet.rttMs;
   }
 
   recordCall(load: EndpointLoad, outcome: CallOutcome, elapsedMs: number, nowMs: number): void {
     const settings = this.settings;
-    const sampleMs = sampleForOutcome(load, outcome, elapsedMs, nowMs, settings, this.fleet);
+    const fleet = this.fleet;
+    // One exp serves the estimate the sample is judged against and the blend.
+    const retained = load.hasSample ? retainedFraction(nowMs - load.sampledAtMs, settings.decayMs) : 1;
+    const estimateNowMs = load.hasSample
+      ? estimateWith(load, load.rttMs * retained, isStale(load, nowMs, settings, fleet), nowMs, settings, fleet)
+      : settings.defaultRttMs;
+    const sampleMs = sampleFrom(outcome, elapsedMs, estimateNowMs, settings);
     if (sampleMs === null || !(sampleMs >= 0) || !Number.isFinite(sampleMs)) {
       return;
     }
     if (load.hasSample) {
       // The blend starts from what the cost used: a stale estimate from the
       // fleet average, not from an old peak.
-      const retained = retainedFraction(nowMs - load.sampledAtMs, settings.decayMs);
-      load.rttMs = blendRttMs(estimateMs(load, nowMs, settings, this.fleet), retained, sampleMs);
+      load.rttMs = blendRttMs(estimateNowMs, retained, sampleMs);
     } else {
       // The first answer replaces the prior entirely: defaultRtt was a guess.
       load.rttMs = sampleMs;
@@ -198,7 +274,7 @@ export class PeakEwmaModel implements LoadModel {
     }
     load.sampledAtMs = nowMs;
     if (outcome === CallOutcome.SUCCESS && elapsedMs >= 0 && Number.isFinite(elapsedMs)) {
-      this.fleet.record(elapsedMs, nowMs, settings.decayMs);
+      fleet.record(elapsedMs, nowMs, settings.decayMs);
     }
   }
 }

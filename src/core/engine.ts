@@ -5,7 +5,7 @@
  */
 import { PowerOfChoices } from './choice';
 import { MonotonicClock } from './clock';
-import { LoadModel } from './cost';
+import { CandidateRating, LoadModel } from './cost';
 import { CallOutcome, EndpointLoad } from './endpoint-load';
 import { RandomSource } from './random';
 
@@ -29,10 +29,15 @@ export class LoadBalancingEngine {
   // function instead of a closure allocated per pick.
   private pickCandidates: readonly EndpointLoad[] = [];
   private pickNowMs = 0;
-  private readonly costOfCandidate = (index: number): number =>
-    this.model.cost(this.pickCandidates[index], this.pickNowMs);
-  private readonly ejectedCandidate = (index: number): boolean =>
-    this.model.ejected!(this.pickCandidates[index], this.pickNowMs);
+  // The rating of the candidate read last. PowerOfChoices asks whether a
+  // candidate is ejected right after reading its cost, so one rating (one
+  // estimate) answers both.
+  private readonly rating = new CandidateRating();
+  private readonly costOfCandidate = (index: number): number => {
+    this.model.rate(this.pickCandidates[index], this.pickNowMs, this.rating);
+    return this.rating.cost;
+  };
+  private readonly ejectedCandidate = (): boolean => this.rating.ejected;
 
   constructor(options: EngineOptions) {
     this.model = options.model;
@@ -43,13 +48,14 @@ export class LoadBalancingEngine {
 
   /** The index of the chosen candidate, or -1 if there are none. */
   pick(candidates: readonly EndpointLoad[]): number {
+    const model = this.model;
     this.pickCandidates = candidates;
-    this.pickNowMs = this.clock();
+    this.pickNowMs = model.ignoresTime ? 0 : this.clock();
     const chosen = this.chooser.choose(
       candidates.length,
       this.choiceCount,
       this.costOfCandidate,
-      this.model.ejected === undefined ? undefined : this.ejectedCandidate,
+      model.ejects ? this.ejectedCandidate : undefined,
     );
     this.pickCandidates = NO_CANDIDATES;
     return chosen;
@@ -62,17 +68,24 @@ export class LoadBalancingEngine {
 
   /** A call went out to `load`; returns its start time for `callEnded`. */
   callStarted(load: EndpointLoad): number {
+    load.callStarted();
+    if (this.model.ignoresTime) {
+      return 0;
+    }
     const nowMs = this.clock();
-    if (load.outstanding === 0) {
+    if (load.outstanding === 1) {
       load.busySinceMs = nowMs;
     }
-    load.callStarted();
     return nowMs;
   }
 
   callEnded(load: EndpointLoad, outcome: CallOutcome, startedAtMs: number): void {
-    const nowMs = this.clock();
     load.callFinished();
+    if (this.model.ignoresTime) {
+      this.model.recordCall(load, outcome, 0, 0);
+      return;
+    }
+    const nowMs = this.clock();
     load.busySinceMs = nowMs;
     this.model.recordCall(load, outcome, nowMs - startedAtMs, nowMs);
   }

@@ -7,7 +7,7 @@ export { retainedFraction, decayedRttMs, nextRttMs, blendRttMs } from './peak-ew
 export { FleetRtt } from './fleet-rtt';
 export { CallOutcome, EndpointLoad } from './endpoint-load';
 export type { LoadModel, PeakEwmaSettings } from './cost';
-export { PeakEwmaModel, leastRequestModel, peakEwmaCost, currentRttMs, estimateMs, sampleForOutcome } from './cost';
+export { CandidateRating, PeakEwmaModel, leastRequestModel, peakEwmaCost, currentRttMs, estimateMs, sampleForOutcome } from './cost';
 export type { CostOf, EjectedOf } from './choice';
 export { PowerOfChoices } from './choice';
 export type { EngineOptions } from './engine';

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import {
   CallOutcome,
   EndpointLoad,
+  leastRequestModel,
   LoadBalancingEngine,
   ManualClock,
   PeakEwmaModel,
@@ -160,5 +161,37 @@ describe('LoadBalancingEngine with peak EWMA', () => {
     };
     expect(picks(5)).toEqual(picks(5));
     expect(picks(5)).not.toEqual(picks(6));
+  });
+});
+
+describe('clock reads on the call path', () => {
+  function countingClock() {
+    const counter = { reads: 0, nowMs: 0 };
+    return { counter, clock: () => (counter.reads++, (counter.nowMs += 1)) };
+  }
+
+  function runCalls(engine: LoadBalancingEngine, calls: number) {
+    const loads = [new EndpointLoad(), new EndpointLoad(), new EndpointLoad()];
+    for (let i = 0; i < calls; i++) {
+      const load = loads[engine.pick(loads)];
+      engine.callEnded(load, CallOutcome.SUCCESS, engine.callStarted(load));
+    }
+    return loads;
+  }
+
+  it('peak EWMA reads the clock three times per call: pick, start, end', () => {
+    const { counter, clock } = countingClock();
+    const engine = new LoadBalancingEngine({ model: new PeakEwmaModel(SETTINGS), choiceCount: 2, clock, random: seededRandom(1) });
+    runCalls(engine, 100);
+    expect(counter.reads).toBe(300);
+  });
+
+  it('least_request, whose cost ignores time, reads it never', () => {
+    const { counter, clock } = countingClock();
+    const engine = new LoadBalancingEngine({ model: leastRequestModel, choiceCount: 2, clock, random: seededRandom(1) });
+    const loads = runCalls(engine, 100);
+    expect(counter.reads).toBe(0);
+    expect(loads.reduce((sum, load) => sum + load.callsStarted, 0)).toBe(100);
+    expect(loads.every((load) => load.outstanding === 0)).toBe(true);
   });
 });

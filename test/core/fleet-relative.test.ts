@@ -3,7 +3,9 @@
  * average, the steeper cost above it, bounded latency ejection with its
  * probe interval, and the estimate that counts calls still waiting.
  */
+import fc from 'fast-check';
 import {
+  CandidateRating,
   CallOutcome,
   EndpointLoad,
   estimateMs,
@@ -240,5 +242,38 @@ describe('pending-aware estimate', () => {
       }
     }
     expect(sentToStalled).toBeLessThan(10);
+  });
+});
+
+describe('PeakEwmaModel.rate, the pick path', () => {
+  it('gives exactly the cost and ejection that cost() and ejected() give, from one estimate', () => {
+    // Random states that reach every branch: no sample, stale, pending,
+    // above and below the fleet, with and without calls in flight.
+    const state = fc.record({
+      hasSample: fc.boolean(),
+      rttMs: fc.double({ min: 0, max: 5_000, noNaN: true }),
+      sampledAtMs: fc.integer({ min: 0, max: 10_000 }),
+      busySinceMs: fc.integer({ min: 0, max: 10_000 }),
+      outstanding: fc.integer({ min: 0, max: 50 }),
+      fleetMs: fc.option(fc.double({ min: 0.1, max: 500, noNaN: true })),
+      nowMs: fc.integer({ min: 10_000, max: 20_000 }),
+      tuned: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(state, (s) => {
+        const model = new PeakEwmaModel(s.tuned ? TUNED : TEXTBOOK);
+        if (s.fleetMs !== null) {
+          model.fleet.record(s.fleetMs, 0, 2_000);
+        }
+        const load = sampled(s.rttMs, s.sampledAtMs, s.outstanding);
+        load.hasSample = s.hasSample;
+        load.busySinceMs = s.busySinceMs;
+        const rating = new CandidateRating();
+        model.rate(load, s.nowMs, rating);
+        expect(rating.cost).toBe(model.cost(load, s.nowMs));
+        expect(rating.ejected).toBe(model.ejected(load, s.nowMs));
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });
