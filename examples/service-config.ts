@@ -29,8 +29,10 @@ async function main(): Promise<void> {
 
   // 2. The service config. validateServiceConfig throws on a typo that
   //    grpc-js would silently answer with pick_first.
+  //    Every field has a default (docs/configuration.md); one is set here to
+  //    show the form durations take.
   const serviceConfig = {
-    loadBalancingConfig: [{ peak_ewma_experimental: { decayTime: '10s' } }],
+    loadBalancingConfig: [{ peak_ewma_experimental: { decayTime: '2s' } }],
   };
   validateServiceConfig(serviceConfig);
 

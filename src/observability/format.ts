@@ -27,7 +27,7 @@ function fixed(value: number | null, digits: number): string {
 
 /**
  * One block per balancer: a header line (policy, `#instanceId`, label, state,
- * live config), then one row per endpoint.
+ * fleet average if any, live config), then one row per endpoint.
  */
 export function formatLoadBalancerStats(snapshot: readonly BalancerStats[]): string {
   if (snapshot.length === 0) {
@@ -38,7 +38,8 @@ export function formatLoadBalancerStats(snapshot: readonly BalancerStats[]): str
 
 function formatBalancer(stats: BalancerStats): string {
   const label = stats.label === '' ? '' : ` ${JSON.stringify(stats.label)}`;
-  const header = `${stats.policy} #${stats.instanceId}${label} ${stats.state} ${JSON.stringify(configOf(stats))}`;
+  const fleet = stats.fleetRttMs === null ? '' : ` fleet_ms=${stats.fleetRttMs.toFixed(2)}`;
+  const header = `${stats.policy} #${stats.instanceId}${label} ${stats.state}${fleet} ${JSON.stringify(configOf(stats))}`;
   const rows = [COLUMNS.map((column) => column.title), ...stats.endpoints.map((endpoint) => COLUMNS.map((column) => column.cell(endpoint)))];
   const widths = COLUMNS.map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   // Text left-aligned, numbers right-aligned.

@@ -1,9 +1,9 @@
 /**
  * Service-config for `peak_ewma_experimental`:
  *
- *   { "peak_ewma_experimental": { "choiceCount": 2, "decayTime": "10s", "defaultRtt": "0.01s",
- *                                 "penaltyValue": 1000000, "errorPenaltyFactor": 2,
- *                                 "fleetPenaltyExponent": 0, "ejectionRatio": 2.5,
+ *   { "peak_ewma_experimental": { "choiceCount": 2, "decayTime": "2s", "defaultRtt": "0.01s",
+ *                                 "penaltyValue": 1000000, "errorPenaltyFactor": 5,
+ *                                 "fleetPenaltyExponent": 1, "ejectionRatio": 2.5,
  *                                 "maxEjectionTime": "1s", "pendingAware": true } }
  *
  * camelCase is canonical, snake_case accepted; unknown keys are ignored. The
@@ -28,8 +28,14 @@ export const PEAK_EWMA_POLICY_NAME = 'peak_ewma_experimental';
 
 export const PEAK_EWMA_DEFAULTS = {
   choiceCount: 2,
-  /** Finagle's, Envoy's and linkerd's 10 s. */
-  decayMs: 10_000,
+  /**
+   * 2 s, not Finagle's, Envoy's and linkerd's 10 s: with probing bounded by
+   * maxEjectionTime, τ sets how long one slow tail sample keeps a backend
+   * expensive, so it sets how much each backend's share swings; 10 s misses
+   * the 4 s recovery target (6.8 s mean over 5 seeds in s03), 2 s meets it
+   * (3.6 s), 1 s starts to cost p99 (docs/tuning.md §6).
+   */
+  decayMs: 2_000,
   /** Envoy's 10 ms. */
   defaultRttMs: 10,
   /** Envoy's 1e6, in cost units (ms × calls). */
@@ -40,8 +46,12 @@ export const PEAK_EWMA_DEFAULTS = {
    * 0.15 % with 2 → 0.075 % with 5).
    */
   errorPenaltyFactor: 5,
-  /** Cost × (estimate / fleet average)^s above the fleet average: off, ejection does the work (docs/tuning.md). */
-  fleetPenaltyExponent: 0,
+  /**
+   * Cost × (estimate / fleet average)^s above the fleet average: 1 keeps a
+   * backend just under the ejection ratio from winning on its queue alone
+   * (uniform s10 p99 1.310 → 1.289 × s02 at τ 2 s; docs/tuning.md §4).
+   */
+  fleetPenaltyExponent: 1,
   /** Skip (redraw) a candidate whose estimate is above 2.5 × the fleet average. */
   ejectionRatio: 2.5,
   /** An estimate with no sample for 1 s counts at most as the fleet average: the probe interval. */

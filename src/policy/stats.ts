@@ -42,6 +42,12 @@ export interface BalancerStats {
   readonly state: string;
   /** The live config, as service-config JSON. */
   readonly config: object;
+  /**
+   * The fleet average the cost compares estimates with, in ms: a moving
+   * average of successful calls' latency over all endpoints. null under
+   * least_request and before the first successful call.
+   */
+  readonly fleetRttMs: number | null;
   /** Every endpoint in the current address list, READY or not. */
   readonly endpoints: readonly EndpointStats[];
 }
@@ -84,6 +90,7 @@ function toStats(raw: ReturnType<BalancerStatsSource['statsSnapshot']>): Balance
     label: raw.label,
     state: raw.state,
     config: raw.config,
+    fleetRttMs: model instanceof PeakEwmaModel && model.fleet.hasSample ? model.fleet.rttMs : null,
     endpoints: raw.endpoints.map(({ address, state, load, cost }) => ({
       address,
       state,

@@ -8,9 +8,9 @@ import { PEAK_EWMA_DEFAULTS, PeakEwmaLoadBalancingConfig } from '../../src/polic
 const parse = (obj: unknown) => PeakEwmaLoadBalancingConfig.parse(obj);
 
 describe('peak_ewma_experimental fleet-relative fields', () => {
-  it('default to the tuned values: ejection at 2.5 × the fleet, probe after 1 s, pending-aware; steeper cost off', () => {
+  it('default to the tuned values: ejection at 2.5 × the fleet, probe after 1 s, pending-aware, steeper cost with exponent 1', () => {
     const { settings } = parse({});
-    expect(settings.fleetPenaltyExponent).toBe(0);
+    expect(settings.fleetPenaltyExponent).toBe(1);
     expect(settings.ejectionRatio).toBe(2.5);
     expect(settings.maxEjectionMs).toBe(1_000);
     expect(settings.pendingAware).toBe(true);

@@ -102,7 +102,8 @@ describe('examples', () => {
       const balancers = parseStatsTables(serviceConfig.stdout);
       expect(balancers).toHaveLength(1);
       expect(balancers[0]).toMatchObject({ policy: 'peak_ewma_experimental', label: 'service-config-example', state: 'READY' });
-      expect(balancers[0].config).toMatchObject({ decayTime: '10s', choiceCount: 2 });
+      expect(balancers[0].config).toMatchObject({ decayTime: '2s', choiceCount: 2 });
+      expect(balancers[0].fleetMs).toBeGreaterThan(0);
     });
 
     it('shows every unary call on some endpoint and the stream on none (streamingCallMarker), fewer on the slow one', () => {

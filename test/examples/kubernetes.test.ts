@@ -86,7 +86,7 @@ describe('examples/kubernetes', () => {
     expect(validateServiceConfig(text)).toBe(1); // one peak_ewma_experimental entry checked, and grpc-js parsed the rest
     const [top] = JSON.parse(text).loadBalancingConfig;
     expect(Object.keys(top)).toEqual(['outlier_detection']);
-    expect(top.outlier_detection.child_policy).toEqual([{ peak_ewma_experimental: { decayTime: '10s' } }]);
+    expect(top.outlier_detection.child_policy).toEqual([{ peak_ewma_experimental: { decayTime: '2s' } }]);
   });
 
   it('the client Deployment gets the target and the service config file from that ConfigMap', () => {

@@ -8,6 +8,7 @@ const snapshot: BalancerStats[] = [
     label: 'orders',
     state: 'READY',
     config: { peak_ewma_experimental: { choiceCount: 2, decayTime: '10s' } },
+    fleetRttMs: 10.2,
     endpoints: [
       { address: '10.0.0.1:50051', state: 'READY', outstanding: 1, estimateMs: 10.4149, cost: 20.8298, callsStarted: 412, shareOfCalls: 0.412, msSinceLastSample: 3.2 },
       { address: '10.0.0.22:50051', state: 'CONNECTING', outstanding: 0, estimateMs: 10, cost: 10, callsStarted: 0, shareOfCalls: 0, msSinceLastSample: null },
@@ -19,6 +20,7 @@ const snapshot: BalancerStats[] = [
     label: '',
     state: 'TRANSIENT_FAILURE',
     config: { least_request_experimental: { choiceCount: 2, selectionMethod: 'N_CHOICES' } },
+    fleetRttMs: null,
     endpoints: [
       { address: '10.0.0.3:50051', state: 'TRANSIENT_FAILURE', outstanding: 0, estimateMs: null, cost: 0, callsStarted: 7, shareOfCalls: 1, msSinceLastSample: null },
     ],
@@ -26,10 +28,10 @@ const snapshot: BalancerStats[] = [
 ];
 
 describe('formatLoadBalancerStats', () => {
-  it('prints one block per balancer: header with policy, instance, label, state and unwrapped config; aligned rows', () => {
+  it('prints one block per balancer: header with policy, instance, label, state, fleet average and unwrapped config; aligned rows', () => {
     expect(formatLoadBalancerStats(snapshot)).toBe(
       [
-        'peak_ewma_experimental #1 "orders" READY {"choiceCount":2,"decayTime":"10s"}',
+        'peak_ewma_experimental #1 "orders" READY fleet_ms=10.20 {"choiceCount":2,"decayTime":"10s"}',
         '  endpoint         state       estimate_ms  outstanding   cost  calls  share  last_sample_ms_ago',
         '  10.0.0.1:50051   READY             10.41            1  20.83    412  0.412                   3',
         '  10.0.0.22:50051  CONNECTING        10.00            0  10.00      0  0.000                   -',

@@ -57,7 +57,7 @@ describe('registerLoadBalancerMetrics', () => {
     handle.unregister();
   });
 
-  it('reports a peak_ewma channel: calls each backend served, the slow backend estimated above its delay, cost = estimate when idle', async () => {
+  it('reports a peak_ewma channel: calls each backend served, the slow backend estimated above its delay, cost = estimate × max(1, estimate ÷ fleet) when idle', async () => {
     const label = 'metrics-peak';
     const client = clientFor(backends, [{ peak_ewma_experimental: {} }], { [STATS_LABEL_OPTION]: label });
     const meter = new RecordingMeter();
@@ -80,9 +80,13 @@ describe('registerLoadBalancerMetrics', () => {
       const outstanding = valuesOf(observations, 'grpc.lb.peak_ewma.outstanding_calls', label);
       expect([...outstanding.values()]).toEqual([0, 0]);
       const cost = valuesOf(observations, 'grpc.lb.peak_ewma.cost', label);
+      const fleetRttMs = getLoadBalancerStats().find((stats) => stats.label === label)!.fleetRttMs!;
+      expect(fleetRttMs).toBeGreaterThan(0);
       for (const [address, value] of estimate) {
-        // Nothing in flight: cost = estimate × 1 (read a moment apart, so the decay differs a hair).
-        expect(cost.get(address)).toBeCloseTo(value, 1);
+        // Nothing in flight: cost = estimate × 1, times estimate ÷ fleet above
+        // the fleet (fleetPenaltyExponent 1); read a moment apart, so the decay
+        // differs a hair.
+        expect(cost.get(address)! / (value * Math.max(1, value / fleetRttMs))).toBeCloseTo(1, 2);
       }
       const age = valuesOf(observations, 'grpc.lb.peak_ewma.sample_age', label);
       expect(age.size).toBe(2);

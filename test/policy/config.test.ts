@@ -15,12 +15,19 @@ const parsePeak = (obj: unknown) => PeakEwmaLoadBalancingConfig.parse(obj);
 const parseLeast = (obj: unknown) => LeastRequestLoadBalancingConfig.parse(obj);
 
 describe('peak_ewma_experimental config', () => {
-  it('defaults: choiceCount 2, decayTime 10 s, defaultRtt 10 ms, penaltyValue 1e6', () => {
+  it('defaults (docs/tuning.md): choiceCount 2, decayTime 2 s, defaultRtt 10 ms, penaltyValue 1e6, errorPenaltyFactor 5, fleet-relative knobs on', () => {
     const config = parsePeak({});
     expect(config.choiceCount).toBe(2);
-    expect(config.settings.decayMs).toBe(10_000);
-    expect(config.settings.defaultRttMs).toBe(10);
-    expect(config.settings.penaltyValue).toBe(1e6);
+    expect(config.settings).toEqual({
+      decayMs: 2_000,
+      defaultRttMs: 10,
+      penaltyValue: 1e6,
+      errorPenaltyFactor: 5,
+      fleetPenaltyExponent: 1,
+      ejectionRatio: 2.5,
+      maxEjectionMs: 1_000,
+      pendingAware: true,
+    });
   });
 
   it('reads camelCase and snake_case, durations as strings or {seconds, nanos}', () => {

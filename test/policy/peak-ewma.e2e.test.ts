@@ -34,7 +34,14 @@ describe('peak_ewma_experimental steers away from a slow backend', () => {
     const roundRobin = clientFor(backends, [{ round_robin: {} }]);
     try {
       const traffic = { concurrency: 8, maxCalls: 1_000, maxDurationMs: 20_000 };
-      const [peakResult, rrResult] = await Promise.all([runTraffic(peak, traffic), runTraffic(roundRobin, traffic)]);
+      // Stats are read the moment peak_ewma's traffic ends: round_robin, held
+      // up by the slow backend, finishes seconds later, and by then the idle
+      // estimate would have decayed (τ = 2 s) toward nothing.
+      let stats: ReturnType<typeof statsFor> | undefined;
+      const [peakResult, rrResult] = await Promise.all([
+        runTraffic(peak, traffic).then((result) => ((stats = statsFor('slow-peak')), result)),
+        runTraffic(roundRobin, traffic),
+      ]);
       expect(peakResult.failures).toEqual([]);
       expect(rrResult.failures).toEqual([]);
       expect(shareOf(rrResult, backends[0])).toBeCloseTo(0.2, 1);
@@ -43,12 +50,11 @@ describe('peak_ewma_experimental steers away from a slow backend', () => {
       for (const backend of backends.slice(1)) {
         expect(shareOf(peakResult, backend)).toBeGreaterThan(0.15);
       }
-      const stats = statsFor('slow-peak');
-      expect(stats.policy).toBe('peak_ewma_experimental');
-      expect(stats.state).toBe('READY');
-      const slow = stats.endpoints.find((endpoint) => endpoint.address === backends[0].address)!;
+      expect(stats!.policy).toBe('peak_ewma_experimental');
+      expect(stats!.state).toBe('READY');
+      const slow = stats!.endpoints.find((endpoint) => endpoint.address === backends[0].address)!;
       expect(slow.estimateMs).toBeGreaterThan(2 * FAST_MS); // decayed since its last probe, still well above
-      expect(stats.endpoints.every((endpoint) => endpoint.outstanding === 0)).toBe(true);
+      expect(stats!.endpoints.every((endpoint) => endpoint.outstanding === 0)).toBe(true);
     } finally {
       peak.close();
       roundRobin.close();

@@ -14,11 +14,13 @@ export interface PrintedBalancer {
   readonly instanceId: number;
   readonly label: string;
   readonly state: string;
+  /** The fleet average in ms; null when not printed (least_request, no sample yet). */
+  readonly fleetMs: number | null;
   readonly config: Record<string, unknown>;
   readonly endpoints: PrintedEndpoint[];
 }
 
-const HEADER = /^(\w+) #(\d+)(?: "([^"]*)")? ([A-Z_]+) (\{.*\})$/;
+const HEADER = /^(\w+) #(\d+)(?: "([^"]*)")? ([A-Z_]+)(?: fleet_ms=([\d.]+))? (\{.*\})$/;
 const ROW = /^ {2}(\S+)\s+([A-Z_]+)\s+(\S+)\s+(\d+)\s+(\S+)\s+(\d+)\s+([\d.]+)\s+(\S+)$/;
 
 export function parseStatsTables(output: string): PrintedBalancer[] {
@@ -31,7 +33,8 @@ export function parseStatsTables(output: string): PrintedBalancer[] {
         instanceId: Number(header[2]),
         label: header[3] ?? '',
         state: header[4],
-        config: JSON.parse(header[5]),
+        fleetMs: header[5] === undefined ? null : Number(header[5]),
+        config: JSON.parse(header[6]),
         endpoints: [],
       });
       continue;
