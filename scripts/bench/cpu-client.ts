@@ -7,7 +7,7 @@
 import { credentials, Metadata } from '@grpc/grpc-js';
 import { createProbeClient, ProbeClient } from '../lib/probe-service';
 import { loadPackage, loadXdsPackage } from './package-under-test';
-import { ClientKind, registerPolicies, serviceConfigJson } from './policies';
+import { ClientKind, isXdsClient, registerPolicies, serviceConfigJson } from './policies';
 import { encodeProbeRequest } from './probe-request';
 
 export type ToCpuClient =
@@ -38,9 +38,9 @@ const XDS_BOOTSTRAP_OPTION = 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_co
 
 async function prepare(message: Extract<ToCpuClient, { type: 'prepare' }>): Promise<void> {
   registerPolicies();
-  if (message.kind === 'peak_ewma_xds') {
+  if (isXdsClient(message.kind)) {
     if (!message.xds) {
-      throw new Error('peak_ewma_xds needs the control plane target and bootstrap');
+      throw new Error(`${message.kind} needs the control plane target and bootstrap`);
     }
     loadXdsPackage().registerXds();
     client = createProbeClient(message.xds.target, credentials.createInsecure(), {

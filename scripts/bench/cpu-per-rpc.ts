@@ -17,7 +17,7 @@ import type { FromCpuClient, ToCpuClient } from './cpu-client';
 import { Fleet } from './fleet';
 import { forkChild, isType, nextMessage } from './ipc';
 import { prebuildForChildren } from './package-under-test';
-import { ClientKind, clientLabel } from './policies';
+import { ClientKind, clientLabel, isXdsClient, XDS_CLUSTER_FIXTURES } from './policies';
 import { startXdsControlPlane, XdsSetup } from './xds-run';
 import { median } from './stats';
 
@@ -33,7 +33,7 @@ export interface CpuPerRpcOptions {
 
 export const DEFAULT_CPU_OPTIONS: CpuPerRpcOptions = {
   backendCounts: [10, 50, 500],
-  policies: ['round_robin', 'peak_ewma', 'least_request', 'peak_ewma_xds'],
+  policies: ['round_robin', 'peak_ewma', 'least_request', 'peak_ewma_xds', 'round_robin_xds'],
   rounds: 12,
   segmentS: 3,
   warmupS: 5,
@@ -74,21 +74,25 @@ export async function runCpuPerRpcBenchmark(
       { hosts: options.backendHosts, orca: false },
     );
     const clients = new Map<ClientKind, ChildProcess>();
-    let xds: XdsSetup | null = null;
+    // One control plane per xDS client, each serving that client's cluster.
+    const xdsSetups = new Map<ClientKind, XdsSetup>();
     try {
       const addresses = Array.from(fleet.addresses.values());
-      if (options.policies.includes('peak_ewma_xds')) {
-        xds = await startXdsControlPlane(addresses);
+      for (const kind of options.policies) {
+        if (isXdsClient(kind)) {
+          xdsSetups.set(kind, await startXdsControlPlane(addresses, XDS_CLUSTER_FIXTURES[kind]));
+        }
       }
       for (const kind of options.policies) {
         const child = forkChild('cpu-client.ts');
         clients.set(kind, child);
         const ready = nextMessage(child, isType<Extract<FromCpuClient, { type: 'ready' }>>('ready'), 120_000);
+        const xds = xdsSetups.get(kind);
         child.send({
           type: 'prepare',
           kind,
           addresses,
-          ...(kind === 'peak_ewma_xds' && xds ? { xds: { target: xds.target, bootstrap: xds.bootstrap } } : {}),
+          ...(xds ? { xds: { target: xds.target, bootstrap: xds.bootstrap } } : {}),
         } satisfies ToCpuClient);
         await ready;
       }
@@ -100,7 +104,7 @@ export async function runCpuPerRpcBenchmark(
         const segments = await all(options.segmentS);
         options.policies.forEach((policy, i) => {
           const segment = segments[i];
-          if (policy !== 'round_robin' && segment.accounted < segment.calls * 0.9) {
+          if (policy !== 'round_robin' && policy !== 'round_robin_xds' && segment.accounted < segment.calls * 0.9) {
             throw new Error(`${policy}: accounted ${segment.accounted} of ${segment.calls} calls; the policy did not run`);
           }
           if (segment.failed > 0) {
@@ -135,7 +139,7 @@ export async function runCpuPerRpcBenchmark(
       for (const child of clients.values()) {
         if (child.connected) child.send({ type: 'stop' } satisfies ToCpuClient);
       }
-      xds?.close();
+      for (const xds of xdsSetups.values()) xds.close();
       await fleet.stop();
     }
   }

@@ -140,7 +140,7 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
         processes.push({ id: kind, child, latest: null });
         const prepare: ClientPrepare = {
           type: 'prepare',
-          policy: kind === 'peak_ewma_xds' ? 'peak_ewma' : kind,
+          policy: kind === 'peak_ewma_xds' ? 'peak_ewma' : kind === 'round_robin_xds' ? 'round_robin' : kind,
           addresses: Array.from(fleet.addresses.values()),
           dynamicAddresses: true,
           addressIndex: addressIndex(),

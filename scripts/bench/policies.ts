@@ -28,11 +28,28 @@ export const POLICY_LABELS: Readonly<Record<PolicyId, string>> = {
   wrr_orca: 'wrr (ORCA)',
 };
 
-/** A client of the benchmarks: a policy by service config, or peak_ewma through xDS. */
-export type ClientKind = PolicyId | 'peak_ewma_xds';
+/**
+ * A client of the benchmarks: a policy by service config, or through xDS
+ * (peak_ewma from Envoy's PeakEwma; round_robin, xDS's default, as the
+ * baseline that pays the same xDS layers).
+ */
+export type XdsClientKind = 'peak_ewma_xds' | 'round_robin_xds';
+export type ClientKind = PolicyId | XdsClientKind;
+
+/** The CDS cluster fixture each xDS client kind is served. */
+export const XDS_CLUSTER_FIXTURES: Readonly<Record<XdsClientKind, string>> = {
+  peak_ewma_xds: 'clusters/peak-ewma.yaml',
+  round_robin_xds: 'clusters/round-robin.yaml',
+};
+
+export function isXdsClient(kind: ClientKind): kind is XdsClientKind {
+  return kind in XDS_CLUSTER_FIXTURES;
+}
 
 export function clientLabel(kind: ClientKind): string {
-  return kind === 'peak_ewma_xds' ? 'peak_ewma via xDS' : POLICY_LABELS[kind];
+  if (kind === 'peak_ewma_xds') return 'peak_ewma via xDS';
+  if (kind === 'round_robin_xds') return 'round_robin via xDS';
+  return POLICY_LABELS[kind];
 }
 
 /**

@@ -19,7 +19,7 @@ import { ClientKind, clientLabel, PolicyId, POLICY_IDS, POLICY_LABELS } from './
 import { formatMs, formatPercent } from './progress';
 import { REFERENCE_OVERHEAD, REFERENCE_RECOVERY_S, REFERENCE_RESULTS } from './reference-numbers';
 import { markdownTable, Table } from './tables';
-import { cpuVerdicts, loadVerdicts, pickVerdicts, Verdict } from './verdicts';
+import { cpuVerdicts, loadVerdicts, pairedRatio, pickVerdicts, Verdict } from './verdicts';
 import { SimulatorSummary, simulatorOrderingVerdicts, simulatorTable } from './simulator';
 
 export interface BenchResults {
@@ -89,11 +89,13 @@ export function pickTable(report: PickPathReport): Table {
 export function cpuTable(results: readonly CpuPerRpcResult[]): Table {
   const counts = Array.from(new Set(results.map((r) => r.backends)));
   const policies = Array.from(new Set(results.map((r) => r.policy)));
+  const bothXds = policies.includes('peak_ewma_xds') && policies.includes('round_robin_xds');
   return {
     headers: [
       'backends',
       ...policies.map((p) => `${clientLabel(p)} µs/call`),
       ...policies.filter((p) => p !== 'round_robin').map((p) => `${clientLabel(p)} / rr`),
+      ...(bothXds ? ['peak_ewma via xDS / round_robin via xDS'] : []),
       'calls/s (rr)',
     ],
     rows: counts.map((n) => {
@@ -102,10 +104,15 @@ export function cpuTable(results: readonly CpuPerRpcResult[]): Table {
         String(n),
         ...policies.map((p) => of(p)?.cpuMicrosPerCall.toFixed(1) ?? '–'),
         ...policies.filter((p) => p !== 'round_robin').map((p) => of(p)?.ratioToRoundRobin.toFixed(3) ?? '–'),
+        ...(bothXds ? [xdsRatio(of('peak_ewma_xds'), of('round_robin_xds'))] : []),
         of('round_robin')?.callsPerSecond.toFixed(0) ?? '–',
       ];
     }),
   };
+}
+
+function xdsRatio(peakEwma: CpuPerRpcResult | undefined, roundRobin: CpuPerRpcResult | undefined): string {
+  return peakEwma && roundRobin ? pairedRatio(peakEwma, roundRobin).toFixed(3) : '–';
 }
 
 // ---- the Markdown report ----

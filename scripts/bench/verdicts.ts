@@ -5,7 +5,7 @@
 import type { AggregateRow } from './aggregate';
 import type { CpuPerRpcResult } from './cpu-per-rpc';
 import type { PickPathReport } from './pick-path';
-import { clientLabel, PolicyId, POLICY_LABELS } from './policies';
+import { clientLabel, isXdsClient, PolicyId, POLICY_LABELS } from './policies';
 import { formatMs } from './progress';
 import { median } from './stats';
 
@@ -64,7 +64,7 @@ export function cpuVerdicts(results: readonly CpuPerRpcResult[] | null): Verdict
     return [{ target: 'CPU per RPC vs round_robin', met: null, detail: 'not measured' }];
   }
   const verdicts: Verdict[] = results
-    .filter((r) => r.policy !== 'round_robin' && r.policy !== 'peak_ewma_xds')
+    .filter((r) => r.policy !== 'round_robin' && !isXdsClient(r.policy))
     .map((r) => {
       const limit = CPU_LIMITS[r.backends] ?? 1.05;
       return {
@@ -73,23 +73,27 @@ export function cpuVerdicts(results: readonly CpuPerRpcResult[] | null): Verdict
         detail: `${r.ratioToRoundRobin.toFixed(3)}× (${r.cpuMicrosPerCall.toFixed(1)} µs per call)`,
       };
     });
-  // The xDS path should cost nothing beyond the service-config path.
+  // The xDS path costs our policy nothing beyond what it costs xDS's own
+  // default: grpc-js-xds's layers (cds, xds_cluster_impl, priority, ...) are
+  // paid by any policy, and the converter runs per CDS update, not per call.
   for (const xds of results.filter((r) => r.policy === 'peak_ewma_xds')) {
-    const direct = results.find((r) => r.policy === 'peak_ewma' && r.backends === xds.backends);
-    if (!direct) continue;
-    // Paired by round (both ran in every round), like the ratios to round_robin.
-    const paired =
-      xds.perRound.length === direct.perRound.length && xds.perRound.length > 0
-        ? median(xds.perRound.map((us, i) => us / direct.perRound[i]))
-        : xds.cpuMicrosPerCall / direct.cpuMicrosPerCall;
-    const ratio = paired;
+    const baseline = results.find((r) => r.policy === 'round_robin_xds' && r.backends === xds.backends);
+    if (!baseline) continue;
+    const ratio = pairedRatio(xds, baseline);
     verdicts.push({
-      target: `CPU per RPC, peak_ewma via xDS at ${xds.backends} backends ≤ 1.03× peak_ewma by service config`,
-      met: ratio <= 1.03,
-      detail: `${ratio.toFixed(3)}× (${xds.cpuMicrosPerCall.toFixed(1)} vs ${direct.cpuMicrosPerCall.toFixed(1)} µs per call)`,
+      target: `CPU per RPC via xDS, peak_ewma at ${xds.backends} backends ≤ ${CPU_LIMITS[xds.backends] ?? 1.05}× round_robin (both through the fake control plane)`,
+      met: ratio <= (CPU_LIMITS[xds.backends] ?? 1.05),
+      detail: `${ratio.toFixed(3)}× (${xds.cpuMicrosPerCall.toFixed(1)} vs ${baseline.cpuMicrosPerCall.toFixed(1)} µs per call)`,
     });
   }
   return verdicts;
+}
+
+/** Median of per-round ratios a/b when both ran in every round, else the ratio of medians. */
+export function pairedRatio(a: CpuPerRpcResult, b: CpuPerRpcResult): number {
+  return a.perRound.length === b.perRound.length && a.perRound.length > 0
+    ? median(a.perRound.map((us, i) => us / b.perRound[i]))
+    : a.cpuMicrosPerCall / b.cpuMicrosPerCall;
 }
 
 /** Flat: the p50 at the most endpoints within 1.2× of the p50 at the fewest. */

@@ -22,10 +22,14 @@ export interface XdsSetup {
   close(): void;
 }
 
-export async function startXdsControlPlane(addresses: readonly string[]): Promise<XdsSetup> {
+/** `clusterFixture`: the CDS cluster served as cluster1 (default: Envoy's PeakEwma). */
+export async function startXdsControlPlane(
+  addresses: readonly string[],
+  clusterFixture = 'clusters/peak-ewma.yaml',
+): Promise<XdsSetup> {
   const controlPlane = await FakeControlPlane.start();
   controlPlane.putFromFile('listener.yaml');
-  controlPlane.putFromFile('clusters/peak-ewma.yaml');
+  controlPlane.putFromFile(clusterFixture);
   controlPlane.setEndpoints([clusterLoadAssignment('endpoints1', [{ region: 'r1', addresses }])]);
   return {
     target: XDS_TARGET,

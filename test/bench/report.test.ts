@@ -102,6 +102,29 @@ describe('verdicts', () => {
     expect(verdicts.map((v) => v.met)).toEqual([true, false, true]);
   });
 
+  it('judges peak_ewma via xDS against round_robin via xDS, paired by round, not against the service-config path', () => {
+    const result = (policy: 'peak_ewma' | 'peak_ewma_xds' | 'round_robin_xds', perRound: number[]) => ({
+      backends: 10,
+      policy,
+      cpuMicrosPerCall: perRound[1],
+      ratioToRoundRobin: 1,
+      callsPerSecond: 1000,
+      rounds: perRound.length,
+      perRound,
+    });
+    // Round by round xDS costs 1.02× round_robin via xDS; both are far above the service-config path.
+    const verdicts = cpuVerdicts([
+      result('peak_ewma', [500, 500, 500]),
+      result('peak_ewma_xds', [612, 714, 816]),
+      result('round_robin_xds', [600, 700, 800]),
+    ]);
+    const xds = verdicts.filter((v) => v.target.includes('via xDS'));
+    expect(xds).toHaveLength(1);
+    expect(xds[0].target).toMatch(/peak_ewma at 10 backends ≤ 1.03× round_robin/);
+    expect(xds[0].met).toBe(true);
+    expect(xds[0].detail).toMatch(/^1\.020×/);
+  });
+
   it('judges the pick path against 1.2x round_robin and flatness from the fewest to the most endpoints', () => {
     const r = (endpoints: number, policy: PolicyId, p50Ns: number, p99Ns: number) => ({
       endpoints,
