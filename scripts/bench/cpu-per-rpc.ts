@@ -3,14 +3,22 @@
  * several backend counts, side by side in one run.
  *
  * Backends answer at once (U0, unlimited slots) from backend-host processes.
- * One client process per policy, all driven at the same time in closed loop
- * (fixed calls in flight, so every client runs flat out) for short segments:
- * on a shared machine whose load swings by tens of per cent from one second
- * to the next, running side by side makes each round's conditions the same
- * for every policy, so each round gives a paired ratio. CPU time is per
- * process (`process.cpuUsage`), so sharing the cores does not mix the
- * policies' costs. Reported per policy: median µs of CPU per completed call
- * over the rounds, and the median of the per-round ratios to round_robin.
+ * One client process per policy, each driven in closed loop (fixed calls in
+ * flight, so it runs flat out) for short segments; a round gives every
+ * client one segment, so each round yields a paired ratio to round_robin.
+ * CPU time is per process (`process.cpuUsage`). Reported per policy: median
+ * µs of CPU per completed call over the rounds, and the median of the
+ * per-round ratios to round_robin.
+ *
+ * Schedules:
+ * - `alternating` (default): within a round the clients run one after
+ *   another, in a fresh random order, so no client competes with another
+ *   for the two cores. A saturated gRPC client's CPU per call depends on
+ *   how many completions each event-loop turn handles; when five clients
+ *   share two cores, which one gets descheduled (and so batches more) is
+ *   luck, and that luck showed up as several per cent between rounds.
+ * - `concurrent`: all clients at once (the first version): identical
+ *   conditions per round, at the price of that contention.
  */
 import { ChildProcess } from 'child_process';
 import type { FromCpuClient, ToCpuClient } from './cpu-client';
@@ -19,7 +27,7 @@ import { forkChild, isType, nextMessage } from './ipc';
 import { prebuildForChildren } from './package-under-test';
 import { ClientKind, clientLabel, isXdsClient, XDS_CLUSTER_FIXTURES } from './policies';
 import { startXdsControlPlane, XdsSetup } from './xds-run';
-import { median } from './stats';
+import { median, shuffled } from './stats';
 
 export interface CpuPerRpcOptions {
   readonly backendCounts: readonly number[];
@@ -29,16 +37,18 @@ export interface CpuPerRpcOptions {
   readonly warmupS: number;
   readonly concurrency: number;
   readonly backendHosts: number;
+  readonly schedule: 'alternating' | 'concurrent';
 }
 
 export const DEFAULT_CPU_OPTIONS: CpuPerRpcOptions = {
   backendCounts: [10, 50, 500],
   policies: ['round_robin', 'peak_ewma', 'least_request', 'peak_ewma_xds', 'round_robin_xds'],
   rounds: 12,
-  segmentS: 3,
-  warmupS: 5,
+  segmentS: 2,
+  warmupS: 3,
   concurrency: 32,
   backendHosts: 2,
+  schedule: 'alternating',
 };
 
 export interface CpuPerRpcResult {
@@ -96,8 +106,16 @@ export async function runCpuPerRpcBenchmark(
         } satisfies ToCpuClient);
         await ready;
       }
-      const all = (seconds: number): Promise<Segment[]> =>
-        Promise.all(options.policies.map((policy) => runSegment(clients.get(policy)!, seconds, options.concurrency)));
+      const all = async (seconds: number): Promise<Segment[]> => {
+        if (options.schedule === 'concurrent') {
+          return Promise.all(options.policies.map((policy) => runSegment(clients.get(policy)!, seconds, options.concurrency)));
+        }
+        const segments: Segment[] = new Array(options.policies.length);
+        for (const i of shuffled(options.policies.map((_, index) => index))) {
+          segments[i] = await runSegment(clients.get(options.policies[i])!, seconds, options.concurrency);
+        }
+        return segments;
+      };
       await all(options.warmupS);
       const perRound = new Map(options.policies.map((p) => [p, [] as Segment[]]));
       for (let round = 0; round < options.rounds; round++) {
@@ -145,3 +163,4 @@ export async function runCpuPerRpcBenchmark(
   }
   return results;
 }
+

@@ -14,7 +14,7 @@ import * as hdr from 'hdr-histogram-js';
 import { buildPicker, BuiltPicker, pickOnce } from './fake-channel';
 import { loadPackage } from './package-under-test';
 import { loadBalancingConfig, PolicyId, POLICY_LABELS, registerPolicies } from './policies';
-import { median } from './stats';
+import { median, shuffled } from './stats';
 
 export const PICK_POLICIES: readonly PolicyId[] = ['round_robin', 'peak_ewma', 'least_request'];
 export const PICK_ENDPOINT_COUNTS: readonly number[] = [10, 50, 500, 1000];
@@ -79,15 +79,6 @@ function timerOverheadNs(): number {
   return median(samples);
 }
 
-function shuffle<T>(items: readonly T[]): T[] {
-  const copy = items.slice();
-  for (let i = copy.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [copy[i], copy[j]] = [copy[j], copy[i]];
-  }
-  return copy;
-}
-
 /** Fails loudly if one of our policies silently became something else. */
 function assertOurPolicyRan(policy: PolicyId, built: BuiltPicker, before: number): void {
   if (policy === 'round_robin') {
@@ -123,7 +114,7 @@ export async function runPickPathBenchmark(
     let sink: unknown = null;
     for (let round = 0; round < options.warmupRounds + options.rounds; round++) {
       const timed = round >= options.warmupRounds;
-      for (const policy of shuffle(options.policies)) {
+      for (const policy of shuffled(options.policies)) {
         const { picker } = built.get(policy)!;
         const histogram = histograms.get(policy)!;
         const before = round === options.warmupRounds ? totalStartedCalls() : 0;

@@ -381,7 +381,8 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
       '## Client CPU per RPC',
       '',
       'Closed loop at saturation (32 calls in flight per client, backends answer at once), one client process per ' +
-        'policy, all running side by side in 3 s rounds so every round\'s machine conditions are shared; ' +
+        'policy; each round runs every client for 2 s, one after another in a fresh random order, so clients never ' +
+        'compete for the cores and each round gives paired ratios; ' +
         '`process.cpuUsage()` (user + system) per completed call, per process. ' +
         `Ratios are medians of per-round ratios to round_robin. Reference: ${REFERENCE_OVERHEAD.cpuRatioAt10}× at 10 ` +
         `backends, ${REFERENCE_OVERHEAD.cpuRatioAt500}× at 500.`,
@@ -469,7 +470,10 @@ function findings(results: BenchResults, rows: readonly AggregateRow[], verdicts
         `pick, with no callbacks (${rrPick10.meanNs.toFixed(0)} ns per call on average at 10 endpoints). A load-aware ` +
         'picker must choose among candidates and account each call\'s start and end (clock reads, the cost model, ' +
         'a result object and two callbacks), so a ratio to round_robin\'s picker of 1.2 is out of reach for any of ' +
-        `them; the absolute cost is what counts: peak_ewma's pick path is ${pick10.meanNs.toFixed(0)} ns per call on ` +
+        `them. peak_ewma must read the clock three times per call (pick, start, end), and one \`performance.now()\` ` +
+        `costs about ${(results.pick!.timerOverheadNs / 2).toFixed(0)} ns on this machine (half the timed pair); ` +
+        'least_request reads it never. The absolute cost is what counts: ' +
+        `peak_ewma's pick path is ${pick10.meanNs.toFixed(0)} ns per call on ` +
         `average at 10 endpoints${share}. Growth from 10 to 1000 endpoints is memory, not work: each pick touches two ` +
         'random endpoints\' state, which stops fitting in cache.',
     );

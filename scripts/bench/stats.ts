@@ -17,3 +17,13 @@ export function mean(values: readonly number[]): number {
 export function ratio(a: number, b: number): number {
   return Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? a / b : NaN;
 }
+
+/** A copy of `items` in uniformly random order (Fisher–Yates), for run orders that spread drift evenly. */
+export function shuffled<T>(items: readonly T[]): T[] {
+  const copy = items.slice();
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j], copy[i]];
+  }
+  return copy;
+}
