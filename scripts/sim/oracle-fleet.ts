@@ -14,6 +14,9 @@ export class OracleFleetView {
   /** Per backend id: the state version `startMs` was computed at (-1: none). */
   private startVersion = new Float64Array(0);
   private startMs = new Float64Array(0);
+  /** Per backend id: `expectedDoneMs` for `doneMedianMs` at state `startVersion`. */
+  private doneMs = new Float64Array(0);
+  private doneMedianMs = new Float64Array(0);
   /** Per backend id: the behaviour `spread` was computed for. */
   private spreadOf: (Behaviour | null)[] = [];
   /** exp(σ²/2): a lognormal's mean over its median. */
@@ -57,6 +60,26 @@ export class OracleFleetView {
     return perMs;
   }
 
+  /**
+   * When a call of median `medianMs` arriving at backend `id` now would be
+   * done on average: its start, its mean service time, any GC pause then.
+   */
+  expectedDoneMs(id: number, nowMs: number, medianMs: number): number {
+    const backend = this.backends[id];
+    const version = backend.stateVersion;
+    if (id < this.startVersion.length && this.startVersion[id] === version && this.doneMedianMs[id] === medianMs) {
+      return this.doneMs[id];
+    }
+    const startMs = this.startTimeMs(id, nowMs);
+    const doneMs = backend.gcPauseEndMs(startMs + this.meanServiceMs(id, medianMs));
+    // Cached only with the start time (a busy backend's, which `nowMs` doesn't move).
+    if (this.startVersion[id] === version) {
+      this.doneMedianMs[id] = medianMs;
+      this.doneMs[id] = doneMs;
+    }
+    return doneMs;
+  }
+
   /** When a call arriving at backend `id` now would reach a slot. */
   startTimeMs(id: number, nowMs: number): number {
     const backend = this.backends[id];
@@ -80,6 +103,7 @@ export class OracleFleetView {
     if (cacheable) {
       this.startVersion[id] = version;
       this.startMs[id] = startMs;
+      this.doneMedianMs[id] = NaN;
     }
     return startMs;
   }
@@ -128,6 +152,12 @@ export class OracleFleetView {
     spread.set(this.spread);
     this.startVersion = startVersion;
     this.startMs = startMs;
+    const doneMs = new Float64Array(capacity);
+    doneMs.set(this.doneMs);
+    const doneMedianMs = new Float64Array(capacity).fill(NaN);
+    doneMedianMs.set(this.doneMedianMs);
+    this.doneMs = doneMs;
+    this.doneMedianMs = doneMedianMs;
     this.spread = spread;
     const perMsMedianMs = new Float64Array(capacity);
     perMsMedianMs.set(this.perMsMedianMs);

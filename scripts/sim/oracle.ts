@@ -82,9 +82,7 @@ export class OraclePolicy implements ClientPolicy {
     if (behaviour.mode !== 'normal') {
       return Infinity;
     }
-    const serviceMs = this.fleet.meanServiceMs(id, medianMs);
-    const startMs = this.fleet.startTimeMs(id, nowMs);
-    const doneMs = backend.gcPauseEndMs(startMs + serviceMs);
+    const doneMs = this.fleet.expectedDoneMs(id, nowMs, medianMs);
     return (doneMs - nowMs + behaviour.extraDelayMs) / (1 - behaviour.errorRate);
   }
 }

@@ -72,6 +72,9 @@ describe('OracleFleetView', () => {
         expect(view.startTimeMs(id, nowMs)).toBe(naiveStartMs(backends[id], nowMs));
         expect(view.startTimeMs(id, nowMs)).toBe(naiveStartMs(backends[id], nowMs));
         expect(view.meanServiceMs(id, 7)).toBe(meanServiceMs(backends[id].behaviour, 7));
+        const doneMs = backends[id].gcPauseEndMs(naiveStartMs(backends[id], nowMs) + meanServiceMs(backends[id].behaviour, 7));
+        expect(view.expectedDoneMs(id, nowMs, 7)).toBe(doneMs);
+        expect(view.expectedDoneMs(id, nowMs, 7)).toBe(doneMs);
         checked++;
       }
     }
