@@ -81,6 +81,8 @@ export class BackendModel {
   private serviceEndMs = new Float64Array(8);
   private freeService: number[] = [7, 6, 5, 4, 3, 2, 1, 0];
   private busy = 0;
+  /** Bumped on every change to the calls in service, the queue or the behaviour. */
+  private changes = 0;
 
   // FIFO ring of queued calls (capacity a power of two).
   private queueCallId = new Float64Array(64);
@@ -112,9 +114,19 @@ export class BackendModel {
     return this.queueSize;
   }
 
+  /**
+   * Changes whenever the calls in service, the queue or the behaviour do: a
+   * reader that derives something from them (the simulator's oracle) can
+   * keep it until this moves.
+   */
+  get stateVersion(): number {
+    return this.changes;
+  }
+
   /** Changes behaviour fields at run time (fault injection, healing). */
   setBehaviour(patch: Partial<Behaviour>): void {
     this.current = checkBehaviour({ ...this.current, ...patch });
+    this.changes++;
     this.startQueued();
   }
 
@@ -158,6 +170,7 @@ export class BackendModel {
       const at = (this.queueHead + i) % capacity;
       if (this.queueCallId[at] === callId) {
         this.queueDeadlineMs[at] = -Infinity;
+        this.changes++;
         return true;
       }
     }
@@ -213,12 +226,14 @@ export class BackendModel {
     this.serviceCallId[slot] = callId;
     this.serviceEndMs[slot] = endMs;
     this.busy++;
+    this.changes++;
     this.scheduler.schedule(endMs, this.complete, slot);
   }
 
   /** A service time is over: free the slot unless a GC pause holds it. */
   private readonly complete = (slot: number): void => {
     const nowMs = this.scheduler.nowMs();
+    this.changes++;
     const pauseEndMs = this.gcPauseEndMs(nowMs);
     if (pauseEndMs > nowMs) {
       this.serviceEndMs[slot] = pauseEndMs;
@@ -249,6 +264,7 @@ export class BackendModel {
       const at = this.queueHead;
       this.queueHead = (at + 1) & (this.queueCallId.length - 1);
       this.queueSize--;
+      this.changes++;
       if (this.queueDeadlineMs[at] <= nowMs) {
         this.counters.skipped++;
         continue;
@@ -266,6 +282,7 @@ export class BackendModel {
     this.queueMedianMs[at] = medianMs;
     this.queueDeadlineMs[at] = deadlineAtMs;
     this.queueSize++;
+    this.changes++;
   }
 
   private growQueue(): void {

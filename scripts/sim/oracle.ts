@@ -14,15 +14,13 @@
  */
 import { RandomSource } from '../../src/core/random';
 import { BackendModel } from '../model/backend';
-import { meanServiceMs } from '../model/capacity';
 import { ClientPolicy } from './client-policy';
+import { OracleFleetView, oracleFleetView } from './oracle-fleet';
 
 export type OracleKind = 'oracle' | 'oracle-capacity';
 
 export class OraclePolicy implements ClientPolicy {
   private ready: readonly number[] = [];
-  private readonly ends = new Float64Array(4096);
-  private readonly slotFree = new Float64Array(4096);
 
   constructor(
     private readonly kind: OracleKind,
@@ -31,6 +29,8 @@ export class OraclePolicy implements ClientPolicy {
     private readonly random: RandomSource,
     /** The median of the method the next pick is for. */
     private readonly medianMs: () => number,
+    /** The run's shared view of the fleet (cached per backend state). */
+    private readonly fleet: OracleFleetView = oracleFleetView(backends),
   ) {}
 
   setReady(backendIds: readonly number[]): void {
@@ -44,14 +44,13 @@ export class OraclePolicy implements ClientPolicy {
     }
     const nowMs = this.nowMs();
     const medianMs = this.medianMs();
+    const byResponse = this.kind === 'oracle';
     let best = -1;
     let bestCost = Infinity;
     let ties = 0;
     for (let i = 0; i < ready.length; i++) {
       const id = ready[i];
-      const backend = this.backends[id];
-      const cost =
-        this.kind === 'oracle' ? this.expectedResponseMs(backend, nowMs, medianMs) : this.expectedDelayByCapacity(backend, medianMs);
+      const cost = byResponse ? this.expectedResponseMs(id, nowMs, medianMs) : this.expectedDelayByCapacity(id, medianMs);
       if (cost < bestCost || best < 0) {
         best = id;
         bestCost = cost;
@@ -69,66 +68,21 @@ export class OraclePolicy implements ClientPolicy {
 
   ended(): void {}
 
-  private expectedDelayByCapacity(backend: BackendModel, medianMs: number): number {
-    const behaviour = backend.behaviour;
-    if (behaviour.mode !== 'normal') {
+  private expectedDelayByCapacity(id: number, medianMs: number): number {
+    const backend = this.backends[id];
+    if (backend.behaviour.mode !== 'normal') {
       return Infinity;
     }
-    const slots = behaviour.slots === 0 ? Infinity : behaviour.slots;
-    let perMs = (slots / meanServiceMs(behaviour, medianMs)) * (1 - behaviour.errorRate);
-    if (behaviour.gcPeriodMs > 0) {
-      perMs *= 1 - behaviour.gcPauseMs / behaviour.gcPeriodMs;
-    }
-    return (backend.inService + backend.queueLength + 1) / perMs;
+    return (backend.inService + backend.queueLength + 1) / this.fleet.capacityPerMs(id, medianMs);
   }
 
-  private expectedResponseMs(backend: BackendModel, nowMs: number, medianMs: number): number {
+  private expectedResponseMs(id: number, nowMs: number, medianMs: number): number {
+    const backend = this.backends[id];
     const behaviour = backend.behaviour;
     if (behaviour.mode !== 'normal') {
       return Infinity;
     }
-    const serviceMs = meanServiceMs(behaviour, medianMs);
-    const startMs = this.startTimeMs(backend, nowMs);
-    const doneMs = backend.gcPauseEndMs(startMs + serviceMs);
+    const doneMs = this.fleet.expectedDoneMs(id, nowMs, medianMs);
     return (doneMs - nowMs + behaviour.extraDelayMs) / (1 - behaviour.errorRate);
   }
-
-  /** When a call arriving now would reach a slot. */
-  private startTimeMs(backend: BackendModel, nowMs: number): number {
-    const slots = backend.behaviour.slots;
-    const busy = backend.inService;
-    const queued = backend.queueLength;
-    if (slots === 0 || (busy < slots && queued === 0)) {
-      return nowMs;
-    }
-    // The k slot-free times: with b calls in service and limit k, the j-th
-    // slot frees at the (b − k + j)-th completion (slots may have shrunk below b).
-    const count = backend.serviceEndTimes(this.ends);
-    const ends = this.ends.subarray(0, count).sort();
-    const free = this.slotFree;
-    for (let j = 0; j < slots; j++) {
-      const at = count - slots + j;
-      free[j] = at < 0 ? nowMs : backend.gcPauseEndMs(ends[at]);
-    }
-    // Each queued call takes the earliest free slot for its mean service time,
-    // unless its deadline passes first (then it is skipped).
-    for (let q = 0; q < queued; q++) {
-      const slot = earliest(free, slots);
-      const startMs = free[slot];
-      if (backend.queuedDeadlineMs(q) > startMs) {
-        free[slot] = startMs + meanServiceMs(backend.behaviour, backend.queuedMedianMs(q));
-      }
-    }
-    return free[earliest(free, slots)];
-  }
-}
-
-function earliest(values: Float64Array, count: number): number {
-  let best = 0;
-  for (let i = 1; i < count; i++) {
-    if (values[i] < values[best]) {
-      best = i;
-    }
-  }
-  return best;
 }

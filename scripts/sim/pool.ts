@@ -50,10 +50,30 @@ function workerSource(): { code: string; eval: true } {
   }
 }
 
-/** Estimated calls, to start the biggest runs first. */
+/**
+ * CPU per simulated call relative to round_robin, measured once (warm
+ * worker, reference scale): the oracles read every backend per pick.
+ * Only the order of runs depends on it, never a result.
+ */
+const RELATIVE_COST_PER_CALL: Record<string, number> = {
+  oracle: 3.5,
+  'oracle-capacity': 2,
+  peak_ewma_od: 2,
+  least_connection: 1.8,
+  peak_ewma: 1.3,
+};
+
+function relativeCost(policy: string): number {
+  const base = /^(?:[\w.-]+=)?([\w-]+)/.exec(policy)?.[1] ?? policy;
+  return RELATIVE_COST_PER_CALL[base] ?? 1;
+}
+
+/** Estimated CPU (calls × cost per call), to start the longest runs first so none is left running alone at the end. */
 function weight(spec: RunSpec): number {
   const clients = spec.groups.reduce((sum, group) => sum + group.clients, 0);
-  return (spec.backends ?? 20) * (spec.load ?? 0.7) * (spec.timeline.warmupMs / 1000 + spec.timeline.measureS) + clients;
+  const costPerCall = spec.groups.reduce((sum, group) => sum + group.clients * relativeCost(group.policy), 0) / clients;
+  const calls = (spec.backends ?? 20) * (spec.load ?? 0.7) * (spec.timeline.warmupMs / 1000 + spec.timeline.measureS);
+  return calls * costPerCall + clients;
 }
 
 export async function runAll(specs: readonly RunSpec[], options: PoolOptions = {}): Promise<RunResult[]> {
