@@ -24,6 +24,7 @@ const USAGE = `usage: npm run simulate -- [options]
   --policy SPEC         the policy under test instead of peak_ewma, e.g. 'peak_ewma{"choiceCount":3}'
   --uniform-policies L  comma-separated policies for the uniform layout
   --grid, --scale       add the sensitivity grid / the 500×64 scale run
+  --arrivals A          fixed (default: every client sends at a fixed period, as the reference) | poisson
   --jobs N              worker threads (default: one per core)
   --list                list scenarios and exit`;
 
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
       grid: { type: 'boolean', default: false },
       scale: { type: 'boolean', default: false },
       jobs: { type: 'string' },
+      arrivals: { type: 'string', default: 'fixed' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -83,7 +85,11 @@ async function main(): Promise<void> {
     throw new RangeError(`--jobs must be an integer >= 1, got "${values.jobs}"`);
   }
 
+  if (values.arrivals !== 'fixed' && values.arrivals !== 'poisson') {
+    throw new RangeError(`--arrivals must be fixed or poisson, got "${values.arrivals}"`);
+  }
   const runs = planSuite({
+    arrivals: values.arrivals,
     scenarios,
     layouts: layouts as Layout[],
     seed,

@@ -48,6 +48,8 @@ export interface SuiteOptions {
   uniformPolicies?: readonly string[];
   grid: boolean;
   scale: boolean;
+  /** Client call spacing for every run (RunSpec.arrivals); default fixed. */
+  arrivals?: 'fixed' | 'poisson';
 }
 
 export function substitute(policy: string, underTest: string | undefined): string {
@@ -130,7 +132,8 @@ export function planSuite(options: SuiteOptions): PlannedRun[] {
       });
     }
   }
-  return runs;
+  const arrivals = options.arrivals;
+  return arrivals === undefined ? runs : runs.map((run) => ({ ...run, spec: { ...run.spec, arrivals } }));
 }
 
 export function allScenarios(): readonly Scenario[] {

@@ -48,6 +48,13 @@ export interface RunSpec {
   /** Fleet-size and load overrides (sensitivity grid, scale run). */
   readonly backends?: number;
   readonly load?: number;
+  /**
+   * How each client spaces its calls: `fixed` (default), every period as the
+   * reference's LoadGen does; `poisson`, exponential gaps with the same mean,
+   * as many independent users would send. Fixed spacing favours round_robin
+   * in identical fleets (each backend then gets a near-periodic stream).
+   */
+  readonly arrivals?: 'fixed' | 'poisson';
 }
 
 export interface FreshEvent {
@@ -79,6 +86,8 @@ interface Client {
   readonly random: RandomSource;
   readonly periodMs: number;
   readonly startMs: number;
+  /** Draws the gaps of Poisson arrivals; its own stream, so fixed-spacing runs are unchanged. */
+  readonly arrivalRandom: RandomSource;
   sent: number;
   /** Backend ids in the address list as this client last read it. */
   known: number[];
@@ -178,6 +187,7 @@ export function runSimulation(spec: RunSpec): RunOutput {
       random,
       periodMs: 1000 / rateRps,
       startMs: random() * CLIENT_START_SPREAD_MS,
+      arrivalRandom: seededRandom(seedFor(spec.seed, 'arrivals', c)),
       sent: 0,
       known: [],
       connected: new Set(),
@@ -199,7 +209,8 @@ export function runSimulation(spec: RunSpec): RunOutput {
     metrics.recordEnd(client, nowMs - calls.intendedMs[slot], ok, methodDeadline[method], nowMs);
   }
 
-  // Open loop: client c sends at startMs + k · period.
+  // Open loop: client c sends at startMs + k · period, or after exponential gaps of mean period.
+  const poisson = spec.arrivals === 'poisson';
   const arrive = (c: number): number => {
     const client = clients[c];
     const nowMs = scheduler.nowMs();
@@ -223,7 +234,9 @@ export function runSimulation(spec: RunSpec): RunOutput {
       backends[backend].submit(callId, methodMedian[method], nowMs + methodDeadline[method]);
     }
     client.sent++;
-    const nextMs = client.startMs + client.sent * client.periodMs;
+    const nextMs = poisson
+      ? nowMs - Math.log(1 - client.arrivalRandom()) * client.periodMs
+      : client.startMs + client.sent * client.periodMs;
     return nextMs < endMs ? nextMs : Infinity;
   };
   const arrivals = new ArrivalCalendar(clientCount, arrive);
