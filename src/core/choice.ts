@@ -1,24 +1,14 @@
 /**
- * The choice: compare `choiceCount` distinct candidates and keep the
- * cheapest ("power of d choices"), or scan them all.
+ * The choice: sample `choiceCount` distinct candidates uniformly at random and
+ * keep the cheapest ("power of d choices"), or scan them all.
  *
- * Candidates are drawn uniformly at random without replacement by a partial
- * Fisher–Yates shuffle over a permutation the chooser keeps between picks
- * (with its inverse, see below): step i swaps a uniformly drawn element of
- * positions [i, n) into position i, which yields a uniform sample whatever
- * order the permutation was left in, so nothing needs resetting. A pick
- * costs at most d random draws and d cost reads: O(d), independent of the
- * number of endpoints, and no allocation. With d >= n every candidate is
- * compared.
- *
- * `rotateFirst`: the first candidate is not drawn but taken in turn: a
- * cursor walks the candidates (from a random start), so every endpoint is a
- * candidate at least once per n picks, and the other d − 1 are drawn from
- * the rest (the inverse permutation moves the rotating one to the front).
- * Random sampling alone leaves an endpoint out of the running for stretches
- * by chance and spreads calls less evenly than round robin does; which
- * models gain from the rotation is measured, not assumed
- * (`LoadModel.rotatesFirstCandidate`, docs/design.md "The choice").
+ * Sampling is a partial Fisher–Yates shuffle over a permutation the chooser
+ * keeps between picks: step i swaps a uniformly drawn element of positions
+ * [i, n) into position i. Whatever order the permutation was left in, the
+ * first d positions are then a uniformly random ordered sample without
+ * replacement, so nothing needs resetting. A pick costs d random draws and d
+ * cost reads: O(d), independent of the number of endpoints, and no
+ * allocation. With d >= n every candidate is compared.
  *
  * Ties go to a uniformly random one of the tied candidates (reservoir
  * sampling over the ties), so identical endpoints share evenly.
@@ -32,10 +22,8 @@
  * every ejected one; if all drawn are ejected, the cheapest of them wins, so
  * a fleet that is mostly ejected degrades to plain cost comparison instead
  * of failing. With k of n ejected, an ejected endpoint is chosen only when
- * all 2d candidates are ejected: C(k,2d)/C(n,2d) (0.07 % for 4 of 20,
- * d = 2; with the rotation too, averaged over it: (k/n) ·
- * C(k−1,2d−1)/C(n−1,2d−1) is the same), where plain power-of-d pays
- * C(k,d)/C(n,d) (3.2 %).
+ * all 2d draws land on ejected ones: C(k,2d)/C(n,2d) (0.07 % for 4 of 20,
+ * d = 2), where plain power-of-d pays C(k,d)/C(n,d) (3.2 %).
  */
 import { RandomSource } from './random';
 
@@ -50,10 +38,6 @@ export type EjectedOf = (index: number) => boolean;
 
 export class PowerOfChoices {
   private permutation: Int32Array = new Int32Array(0);
-  /** Inverse of `permutation`: where each candidate currently sits. */
-  private position: Int32Array = new Int32Array(0);
-  /** The candidate taken in turn by the next pick; -1 until the first. */
-  private cursor = -1;
 
   constructor(private readonly random: RandomSource) {}
 
@@ -61,7 +45,7 @@ export class PowerOfChoices {
    * Index of the chosen candidate among `candidateCount`, or -1 if there are
    * none.
    */
-  choose(candidateCount: number, choiceCount: number, costOf: CostOf, isEjected?: EjectedOf, rotateFirst = false): number {
+  choose(candidateCount: number, choiceCount: number, costOf: CostOf, isEjected?: EjectedOf): number {
     if (candidateCount <= 0) {
       return -1;
     }
@@ -77,26 +61,11 @@ export class PowerOfChoices {
     // The cheapest ejected candidate drawn, in case nothing else is.
     let fallback = -1;
     let fallbackCost = Infinity;
-    const position = this.position;
     for (let i = 0; i < draws; i++) {
-      let j: number;
-      if (i === 0 && rotateFirst) {
-        if (this.cursor < 0) {
-          // A random start, so that balancers built at the same moment do
-          // not take the same endpoint in turn at the same time.
-          this.cursor = Math.floor(this.random() * candidateCount);
-        }
-        j = position[this.cursor];
-        this.cursor = this.cursor + 1 === candidateCount ? 0 : this.cursor + 1;
-      } else {
-        j = i + Math.floor(this.random() * (candidateCount - i));
-      }
+      const j = i + Math.floor(this.random() * (candidateCount - i));
       const candidate = permutation[j];
-      const displaced = permutation[i];
-      permutation[j] = displaced;
-      position[displaced] = j;
+      permutation[j] = permutation[i];
       permutation[i] = candidate;
-      position[candidate] = i;
       const cost = costOf(candidate);
       if (isEjected !== undefined && isEjected(candidate)) {
         if (fallback < 0 || cost < fallbackCost) {
@@ -126,12 +95,9 @@ export class PowerOfChoices {
   private permutationFor(candidateCount: number): Int32Array {
     if (this.permutation.length !== candidateCount) {
       this.permutation = new Int32Array(candidateCount);
-      this.position = new Int32Array(candidateCount);
       for (let i = 0; i < candidateCount; i++) {
         this.permutation[i] = i;
-        this.position[i] = i;
       }
-      this.cursor = -1;
     }
     return this.permutation;
   }

@@ -29,13 +29,6 @@ export interface LoadModel {
   /** Whether `rate` can ever eject; false spares the chooser the check. */
   readonly ejects: boolean;
   /**
-   * Whether the first candidate of each pick is taken in turn rather than
-   * drawn (PowerOfChoices `rotateFirst`). Good for a cost that sees load
-   * directly (calls in flight); a learned latency needs the bursts random
-   * sampling makes to see queueing (docs/design.md, "The choice").
-   */
-  readonly rotatesFirstCandidate: boolean;
-  /**
    * Rates `load` at `nowMs` into `into`: the pick path. One call computes
    * what `cost` and `ejected` would, from one estimate.
    */
@@ -50,7 +43,6 @@ export interface LoadModel {
 export const leastRequestModel: LoadModel = {
   ignoresTime: true,
   ejects: false,
-  rotatesFirstCandidate: true,
   rate: (load, _nowMs, into) => {
     into.cost = load.outstanding;
     into.ejected = false;
@@ -219,7 +211,6 @@ function sampleFrom(outcome: CallOutcome, elapsedMs: number, estimateNowMs: numb
 
 export class PeakEwmaModel implements LoadModel {
   readonly ignoresTime = false;
-  readonly rotatesFirstCandidate = false;
   /** Replaced whole on a config update; per-endpoint state is untouched. */
   settings: PeakEwmaSettings;
   /** This balancer's fleet average (successful calls, all endpoints). */

@@ -56,7 +56,6 @@ export class LoadBalancingEngine {
       this.choiceCount,
       this.costOfCandidate,
       model.ejects ? this.ejectedCandidate : undefined,
-      model.rotatesFirstCandidate,
     );
     this.pickCandidates = NO_CANDIDATES;
     return chosen;

@@ -1,7 +1,6 @@
 /**
- * Power of d choices: d distinct candidates drawn uniformly (or the first
- * taken in turn), the cheapest kept, ties broken at random; d >= n (or
- * Infinity) compares everyone.
+ * Power of d choices: d distinct candidates drawn uniformly, the cheapest
+ * kept, ties broken at random; d >= n (or Infinity) compares everyone.
  */
 import { PowerOfChoices, seededRandom } from '../../src/core';
 
@@ -90,45 +89,5 @@ describe('PowerOfChoices', () => {
     }
     const p = 1 / 45;
     expect(Math.abs(expensive - picks * p)).toBeLessThan(5 * Math.sqrt(picks * p * (1 - p)));
-  });
-
-  it('with rotateFirst, takes the first candidate in turn: consecutive picks start from consecutive endpoints, all n in any n picks', () => {
-    const chooser = new PowerOfChoices(seededRandom(11));
-    const n = 13;
-    const firsts: number[] = [];
-    for (let i = 0; i < 5 * n; i++) {
-      const seen: number[] = [];
-      chooser.choose(n, 2, recordingCost(new Array(n).fill(1), seen), undefined, true);
-      firsts.push(seen[0]);
-    }
-    for (let i = 1; i < firsts.length; i++) {
-      expect(firsts[i]).toBe((firsts[i - 1] + 1) % n);
-    }
-    // Random draws exclude the rotating candidate: always d distinct.
-    expect(new Set(firsts.slice(0, n)).size).toBe(n);
-  });
-
-  it('with rotateFirst, starts the rotation at a random endpoint, so balancers built together do not move in step', () => {
-    const starts = new Set<number>();
-    for (let seed = 1; seed <= 40; seed++) {
-      const seen: number[] = [];
-      new PowerOfChoices(seededRandom(seed)).choose(20, 2, recordingCost(new Array(20).fill(1), seen), undefined, true);
-      starts.add(seen[0]);
-    }
-    expect(starts.size).toBeGreaterThan(10);
-  });
-
-  it('with rotateFirst, still shares identical endpoints evenly (20 endpoints, 200k picks, within 5 sigma)', () => {
-    const chooser = new PowerOfChoices(seededRandom(5));
-    const n = 20;
-    const counts = new Array(n).fill(0);
-    const picks = 200_000;
-    for (let i = 0; i < picks; i++) {
-      counts[chooser.choose(n, 2, () => 1, undefined, true)]++;
-    }
-    const p = 1 / n;
-    for (const count of counts) {
-      expect(Math.abs(count - picks * p)).toBeLessThan(5 * Math.sqrt(picks * p * (1 - p)));
-    }
   });
 });
