@@ -485,6 +485,21 @@ function findings(results: BenchResults, rows: readonly AggregateRow[], verdicts
         '(medians of per-round ratios; on this shared machine a round-to-round spread of several % is normal, see ' +
         'the per-round values in the JSON).',
     );
+    const xdsRows = results.cpu.filter((r) => r.policy === 'peak_ewma_xds');
+    const xdsParts = xdsRows.flatMap((pe) => {
+      const rr = results.cpu!.find((r) => r.policy === 'round_robin_xds' && r.backends === pe.backends);
+      return rr
+        ? [`${pe.backends}: round_robin via xDS ${rr.ratioToRoundRobin.toFixed(3)}× round_robin, peak_ewma via xDS ${pairedRatio(pe, rr).toFixed(3)}× round_robin via xDS`]
+        : [];
+    });
+    if (xdsParts.length > 0) {
+      out.push(
+        '- **xDS**: grpc-js-xds\'s layers (cds, xds_cluster_impl with its per-call counters, priority, and for ' +
+          'round_robin wrr_locality and weighted_target) cost every policy; what this package adds is the ratio of ' +
+          `peak_ewma via xDS to round_robin via xDS, each with its own fake control plane (${xdsParts.join('; ')}). ` +
+          'The converter runs once per CDS update, never per call.',
+      );
+    }
   }
   out.push(
     '- **Found on the way** (not in this package): grpc-js 1.14.7 reloads the ORCA .proto on every per-call load ' +
