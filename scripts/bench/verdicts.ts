@@ -32,6 +32,7 @@ export function isTieOrBetter(valueMs: number, bestOtherMs: number): boolean {
 
 function lowestCheck(rows: readonly AggregateRow[], field: 'p99Ms' | 'allP99Ms', scenario: string): Verdict {
   const label = field === 'p99Ms' ? 'p99 (OK calls)' : 'p99 (all calls, failures at the deadline)';
+  scenario = rows[0]?.layout === 'uniform' ? `${scenario} uniform` : scenario;
   const peak = rows.find((r) => r.policy === 'peak_ewma');
   const others = rows.filter((r) => (CLIENT_ONLY_COMPETITORS as readonly string[]).includes(r.policy));
   if (!peak || others.length === 0) {
@@ -51,10 +52,13 @@ function lowestCheck(rows: readonly AggregateRow[], field: 'p99Ms' | 'allP99Ms',
 
 export function loadVerdicts(rows: readonly AggregateRow[]): Verdict[] {
   const scenarios = Array.from(new Set(rows.map((r) => r.scenario)));
-  return scenarios.flatMap((scenario) => {
-    const mine = rows.filter((r) => r.scenario === scenario && r.layout === 'reference');
-    return [lowestCheck(mine, 'p99Ms', scenario), lowestCheck(mine, 'allP99Ms', scenario)];
-  });
+  // Both layouts: side by side on one fleet, and every client on one policy.
+  return (['reference', 'uniform'] as const).flatMap((layout) =>
+    scenarios.flatMap((scenario) => {
+      const mine = rows.filter((r) => r.scenario === scenario && r.layout === layout);
+      return mine.length === 0 ? [] : [lowestCheck(mine, 'p99Ms', scenario), lowestCheck(mine, 'allP99Ms', scenario)];
+    }),
+  );
 }
 
 export const CPU_LIMITS: Readonly<Record<number, number>> = { 10: 1.03, 50: 1.03, 500: 1.05 };

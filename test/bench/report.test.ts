@@ -79,6 +79,19 @@ describe('verdicts', () => {
     expect(s10[0].detail).toContain('lr+od');
   });
 
+  it('judges the uniform layout too, each scenario on its own rows', () => {
+    const uniform = (id: string, p99: Partial<Record<PolicyId, number>>) => ({ ...scenario(id, p99), layout: 'uniform' as const });
+    const rows = aggregate([
+      scenario('s03', { peak_ewma: 30, least_request: 40 }),
+      uniform('s03', { peak_ewma: 90, least_request: 40 }),
+    ]);
+    const verdicts = loadVerdicts(rows);
+    expect(verdicts.filter((v) => v.target.startsWith('s03:')).map((v) => v.met)).toEqual([true, true]);
+    const inUniform = verdicts.filter((v) => v.target.startsWith('s03 uniform:'));
+    expect(inUniform.map((v) => v.met)).toEqual([false, false]);
+    expect(inUniform[0].detail).toContain('peak_ewma 90');
+  });
+
   it('averages repeats before judging, as the reference did', () => {
     const rows = aggregate([
       scenario('s03', { peak_ewma: 30, round_robin: 100 }, 0),
