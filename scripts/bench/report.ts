@@ -457,7 +457,11 @@ function findings(results: BenchResults, rows: readonly AggregateRow[], verdicts
     out.push(
       `- **s04** (crash loop): peak_ewma's error rate is ${formatPercent(crash.errorRate)} (the reference's: ` +
         `${formatPercent(REFERENCE_RESULTS.s04?.errorRate.peak_ewma ?? NaN)}); it kept sending ${formatPercent(share, 1)} of its ` +
-        'fault-phase calls to the pod that fails them at once (fair: 5 %).',
+        'fault-phase calls to the pod that fails them at once (fair: 5 %). Mostly probes: an ejected endpoint ' +
+        'becomes eligible again once per `maxEjectionTime` (1 s) per client, and each client here sends ' +
+        `${crashRun.load.perClientRps.toFixed(0)} calls/s, so probes can take up to ${formatPercent(1 / crashRun.load.perClientRps, 1)} of its calls ` +
+        '(the simulator\'s clients send 1,169 calls/s: 0.085 %). A probe interval scaled to the client\'s calls per ' +
+        'endpoint, not to time, would fix both this and the simulator\'s 500-backend scale run; not done yet.',
     );
   }
   const rr = results.cpu?.find((r) => r.policy === 'round_robin' && r.backends === 10);
