@@ -457,11 +457,14 @@ function findings(results: BenchResults, rows: readonly AggregateRow[], verdicts
     out.push(
       `- **s04** (crash loop): peak_ewma's error rate is ${formatPercent(crash.errorRate)} (the reference's: ` +
         `${formatPercent(REFERENCE_RESULTS.s04?.errorRate.peak_ewma ?? NaN)}); it kept sending ${formatPercent(share, 1)} of its ` +
-        'fault-phase calls to the pod that fails them at once (fair: 5 %). Mostly probes: an ejected endpoint ' +
-        'becomes eligible again once per `maxEjectionTime` (1 s) per client, and each client here sends ' +
-        `${crashRun.load.perClientRps.toFixed(0)} calls/s, so probes can take up to ${formatPercent(1 / crashRun.load.perClientRps, 1)} of its calls ` +
-        '(the simulator\'s clients send 1,169 calls/s: 0.085 %). A probe interval scaled to the client\'s calls per ' +
-        'endpoint, not to time, would fix both this and the simulator\'s 500-backend scale run; not done yet.',
+        'fault-phase calls to the pod that fails them at once (fair: 5 %). Mostly probes: an avoided endpoint is ' +
+        'admitted again by time, not by traffic — after `maxEjectionTime` (1 s) without a sample its estimate counts ' +
+        'as the fleet average, and in any case it decays with τ = 2 s — so each client probes it about once a second ' +
+        `whatever its rate. Each client here sends ${crashRun.load.perClientRps.toFixed(0)} calls/s, so ` +
+        `probes can take up to ${formatPercent(1 / crashRun.load.perClientRps, 1)} of its calls (the simulator's clients send 1,169 ` +
+        'calls/s: 0.085 %). For clients this slow, longer `maxEjectionTime` and `decayTime` trade recovery time for ' +
+        'fewer probes (a probe interval counted in the client\'s own calls would do that by itself; not built); outlier_detection with the reference\'s settings never acts here (its request_volume of 50 per ' +
+        '10 s interval is more than one client sends one backend).',
     );
   }
   const rr = results.cpu?.find((r) => r.policy === 'round_robin' && r.backends === 10);
