@@ -23,10 +23,10 @@ export class Fleet {
   private readonly hostOf = new Map<string, ChildProcess>();
   private nextHost = 0;
 
-  private constructor(private readonly options: FleetOptions) {}
+  private constructor() {}
 
   static async start(specs: readonly BackendSpec[], options: FleetOptions): Promise<Fleet> {
-    const fleet = new Fleet(options);
+    const fleet = new Fleet();
     const hostCount = Math.max(1, Math.min(options.hosts, specs.length));
     for (let i = 0; i < hostCount; i++) {
       fleet.hosts.push(forkChild('backend-host.ts'));

@@ -70,7 +70,7 @@ export class RemoteScenarioControl implements ScenarioControl {
     };
     // A remote backend offers only setBehaviour; anything else is a bug in the scenario for this harness.
     return new Proxy({ setBehaviour } as object, {
-      get: (target, property) => {
+      get: (_target, property) => {
         if (property === 'setBehaviour') return setBehaviour;
         throw new Error(`backend(${id}).${String(property)}: a remote backend offers only setBehaviour`);
       },

@@ -17,7 +17,13 @@ import { REPO_ROOT } from './package-under-test';
 import type { PickPathReport } from './pick-path';
 import { ClientKind, clientLabel, PolicyId, POLICY_IDS, POLICY_LABELS } from './policies';
 import { formatMs, formatPercent } from './progress';
-import { REFERENCE_OVERHEAD, REFERENCE_RECOVERY_S, REFERENCE_RESULTS } from './reference-numbers';
+import {
+  REFERENCE_OVERHEAD,
+  REFERENCE_RECOVERY_S,
+  REFERENCE_RESULTS,
+  ReferencePolicy,
+  ReferenceRow,
+} from '../lib/reference-numbers';
 import { markdownTable, Table } from './tables';
 import { cpuVerdicts, loadVerdicts, pairedRatio, pickVerdicts, Verdict } from './verdicts';
 import { SimulatorSummary, simulatorOrderingVerdicts, simulatorTable } from './simulator';
@@ -117,7 +123,7 @@ function xdsRatio(peakEwma: CpuPerRpcResult | undefined, roundRobin: CpuPerRpcRe
 
 // ---- the Markdown report ----
 
-const HEADLINE_POLICIES: readonly PolicyId[] = ['peak_ewma', 'least_request', 'lr_od', 'round_robin'];
+const HEADLINE_POLICIES: readonly ReferencePolicy[] = ['peak_ewma', 'least_request', 'lr_od', 'round_robin'];
 
 /** "665ms (5.5×)": a p99 and its multiple of the nominal median service time, which compares across scales. */
 function withMultiple(ms: number, medianMs: number): string {
@@ -129,44 +135,51 @@ function nominalMedianMs(results: BenchResults): number {
   return 10 * (results.load[0]?.scale.timeFactor ?? 1);
 }
 
-function headlineTable(rows: readonly AggregateRow[], scenarios: readonly string[], medianMs: number): Table {
+/**
+ * Reference-layout scenarios × the headline policies, each cell "ours / the
+ * reference's", then our peak_ewma+od and wrr columns, which the reference
+ * did not run.
+ */
+function oursVersusReference(
+  rows: readonly AggregateRow[],
+  scenarios: readonly string[],
+  rowTitle: (scenario: string, mine: readonly AggregateRow[]) => string,
+  ours: (row: AggregateRow) => string,
+  reference: (published: ReferenceRow, policy: ReferencePolicy) => string,
+): Table {
   return {
     headers: ['scenario', ...HEADLINE_POLICIES.map((p) => `${POLICY_LABELS[p]} ours / ref`), 'peak_ewma+od', 'wrr (ORCA)'],
     rows: scenarios.map((s) => {
       const mine = rowsFor(rows, s, 'reference');
-      const ref = REFERENCE_RESULTS[s];
-      const cell = (p: PolicyId): string => {
-        const r = mine.find((x) => x.policy === p);
-        const refMs = ref?.p99Ms[p];
-        return `${r ? withMultiple(r.p99Ms, medianMs) : '–'} / ${refMs !== undefined ? withMultiple(refMs, 10) : '–'}`;
-      };
+      const published = REFERENCE_RESULTS[s];
       const own = (p: PolicyId): string => {
         const r = mine.find((x) => x.policy === p);
-        return r ? withMultiple(r.p99Ms, medianMs) : '–';
+        return r ? ours(r) : '–';
       };
-      return [`${s} ${mine[0]?.title ?? ''}`, ...HEADLINE_POLICIES.map(cell), own('peak_ewma_od'), own('wrr_orca')];
+      const cell = (p: ReferencePolicy): string => `${own(p)} / ${published ? reference(published, p) : '–'}`;
+      return [rowTitle(s, mine), ...HEADLINE_POLICIES.map(cell), own('peak_ewma_od'), own('wrr_orca')];
     }),
   };
 }
 
+function headlineTable(rows: readonly AggregateRow[], scenarios: readonly string[], medianMs: number): Table {
+  return oursVersusReference(
+    rows,
+    scenarios,
+    (s, mine) => `${s} ${mine[0]?.title ?? ''}`,
+    (r) => withMultiple(r.p99Ms, medianMs),
+    (published, p) => withMultiple(published.p99Ms[p], 10),
+  );
+}
+
 function errorTable(rows: readonly AggregateRow[], scenarios: readonly string[]): Table {
-  return {
-    headers: ['scenario', ...HEADLINE_POLICIES.map((p) => `${POLICY_LABELS[p]} ours / ref`), 'peak_ewma+od', 'wrr (ORCA)'],
-    rows: scenarios.map((s) => {
-      const mine = rowsFor(rows, s, 'reference');
-      const ref = REFERENCE_RESULTS[s];
-      const cell = (p: PolicyId): string => {
-        const r = mine.find((x) => x.policy === p);
-        const refRate = ref?.errorRate[p];
-        return `${r ? formatPercent(r.errorRate) : '–'} / ${refRate !== undefined ? formatPercent(refRate) : '–'}`;
-      };
-      const own = (p: PolicyId): string => {
-        const r = mine.find((x) => x.policy === p);
-        return r ? formatPercent(r.errorRate) : '–';
-      };
-      return [s, ...HEADLINE_POLICIES.map(cell), own('peak_ewma_od'), own('wrr_orca')];
-    }),
-  };
+  return oursVersusReference(
+    rows,
+    scenarios,
+    (s) => s,
+    (r) => formatPercent(r.errorRate),
+    (published, p) => formatPercent(published.errorRate[p]),
+  );
 }
 
 function detailTable(rows: readonly AggregateRow[]): Table {

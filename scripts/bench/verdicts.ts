@@ -30,9 +30,9 @@ export function isTieOrBetter(valueMs: number, bestOtherMs: number): boolean {
   return !otherWins;
 }
 
+/** `scenario`: how the target names the rows' scenario and layout, e.g. "s03" or "s03 uniform". */
 function lowestCheck(rows: readonly AggregateRow[], field: 'p99Ms' | 'allP99Ms', scenario: string): Verdict {
   const label = field === 'p99Ms' ? 'p99 (OK calls)' : 'p99 (all calls, failures at the deadline)';
-  scenario = rows[0]?.layout === 'uniform' ? `${scenario} uniform` : scenario;
   const peak = rows.find((r) => r.policy === 'peak_ewma');
   const others = rows.filter((r) => (CLIENT_ONLY_COMPETITORS as readonly string[]).includes(r.policy));
   if (!peak || others.length === 0) {
@@ -56,7 +56,8 @@ export function loadVerdicts(rows: readonly AggregateRow[]): Verdict[] {
   return (['reference', 'uniform'] as const).flatMap((layout) =>
     scenarios.flatMap((scenario) => {
       const mine = rows.filter((r) => r.scenario === scenario && r.layout === layout);
-      return mine.length === 0 ? [] : [lowestCheck(mine, 'p99Ms', scenario), lowestCheck(mine, 'allP99Ms', scenario)];
+      const name = layout === 'uniform' ? `${scenario} uniform` : scenario;
+      return mine.length === 0 ? [] : [lowestCheck(mine, 'p99Ms', name), lowestCheck(mine, 'allP99Ms', name)];
     }),
   );
 }

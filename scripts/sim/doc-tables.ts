@@ -7,20 +7,28 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { REFERENCE_RECOVERY_S, REFERENCE_RESULTS, ReferenceRow } from '../lib/reference-numbers';
 import { PolicyResult } from './results';
 import { SuiteJson } from './report';
+import { REFERENCE_POLICIES } from './suite';
 
-/** p99 (ms) and error rate (%) per policy: round_robin, peak, least_request, lr_od. */
-const PUBLISHED: Record<string, { p99: number[]; errors: number[]; recovery?: number[] }> = {
-  's01-steady-uneven': { p99: [93.8, 26.9, 76.1, 76.0], errors: [0.27, 0.03, 0.29, 0.07] },
-  's02-steady-identical': { p99: [21.3, 21.3, 21.4, 21.3], errors: [0, 0, 0, 0] },
-  's03-brownout': { p99: [450, 21.5, 22.6, 21.5], errors: [1.5, 0.03, 0.15, 0.1], recovery: [NaN, 13, 4, NaN] },
-  's04-crashloop': { p99: [21.3, 21.5, 21.4, 21.3], errors: [4.87, 0.05, 7.59, 1.87], recovery: [NaN, 17, 3, NaN] },
-  's05-blackhole': { p99: [21.3, 21.5, 21.5, 21.4], errors: [4.81, 0.09, 0.47, 0.12] },
-  's10-node-cpu-contention': { p99: [488, 23.6, 333, 314], errors: [2.36, 0.14, 0.52, 0.47], recovery: [NaN, 21, 3, NaN] },
-  's11-client-restart': { p99: [97.8, 30.3, 76.5, 77.2], errors: [0.27, 0.04, 0.3, 0.09] },
-};
-const REF_ORDER = ['round_robin', 'peak', 'least_request', 'lr_od'];
+/** The reference's published numbers for a scenario (keyed by its sNN prefix), if it published any. */
+function publishedFor(scenario: string): ReferenceRow | undefined {
+  return REFERENCE_RESULTS[scenario.slice(0, 3)];
+}
+
+/** Published p99 and error rate (%) of the i-th reference-layout group (REFERENCE_POLICIES order). */
+function publishedGroup(published: ReferenceRow, i: number): { p99: number; errorPercent: number } {
+  const policy = REFERENCE_POLICIES[i];
+  return { p99: published.p99Ms[policy], errorPercent: published.errorRate[policy] * 100 };
+}
+
+/** Published recovery (s) of the i-th reference-layout group, where published. */
+function publishedRecovery(scenario: string, i: number): number | undefined {
+  const policy = REFERENCE_POLICIES[i];
+  const recovery = REFERENCE_RECOVERY_S[scenario.slice(0, 3)];
+  return recovery && (policy === 'peak_ewma' || policy === 'least_request') ? recovery[policy] : undefined;
+}
 
 const { values } = parseArgs({
   options: { full: { type: 'string' }, textbook: { type: 'string' }, recommended: { type: 'string' } },
@@ -45,21 +53,23 @@ function referenceTable(): string {
     header(['scenario', 'policy', 'published p99', 'ours p99', 'published ÷ s02', 'ours ÷ s02', 'published err %', 'ours err %', 'ours p99All']),
   ];
   const ours = full.reference.scenarios;
-  for (const [scenario, published] of Object.entries(PUBLISHED)) {
-    const policies = ours[scenario];
-    if (!policies) continue;
+  const publishedS02 = publishedFor('s02')!;
+  for (const [scenario, policies] of Object.entries(ours)) {
+    const published = publishedFor(scenario);
+    if (!published) continue;
     const results = Object.values(policies);
     const s02 = Object.values(ours['s02-steady-identical'] ?? {});
     results.forEach((r, i) => {
+      const group = publishedGroup(published, i);
       lines.push(
         row([
           scenario,
           i === 1 ? `peak_ewma (${r.policy})` : r.policy,
-          f(published.p99[i]),
+          f(group.p99),
           f(r.p99),
-          f(published.p99[i] / PUBLISHED['s02-steady-identical'].p99[i], 2),
+          f(group.p99 / publishedGroup(publishedS02, i).p99, 2),
           s02[i] ? f(r.p99 / s02[i].p99, 2) : '–',
-          f(published.errors[i], 2),
+          f(group.errorPercent, 2),
           pct(r.errorRate),
           f(r.p99All),
         ]),
@@ -74,11 +84,12 @@ function textbookTable(): string {
   const lines = [header(['scenario', 'textbook peak p99', 'its ÷ s02', 'RR', 'LR', 'lr_od', 'published RR', 'published LR', 'published lr_od'])];
   const ours = textbook.reference.scenarios;
   const s02 = underTest(ours['s02-steady-identical']).p99;
-  for (const [scenario, published] of Object.entries(PUBLISHED)) {
-    const policies = ours[scenario];
-    if (!policies) continue;
+  for (const [scenario, policies] of Object.entries(ours)) {
+    const published = publishedFor(scenario);
+    if (!published) continue;
     const [rr, peak, lr, od] = Object.values(policies);
-    lines.push(row([scenario, f(peak.p99), f(peak.p99 / s02, 2), f(rr.p99), f(lr.p99), f(od.p99), f(published.p99[0]), f(published.p99[2]), f(published.p99[3])]));
+    const { round_robin: pubRr, least_request: pubLr, lr_od: pubOd } = published.p99Ms;
+    lines.push(row([scenario, f(peak.p99), f(peak.p99 / s02, 2), f(rr.p99), f(lr.p99), f(od.p99), f(pubRr), f(pubLr), f(pubOd)]));
   }
   return lines.join('\n');
 }
@@ -106,8 +117,7 @@ function recoveryTable(): string {
     const policies = full.reference.scenarios[scenario];
     if (!policies) continue;
     Object.values(policies).forEach((r, i) => {
-      const published = PUBLISHED[scenario]?.recovery?.[i];
-      lines.push(row([scenario, r.policy, f(r.detectionSeconds, 0), f(r.recoverySeconds, 0), f(published, 0)]));
+      lines.push(row([scenario, r.policy, f(r.detectionSeconds, 0), f(r.recoverySeconds, 0), f(publishedRecovery(scenario, i), 0)]));
     });
   }
   return lines.join('\n');

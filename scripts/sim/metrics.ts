@@ -220,7 +220,7 @@ export function detectionAndRecovery(
   timeline: Timeline,
 ): { detectionSeconds: number | null; recoverySeconds: number | null } {
   const { faultStartS, faultEndS } = timeline;
-  const points = perSecond.map((shares, s) => {
+  const points = perSecond.map((_, s) => {
     let sum = 0;
     let n = 0;
     for (let k = Math.max(0, s - 2); k <= s; k++) {

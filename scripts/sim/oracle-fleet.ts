@@ -144,32 +144,25 @@ export class OracleFleetView {
 
   private grow(size: number): void {
     const capacity = Math.max(size, this.spread.length * 2, 32);
-    const startVersion = new Float64Array(capacity).fill(-1);
-    startVersion.set(this.startVersion);
-    const startMs = new Float64Array(capacity);
-    startMs.set(this.startMs);
-    const spread = new Float64Array(capacity);
-    spread.set(this.spread);
-    this.startVersion = startVersion;
-    this.startMs = startMs;
-    const doneMs = new Float64Array(capacity);
-    doneMs.set(this.doneMs);
-    const doneMedianMs = new Float64Array(capacity).fill(NaN);
-    doneMedianMs.set(this.doneMedianMs);
-    this.doneMs = doneMs;
-    this.doneMedianMs = doneMedianMs;
-    this.spread = spread;
-    const perMsMedianMs = new Float64Array(capacity);
-    perMsMedianMs.set(this.perMsMedianMs);
-    const perMs = new Float64Array(capacity);
-    perMs.set(this.perMs);
-    this.perMsMedianMs = perMsMedianMs;
-    this.perMs = perMs;
+    this.startVersion = resized(this.startVersion, capacity, -1);
+    this.startMs = resized(this.startMs, capacity);
+    this.doneMs = resized(this.doneMs, capacity);
+    this.doneMedianMs = resized(this.doneMedianMs, capacity, NaN);
+    this.spread = resized(this.spread, capacity);
+    this.perMsMedianMs = resized(this.perMsMedianMs, capacity);
+    this.perMs = resized(this.perMs, capacity);
     while (this.spreadOf.length < capacity) {
       this.spreadOf.push(null);
       this.perMsOf.push(null);
     }
   }
+}
+
+/** `values` copied into a new array of `capacity`, the new tail set to `fill`. */
+function resized(values: Float64Array, capacity: number, fill = 0): Float64Array<ArrayBuffer> {
+  const bigger = new Float64Array(capacity).fill(fill);
+  bigger.set(values);
+  return bigger;
 }
 
 /** Sorts `values[0, count)` ascending in place without allocating (a handful of values: insertion sort). */

@@ -60,7 +60,7 @@ export function summariseRun(output: RunOutput): RunResult {
   const timeline = output.spec.timeline;
   const window: Window = scenario.faultWindow ? 'fault' : 'window';
   const backendsUsed = output.backendCount;
-  const groups = output.spec.groups.map((group, g): PolicyResult => {
+  const groups = output.spec.groups.map((_, g): PolicyResult => {
     const clients = output.clientGroups.flatMap((cg, c) => (cg === g ? [c] : []));
     const latency = summariseLatency(metrics, clients, window);
     const perSecond = sharePerSecond(metrics, g);

@@ -59,7 +59,8 @@ const DURATION_STRING = /^(\d+)(?:\.(\d{1,9}))?s$/;
 /**
  * A duration in milliseconds from a proto3 JSON string ("10s", "0.25s") or a
  * `{seconds, nanos}` object (seconds may be a string, as protobufjs renders
- * int64). Must lie in (0, maxMs].
+ * int64). Must lie in (0, maxMs], or [0, maxMs] with `zeroTurnsOff` (a field
+ * whose zero means "off").
  */
 export function readDurationMs(
   policyName: string,
@@ -67,6 +68,7 @@ export function readDurationMs(
   field: string,
   defaultMs: number,
   maxMs: number,
+  zeroTurnsOff = false,
 ): number {
   const value = readField(policyName, obj, field);
   if (value === undefined) {
@@ -88,7 +90,7 @@ export function readDurationMs(
   } else {
     throw new ConfigError(policyName, field, `must be a duration string ("10s") or {seconds, nanos}, got ${describe(value)}`);
   }
-  if (!(ms > 0)) {
+  if (!(ms > 0) && !(zeroTurnsOff && ms === 0)) {
     throw new ConfigError(policyName, field, `must be greater than zero, got ${describe(value)}`);
   }
   // Also catches seconds too large for a double (ms = Infinity): too long, not "not positive".

@@ -170,7 +170,14 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
         max: PEAK_EWMA_LIMITS.maxFleetPenaltyExponent,
       }),
       ejectionRatio: readEjectionRatio(name, fields),
-      maxEjectionMs: readOptionalDurationMs(name, fields, 'maxEjectionTime', PEAK_EWMA_DEFAULTS.maxEjectionMs, PEAK_EWMA_LIMITS.maxEjectionMs),
+      maxEjectionMs: readDurationMs(
+        name,
+        fields,
+        'maxEjectionTime',
+        PEAK_EWMA_DEFAULTS.maxEjectionMs,
+        PEAK_EWMA_LIMITS.maxEjectionMs,
+        true, // "0s" turns the probe bound off
+      ),
       pendingAware: readBoolean(name, fields, 'pendingAware', PEAK_EWMA_DEFAULTS.pendingAware),
     });
   }
@@ -188,24 +195,6 @@ function readEjectionRatio(name: string, fields: Record<string, unknown>): numbe
   return ratio;
 }
 
-/** A duration, or 0 ("0s" or {seconds: 0}) to turn the feature off. */
-function readOptionalDurationMs(
-  name: string,
-  fields: Record<string, unknown>,
-  field: string,
-  defaultMs: number,
-  maxMs: number,
-): number {
-  const value = readField(name, fields, field);
-  const isZero =
-    value === '0s' ||
-    (typeof value === 'object' && value !== null && !Array.isArray(value) && isZeroDuration(value as Record<string, unknown>));
-  return isZero ? 0 : readDurationMs(name, fields, field, defaultMs, maxMs);
-}
-
-function isZeroDuration(value: Record<string, unknown>): boolean {
-  return Number(value.seconds ?? 0) === 0 && (value.nanos ?? 0) === 0;
-}
 
 function readBoolean(name: string, fields: Record<string, unknown>, field: string, defaultValue: boolean): boolean {
   const value = readField(name, fields, field);

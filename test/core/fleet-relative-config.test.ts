@@ -26,6 +26,13 @@ describe('peak_ewma_experimental fleet-relative fields', () => {
     expect(parse({ maxEjectionTime: '0.25s' }).settings.maxEjectionMs).toBe(250);
   });
 
+  it('read any spelling of a zero duration as "off" for maxEjectionTime, and only there', () => {
+    for (const zero of ['0s', '0.000s', { seconds: 0 }, { seconds: '0', nanos: 0 }, {}]) {
+      expect(parse({ maxEjectionTime: zero }).settings.maxEjectionMs).toBe(0);
+    }
+    expect(() => parse({ decayTime: '0.000s' })).toThrow(/"decayTime" must be greater than zero/);
+  });
+
   it('appear in toJsonObject only when they differ from the defaults, and round-trip', () => {
     const tuned = parse({});
     expect(Object.keys((tuned.toJsonObject() as Record<string, object>).peak_ewma_experimental)).not.toContain('ejectionRatio');

@@ -2,13 +2,18 @@
  * The reference's published results (reference-load-test.md §6, result set
  * `cluster-2026-10-05-fixes`, quick suite, 2 repeats): p99 in ms of OK calls
  * (fault phase for fault scenarios) and error rates, per policy. Only the
- * four policies it ran; `peak_ewma` here is its `peak_ewma_p2c`.
+ * four policies it ran; `peak_ewma` here is its `peak_ewma_p2c`. One copy,
+ * for the load-test report (scripts/bench) and the simulator's doc tables
+ * (scripts/sim); keyed by scenario prefix (`s01`).
  */
-import type { PolicyId } from './policies';
+
+/** The policies the reference ran, by the names both harnesses use. */
+export type ReferencePolicy = 'round_robin' | 'peak_ewma' | 'least_request' | 'lr_od';
 
 export interface ReferenceRow {
-  readonly p99Ms: Partial<Record<PolicyId, number>>;
-  readonly errorRate: Partial<Record<PolicyId, number>>;
+  readonly p99Ms: Readonly<Record<ReferencePolicy, number>>;
+  /** Fractions, not per cent. */
+  readonly errorRate: Readonly<Record<ReferencePolicy, number>>;
 }
 
 export const REFERENCE_RESULTS: Readonly<Record<string, ReferenceRow>> = {
@@ -42,7 +47,7 @@ export const REFERENCE_RESULTS: Readonly<Record<string, ReferenceRow>> = {
   },
 };
 
-/** Recovery after the fault (s), where published: least_request / lr_od vs peak. */
+/** Recovery after the fault (s), where published: peak vs least_request. */
 export const REFERENCE_RECOVERY_S: Readonly<Record<string, { peak_ewma: number; least_request: number }>> = {
   s03: { peak_ewma: 13, least_request: 4 },
   s04: { peak_ewma: 17, least_request: 3 },
