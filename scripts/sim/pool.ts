@@ -1,10 +1,10 @@
 /**
  * Runs planned runs on worker threads (one per core by default), biggest
- * first. The workers load the simulator as one esbuild bundle when esbuild
- * (which tsx ships) is there: tsx's per-module CommonJS goes through an
+ * first, even with one job. The workers load the simulator as one esbuild
+ * bundle (esbuild ships with tsx): tsx's per-module CommonJS goes through an
  * export getter on every cross-module call, which costs the hot loop about
- * 40 %. Without esbuild they load the TypeScript through tsx. Results are the
- * same either way: runs are seeded, not timed.
+ * 40 %. Without esbuild, runs go one at a time in this process through tsx.
+ * Results are the same either way: runs are seeded, not timed.
  */
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -25,7 +25,8 @@ export function bundlePath(): string {
   return join(BUNDLE_DIR, `worker-${process.pid}.cjs`);
 }
 
-function workerSource(): { code: string; eval: true } {
+/** The workers' code (the bundle), or null without esbuild. */
+function workerSource(): { code: string; eval: true } | null {
   const entry = join(__dirname, 'worker.ts');
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -45,8 +46,7 @@ function workerSource(): { code: string; eval: true } {
     });
     return { code: `require(${JSON.stringify(outfile)});`, eval: true };
   } catch {
-    const tsx = require.resolve('tsx/cjs');
-    return { code: `require(${JSON.stringify(tsx)}); require(${JSON.stringify(entry)});`, eval: true };
+    return null;
   }
 }
 
@@ -81,14 +81,15 @@ export async function runAll(specs: readonly RunSpec[], options: PoolOptions = {
   const results: RunResult[] = new Array(specs.length);
   const order = specs.map((_, i) => i).sort((a, b) => weight(specs[b]) - weight(specs[a]));
   let done = 0;
-  if (jobs === 1) {
+  const source = workerSource();
+  if (source === null) {
+    // No esbuild: run in this process (through tsx), one run at a time.
     for (const i of order) {
       results[i] = executeRun(specs[i]);
       options.onDone?.(++done, specs.length, results[i]);
     }
     return results;
   }
-  const source = workerSource();
   let next = 0;
   await Promise.all(
     Array.from({ length: jobs }, () => {
