@@ -81,8 +81,8 @@ export class BackendModel {
   private serviceEndMs = new Float64Array(8);
   private freeService: number[] = [7, 6, 5, 4, 3, 2, 1, 0];
   private busy = 0;
-  /** Bumped on every change to the calls in service, the queue or the behaviour. */
-  private changes = 0;
+  /** Called on every change to the calls in service, the queue or the behaviour. */
+  private onChange: (() => void) | null = null;
 
   // FIFO ring of queued calls (capacity a power of two).
   private queueCallId = new Float64Array(64);
@@ -115,18 +115,31 @@ export class BackendModel {
   }
 
   /**
-   * Changes whenever the calls in service, the queue or the behaviour do: a
-   * reader that derives something from them (the simulator's oracle) can
-   * keep it until this moves.
+   * Calls `listener` after every change to the calls in service, the queue
+   * or the behaviour, so a reader that derives something from them (the
+   * simulator's oracle) can keep it until told otherwise.
    */
-  get stateVersion(): number {
-    return this.changes;
+  observe(listener: () => void): void {
+    const previous = this.onChange;
+    this.onChange =
+      previous === null
+        ? listener
+        : () => {
+            previous();
+            listener();
+          };
+  }
+
+  private changed(): void {
+    if (this.onChange !== null) {
+      this.onChange();
+    }
   }
 
   /** Changes behaviour fields at run time (fault injection, healing). */
   setBehaviour(patch: Partial<Behaviour>): void {
     this.current = checkBehaviour({ ...this.current, ...patch });
-    this.changes++;
+    this.changed();
     this.startQueued();
   }
 
@@ -170,7 +183,7 @@ export class BackendModel {
       const at = (this.queueHead + i) % capacity;
       if (this.queueCallId[at] === callId) {
         this.queueDeadlineMs[at] = -Infinity;
-        this.changes++;
+        this.changed();
         return true;
       }
     }
@@ -226,14 +239,14 @@ export class BackendModel {
     this.serviceCallId[slot] = callId;
     this.serviceEndMs[slot] = endMs;
     this.busy++;
-    this.changes++;
+    this.changed();
     this.scheduler.schedule(endMs, this.complete, slot);
   }
 
   /** A service time is over: free the slot unless a GC pause holds it. */
   private readonly complete = (slot: number): void => {
     const nowMs = this.scheduler.nowMs();
-    this.changes++;
+    this.changed();
     const pauseEndMs = this.gcPauseEndMs(nowMs);
     if (pauseEndMs > nowMs) {
       this.serviceEndMs[slot] = pauseEndMs;
@@ -264,7 +277,7 @@ export class BackendModel {
       const at = this.queueHead;
       this.queueHead = (at + 1) & (this.queueCallId.length - 1);
       this.queueSize--;
-      this.changes++;
+      this.changed();
       if (this.queueDeadlineMs[at] <= nowMs) {
         this.counters.skipped++;
         continue;
@@ -282,7 +295,7 @@ export class BackendModel {
     this.queueMedianMs[at] = medianMs;
     this.queueDeadlineMs[at] = deadlineAtMs;
     this.queueSize++;
-    this.changes++;
+    this.changed();
   }
 
   private growQueue(): void {

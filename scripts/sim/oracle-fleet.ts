@@ -1,34 +1,110 @@
 /**
  * What the oracles read from the fleet, computed once per backend state and
- * shared by every oracle client of a run. A pick asks all backends, and a
+ * shared by every oracle client of a run. A pick asks every backend, and a
  * backend's state changes about once per millisecond while picks come every
- * ~0.1 ms, so most answers are still valid from the previous pick; the
- * backend's `stateVersion` says when one is not. Each value is computed with
- * exactly the arithmetic of a fresh computation, so caching changes no
- * result.
+ * ~0.1 ms, so most answers are still valid from the previous pick. Each
+ * backend tells the view when it changes (`BackendModel.observe`), so a pick
+ * reads cached answers from flat arrays without touching the backends; each
+ * value is computed with exactly the arithmetic of a fresh computation, so
+ * caching changes no result.
  */
 import { BackendModel } from '../model/backend';
 import { Behaviour } from '../model/behaviour';
 
+/** How a backend's expected done time is found (see `responseCostMs`). */
+const enum StartKind {
+  /** Not serving (unavailable, black hole): never chosen while another exists. */
+  Down,
+  /** A slot is free: the call starts now. */
+  Now,
+  /** Every slot is busy: the start time is fixed by the calls ahead. */
+  Fixed,
+  /** A slot free with calls queued (the model never leaves this): computed every time. */
+  Uncached,
+}
+
 export class OracleFleetView {
-  /** Per backend id: the state version `startMs` was computed at (-1: none). */
-  private startVersion = new Float64Array(0);
-  private startMs = new Float64Array(0);
-  /** Per backend id: `expectedDoneMs` for `doneMedianMs` at state `startVersion`. */
-  private doneMs = new Float64Array(0);
-  private doneMedianMs = new Float64Array(0);
+  /** Per backend id: bumped by the backend on every change of its state. */
+  private version = new Float64Array(0);
+  /** How many backends (ids 0..observed-1) report their changes to this view. */
+  private observed = 0;
+
+  /** Per backend id: the version and median the response-time parts below hold for (-1: none). */
+  private responseVersion = new Float64Array(0);
+  private responseMedianMs = new Float64Array(0);
+  private startKind = new Uint8Array(0);
+  /** `StartKind.Fixed`: the expected done time; `StartKind.Now`: the mean service time. */
+  private doneOrMeanMs = new Float64Array(0);
+  private extraDelayMs = new Float64Array(0);
+  /** 1 − errorRate. */
+  private answered = new Float64Array(0);
+  private pauses = new Uint8Array(0);
+
+  /** Per backend id: the version and median `capacityCostValue` holds for (-1: none). */
+  private capacityVersion = new Float64Array(0);
+  private capacityMedianMs = new Float64Array(0);
+  private capacityCostValue = new Float64Array(0);
+
   /** Per backend id: the behaviour `spread` was computed for. */
   private spreadOf: (Behaviour | null)[] = [];
   /** exp(σ²/2): a lognormal's mean over its median. */
   private spread = new Float64Array(0);
-  /** Per backend id: calls per ms by capacity, for `perMsOf` and `perMsMedianMs`. */
-  private perMsOf: (Behaviour | null)[] = [];
-  private perMsMedianMs = new Float64Array(0);
-  private perMs = new Float64Array(0);
   private readonly ends = new Float64Array(4096);
   private readonly slotFree = new Float64Array(4096);
 
-  constructor(private readonly backends: readonly BackendModel[]) {}
+  constructor(private readonly backends: readonly BackendModel[]) {
+    this.observeUpTo(backends.length);
+  }
+
+  /**
+   * The oracle's cost of one more call of median `medianMs` at backend `id`:
+   * its expected response time, (expected done − now + extra delay) /
+   * (1 − errorRate); Infinity for a backend that does not serve.
+   */
+  responseCostMs(id: number, nowMs: number, medianMs: number): number {
+    if (id >= this.observed) {
+      this.observeUpTo(id + 1);
+    }
+    if (this.responseVersion[id] !== this.version[id] || this.responseMedianMs[id] !== medianMs) {
+      this.refreshResponse(id, nowMs, medianMs);
+    }
+    let doneMs: number;
+    switch (this.startKind[id] as StartKind) {
+      case StartKind.Down:
+        return Infinity;
+      case StartKind.Now:
+        doneMs = nowMs + this.doneOrMeanMs[id];
+        if (this.pauses[id] === 1) {
+          doneMs = this.backends[id].gcPauseEndMs(doneMs);
+        }
+        break;
+      case StartKind.Fixed:
+        doneMs = this.doneOrMeanMs[id];
+        break;
+      default:
+        doneMs = this.expectedDoneMs(id, nowMs, medianMs);
+    }
+    return (doneMs - nowMs + this.extraDelayMs[id]) / this.answered[id];
+  }
+
+  /**
+   * The capacity oracle's cost of one more call of median `medianMs` at
+   * backend `id`: (calls there + 1) / capacity; Infinity for a backend that
+   * does not serve.
+   */
+  capacityCost(id: number, medianMs: number): number {
+    if (id >= this.observed) {
+      this.observeUpTo(id + 1);
+    }
+    if (this.capacityVersion[id] !== this.version[id] || this.capacityMedianMs[id] !== medianMs) {
+      const backend = this.backends[id];
+      this.capacityVersion[id] = this.version[id];
+      this.capacityMedianMs[id] = medianMs;
+      this.capacityCostValue[id] =
+        backend.behaviour.mode !== 'normal' ? Infinity : (backend.inService + backend.queueLength + 1) / this.capacityPerMs(id, medianMs);
+    }
+    return this.capacityCostValue[id];
+  }
 
   /** Mean service time of a call of median `medianMs` at backend `id` (as `meanServiceMs`). */
   meanServiceMs(id: number, medianMs: number): number {
@@ -43,20 +119,11 @@ export class OracleFleetView {
    */
   capacityPerMs(id: number, medianMs: number): number {
     const behaviour = this.backends[id].behaviour;
-    if (id >= this.perMs.length) {
-      this.grow(id + 1);
-    }
-    if (this.perMsOf[id] === behaviour && this.perMsMedianMs[id] === medianMs) {
-      return this.perMs[id];
-    }
     const slots = behaviour.slots === 0 ? Infinity : behaviour.slots;
     let perMs = (slots / this.meanServiceMs(id, medianMs)) * (1 - behaviour.errorRate);
     if (behaviour.gcPeriodMs > 0) {
       perMs *= 1 - behaviour.gcPauseMs / behaviour.gcPeriodMs;
     }
-    this.perMsOf[id] = behaviour;
-    this.perMsMedianMs[id] = medianMs;
-    this.perMs[id] = perMs;
     return perMs;
   }
 
@@ -65,47 +132,42 @@ export class OracleFleetView {
    * done on average: its start, its mean service time, any GC pause then.
    */
   expectedDoneMs(id: number, nowMs: number, medianMs: number): number {
-    const backend = this.backends[id];
-    const version = backend.stateVersion;
-    if (id < this.startVersion.length && this.startVersion[id] === version && this.doneMedianMs[id] === medianMs) {
-      return this.doneMs[id];
-    }
-    const startMs = this.startTimeMs(id, nowMs);
-    const doneMs = backend.gcPauseEndMs(startMs + this.meanServiceMs(id, medianMs));
-    // Cached only with the start time (a busy backend's, which `nowMs` doesn't move).
-    if (this.startVersion[id] === version) {
-      this.doneMedianMs[id] = medianMs;
-      this.doneMs[id] = doneMs;
-    }
-    return doneMs;
+    return this.backends[id].gcPauseEndMs(this.startTimeMs(id, nowMs) + this.meanServiceMs(id, medianMs));
   }
 
   /** When a call arriving at backend `id` now would reach a slot. */
   startTimeMs(id: number, nowMs: number): number {
     const backend = this.backends[id];
     const slots = backend.behaviour.slots;
-    const busy = backend.inService;
     const queued = backend.queueLength;
-    if (slots === 0 || (busy < slots && queued === 0)) {
+    if (slots === 0 || (backend.inService < slots && queued === 0)) {
       return nowMs;
     }
-    // With a slot free the answer involves `nowMs`; the model never leaves
-    // one free with calls queued, but don't cache that case if it happens.
-    const cacheable = busy >= slots;
-    if (id >= this.startVersion.length) {
-      this.grow(id + 1);
+    return this.computeStartMs(id, backend, slots, queued, nowMs);
+  }
+
+  private refreshResponse(id: number, nowMs: number, medianMs: number): void {
+    const backend = this.backends[id];
+    const behaviour = backend.behaviour;
+    this.responseVersion[id] = this.version[id];
+    this.responseMedianMs[id] = medianMs;
+    this.extraDelayMs[id] = behaviour.extraDelayMs;
+    this.answered[id] = 1 - behaviour.errorRate;
+    this.pauses[id] = behaviour.gcPeriodMs > 0 && behaviour.gcPauseMs > 0 ? 1 : 0;
+    const slots = behaviour.slots;
+    if (behaviour.mode !== 'normal') {
+      this.startKind[id] = StartKind.Down;
+    } else if (slots === 0 || (backend.inService < slots && backend.queueLength === 0)) {
+      this.startKind[id] = StartKind.Now;
+      this.doneOrMeanMs[id] = this.meanServiceMs(id, medianMs);
+    } else if (backend.inService >= slots) {
+      // Every slot busy: the slot-free times come from the calls in service,
+      // not from `nowMs`, so the answer holds until the backend changes.
+      this.startKind[id] = StartKind.Fixed;
+      this.doneOrMeanMs[id] = this.expectedDoneMs(id, nowMs, medianMs);
+    } else {
+      this.startKind[id] = StartKind.Uncached;
     }
-    const version = backend.stateVersion;
-    if (cacheable && this.startVersion[id] === version) {
-      return this.startMs[id];
-    }
-    const startMs = this.computeStartMs(id, backend, slots, queued, nowMs);
-    if (cacheable) {
-      this.startVersion[id] = version;
-      this.startMs[id] = startMs;
-      this.doneMedianMs[id] = NaN;
-    }
-    return startMs;
   }
 
   private computeStartMs(id: number, backend: BackendModel, slots: number, queued: number, nowMs: number): number {
@@ -132,9 +194,6 @@ export class OracleFleetView {
   }
 
   private spreadAt(id: number, behaviour: Behaviour): number {
-    if (id >= this.spread.length) {
-      this.grow(id + 1);
-    }
     if (this.spreadOf[id] !== behaviour) {
       this.spreadOf[id] = behaviour;
       this.spread[id] = Math.exp((behaviour.sigma * behaviour.sigma) / 2);
@@ -142,18 +201,34 @@ export class OracleFleetView {
     return this.spread[id];
   }
 
-  private grow(size: number): void {
-    const capacity = Math.max(size, this.spread.length * 2, 32);
-    this.startVersion = resized(this.startVersion, capacity, -1);
-    this.startMs = resized(this.startMs, capacity);
-    this.doneMs = resized(this.doneMs, capacity);
-    this.doneMedianMs = resized(this.doneMedianMs, capacity, NaN);
+  /** Has backends `observed..count-1` report their changes (a scenario may add backends mid-run). */
+  private observeUpTo(count: number): void {
+    if (count > this.version.length) {
+      this.grow(Math.max(count, this.version.length * 2, 32));
+    }
+    for (let id = this.observed; id < count; id++) {
+      this.backends[id].observe(() => {
+        this.version[id]++;
+      });
+    }
+    this.observed = Math.max(this.observed, count);
+  }
+
+  private grow(capacity: number): void {
+    this.version = resized(this.version, capacity);
+    this.responseVersion = resized(this.responseVersion, capacity, -1);
+    this.responseMedianMs = resized(this.responseMedianMs, capacity, NaN);
+    this.startKind = resizedBytes(this.startKind, capacity);
+    this.doneOrMeanMs = resized(this.doneOrMeanMs, capacity);
+    this.extraDelayMs = resized(this.extraDelayMs, capacity);
+    this.answered = resized(this.answered, capacity);
+    this.pauses = resizedBytes(this.pauses, capacity);
+    this.capacityVersion = resized(this.capacityVersion, capacity, -1);
+    this.capacityMedianMs = resized(this.capacityMedianMs, capacity, NaN);
+    this.capacityCostValue = resized(this.capacityCostValue, capacity);
     this.spread = resized(this.spread, capacity);
-    this.perMsMedianMs = resized(this.perMsMedianMs, capacity);
-    this.perMs = resized(this.perMs, capacity);
     while (this.spreadOf.length < capacity) {
       this.spreadOf.push(null);
-      this.perMsOf.push(null);
     }
   }
 }
@@ -161,6 +236,12 @@ export class OracleFleetView {
 /** `values` copied into a new array of `capacity`, the new tail set to `fill`. */
 function resized(values: Float64Array, capacity: number, fill = 0): Float64Array<ArrayBuffer> {
   const bigger = new Float64Array(capacity).fill(fill);
+  bigger.set(values);
+  return bigger;
+}
+
+function resizedBytes(values: Uint8Array, capacity: number): Uint8Array<ArrayBuffer> {
+  const bigger = new Uint8Array(capacity);
   bigger.set(values);
   return bigger;
 }

@@ -24,7 +24,7 @@ export class OraclePolicy implements ClientPolicy {
 
   constructor(
     private readonly kind: OracleKind,
-    private readonly backends: readonly BackendModel[],
+    backends: readonly BackendModel[],
     private readonly nowMs: () => number,
     private readonly random: RandomSource,
     /** The median of the method the next pick is for. */
@@ -44,13 +44,14 @@ export class OraclePolicy implements ClientPolicy {
     }
     const nowMs = this.nowMs();
     const medianMs = this.medianMs();
+    const fleet = this.fleet;
     const byResponse = this.kind === 'oracle';
     let best = -1;
     let bestCost = Infinity;
     let ties = 0;
     for (let i = 0; i < ready.length; i++) {
       const id = ready[i];
-      const cost = byResponse ? this.expectedResponseMs(id, nowMs, medianMs) : this.expectedDelayByCapacity(id, medianMs);
+      const cost = byResponse ? fleet.responseCostMs(id, nowMs, medianMs) : fleet.capacityCost(id, medianMs);
       if (cost < bestCost || best < 0) {
         best = id;
         bestCost = cost;
@@ -67,22 +68,4 @@ export class OraclePolicy implements ClientPolicy {
   }
 
   ended(): void {}
-
-  private expectedDelayByCapacity(id: number, medianMs: number): number {
-    const backend = this.backends[id];
-    if (backend.behaviour.mode !== 'normal') {
-      return Infinity;
-    }
-    return (backend.inService + backend.queueLength + 1) / this.fleet.capacityPerMs(id, medianMs);
-  }
-
-  private expectedResponseMs(id: number, nowMs: number, medianMs: number): number {
-    const backend = this.backends[id];
-    const behaviour = backend.behaviour;
-    if (behaviour.mode !== 'normal') {
-      return Infinity;
-    }
-    const doneMs = this.fleet.expectedDoneMs(id, nowMs, medianMs);
-    return (doneMs - nowMs + behaviour.extraDelayMs) / (1 - behaviour.errorRate);
-  }
 }

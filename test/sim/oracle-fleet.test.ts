@@ -41,22 +41,45 @@ describe('sortAscending', () => {
   });
 });
 
+/** The oracle's cost from scratch: expected response time, Infinity when not serving. */
+function naiveResponseCostMs(backend: BackendModel, nowMs: number, medianMs: number): number {
+  const behaviour = backend.behaviour;
+  if (behaviour.mode !== 'normal') {
+    return Infinity;
+  }
+  const doneMs = backend.gcPauseEndMs(naiveStartMs(backend, nowMs) + meanServiceMs(behaviour, medianMs));
+  return (doneMs - nowMs + behaviour.extraDelayMs) / (1 - behaviour.errorRate);
+}
+
+function naiveCapacityCost(backend: BackendModel, medianMs: number): number {
+  const behaviour = backend.behaviour;
+  if (behaviour.mode !== 'normal') {
+    return Infinity;
+  }
+  const slots = behaviour.slots === 0 ? Infinity : behaviour.slots;
+  let perMs = (slots / meanServiceMs(behaviour, medianMs)) * (1 - behaviour.errorRate);
+  if (behaviour.gcPeriodMs > 0) {
+    perMs *= 1 - behaviour.gcPauseMs / behaviour.gcPeriodMs;
+  }
+  return (backend.inService + backend.queueLength + 1) / perMs;
+}
+
 describe('OracleFleetView', () => {
-  it('answers as a fresh computation after every change, cached or not', () => {
+  it('answers exactly as a fresh computation after every change, from its cache or not', () => {
     const scheduler = new VirtualScheduler();
     const random = seededRandom(3);
-    const backends = [0, 1, 2].map(
-      (id) =>
-        new BackendModel({
-          scheduler,
-          random: seededRandom(10 + id),
-          behaviour: { slots: 2 + id, gcPeriodMs: id === 1 ? 50 : 0, gcPauseMs: id === 1 ? 5 : 0 },
-          onReply: () => undefined,
-        }),
-    );
+    const makeBackend = (id: number): BackendModel =>
+      new BackendModel({
+        scheduler,
+        random: seededRandom(10 + id),
+        behaviour: { slots: 2 + (id % 3), gcPeriodMs: id === 1 ? 50 : 0, gcPauseMs: id === 1 ? 5 : 0, extraDelayMs: id === 0 ? 2 : 0 },
+        onReply: () => undefined,
+      });
+    const backends = [0, 1, 2].map(makeBackend);
     const view = new OracleFleetView(backends);
     let callId = 0;
     let checked = 0;
+    const mismatches: string[] = [];
     for (let step = 0; step < 3000; step++) {
       const nowMs = step * 0.7;
       scheduler.runUntil(nowMs);
@@ -64,25 +87,44 @@ describe('OracleFleetView', () => {
         const id = Math.floor(random() * backends.length);
         backends[id].submit(callId++, 5 + 10 * random(), nowMs + 40 * random());
       }
-      if (step === 1500) {
-        backends[2].setBehaviour({ slots: 1, latencyFactor: 3 });
+      if (step === 1000) {
+        // A backend the view has not seen yet (scenarios add backends mid-run).
+        backends.push(makeBackend(3));
       }
+      if (step === 1500) {
+        backends[2].setBehaviour({ slots: 1, latencyFactor: 3, errorRate: 0.2 });
+      }
+      if (step === 2000) {
+        backends[0].setBehaviour({ mode: 'unavailable' });
+      }
+      if (step === 2500) {
+        backends[0].setBehaviour({ mode: 'normal' });
+      }
+      // Two methods, so the cache also has to follow the median.
+      const medianMs = step % 3 === 0 ? 7 : 11;
       for (let id = 0; id < backends.length; id++) {
-        // Twice: the second answer comes from the cache when the backend is busy.
-        expect(view.startTimeMs(id, nowMs)).toBe(naiveStartMs(backends[id], nowMs));
-        expect(view.startTimeMs(id, nowMs)).toBe(naiveStartMs(backends[id], nowMs));
-        expect(view.meanServiceMs(id, 7)).toBe(meanServiceMs(backends[id].behaviour, 7));
-        const doneMs = backends[id].gcPauseEndMs(naiveStartMs(backends[id], nowMs) + meanServiceMs(backends[id].behaviour, 7));
-        expect(view.expectedDoneMs(id, nowMs, 7)).toBe(doneMs);
-        expect(view.expectedDoneMs(id, nowMs, 7)).toBe(doneMs);
+        const expected = [
+          naiveResponseCostMs(backends[id], nowMs, medianMs),
+          naiveCapacityCost(backends[id], medianMs),
+          naiveStartMs(backends[id], nowMs),
+        ];
+        // Twice: the second answer comes from the cache.
+        for (let twice = 0; twice < 2; twice++) {
+          const actual = [view.responseCostMs(id, nowMs, medianMs), view.capacityCost(id, medianMs), view.startTimeMs(id, nowMs)];
+          if (!actual.every((value, i) => Object.is(value, expected[i]))) {
+            mismatches.push(`step ${step} backend ${id}: ${actual.join(' ')} vs ${expected.join(' ')}`);
+          }
+        }
         checked++;
       }
     }
-    expect(checked).toBe(9000);
-    expect(backends.some((b) => b.queueLength > 0) || callId > 1000).toBe(true);
+    expect(mismatches.slice(0, 5)).toEqual([]);
+    expect(checked).toBe(3 * 1000 + 4 * 2000);
+    // The run exercised queues (the cached "every slot busy" case).
+    expect(backends.some((b) => b.counters.skipped > 0) || callId > 1000).toBe(true);
   });
 
-  it('recomputes capacity when the behaviour or the median changes', () => {
+  it('computes capacity from the behaviour and the median', () => {
     const scheduler = new VirtualScheduler();
     const backend = new BackendModel({ scheduler, random: seededRandom(1), behaviour: { slots: 4, sigma: 0 }, onReply: () => undefined });
     const view = new OracleFleetView([backend]);
