@@ -22,6 +22,45 @@ describe('EventHeap', () => {
     expect(popped).toEqual(expected);
   });
 
+  it('pops what a sorted list would, with pushes, pops and cancels interleaved', () => {
+    const heap = new EventHeap();
+    const random = seededRandom(11);
+    // The model: pending entries as [time, sequence, arg, handle], sorted on demand.
+    const pending: Array<[number, number, number, number]> = [];
+    let sequence = 0;
+    let popped = 0;
+    const mismatches: string[] = [];
+    for (let step = 0; step < 20000; step++) {
+      const action = random();
+      if (action < 0.5) {
+        const atMs = Math.floor(random() * 200) / 4; // ties are common
+        const handle = heap.push(atMs, () => {}, step);
+        pending.push([atMs, sequence++, step, handle]);
+      } else if (action < 0.6 && pending.length > 0) {
+        const [entry] = pending.splice(Math.floor(random() * pending.length), 1);
+        heap.cancel(entry[3]);
+      } else {
+        pending.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+        const slot = heap.popSlot();
+        const expected = pending.shift();
+        const got = slot < 0 ? 'none' : `${heap.timeOf(slot)}/${heap.argOf(slot)}`;
+        const wanted = expected === undefined ? 'none' : `${expected[0]}/${expected[2]}`;
+        if (got !== wanted) {
+          mismatches.push(`step ${step}: popped ${got}, expected ${wanted}`);
+        }
+        if (slot >= 0) {
+          heap.release(slot);
+          popped++;
+        }
+      }
+      if (heap.pending !== pending.length) {
+        mismatches.push(`step ${step}: ${heap.pending} pending, expected ${pending.length}`);
+      }
+    }
+    expect(mismatches.slice(0, 5)).toEqual([]);
+    expect(popped).toBeGreaterThan(5000);
+  });
+
   it('skips cancelled tasks, and a stale handle cannot cancel a reused slot', () => {
     const heap = new EventHeap();
     const first = heap.push(5, () => {}, 1);
