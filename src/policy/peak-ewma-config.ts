@@ -57,13 +57,13 @@ export const PEAK_EWMA_DEFAULTS = {
   /** An estimate with no sample for 1 s counts at most as the fleet average: the probe interval. */
   maxEjectionMs: 1_000,
   /**
-   * ... and only once the endpoint has missed 20 fair shares of this
-   * balancer's calls (20 × READY endpoints started since its last sample),
-   * so a slow client's probes stay at most 1/20 of an endpoint's fair share
+   * ... and only once the endpoint has missed 10 fair shares of this
+   * balancer's calls (10 × READY endpoints started since its last sample),
+   * so a slow client's probes stay at most 1/10 of an endpoint's fair share
    * instead of one per second. Not a service-config field: it binds only
-   * below 20 × endpoints calls per second (docs/tuning.md §2).
+   * below 10 × endpoints calls per maxEjectionTime (docs/tuning.md §2).
    */
-  probeFairShares: 20,
+  probeFairShares: 10,
   /** Calls waiting without an answer count toward the estimate. */
   pendingAware: true,
 } as const;
