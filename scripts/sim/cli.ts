@@ -1,6 +1,7 @@
 /**
  * npm run simulate -- [--scenario NAME]... [--layout uniform|reference]... [--seed N] [--json FILE]
  *                     [--quick] [--list] [--policy SPEC] [--uniform-policies A,B] [--grid] [--scale] [--jobs N]
+ *                     [--clients N]
  *
  * Without --scenario: every scenario in both layouts, plus the sensitivity
  * grid and the scale run. "grid" and "scale" are also accepted as scenario
@@ -25,6 +26,9 @@ const USAGE = `usage: npm run simulate -- [options]
   --uniform-policies L  comma-separated policies for the uniform layout
   --grid, --scale       add the sensitivity grid / the 500×64 scale run
   --arrivals A          fixed (default: every client sends at a fixed period, as the reference) | poisson
+  --clients N           clients per run in the reference/uniform layouts (default 8; herd 16) at the same
+                        total load, so each sends less: 264 gives ~40 calls/s per client at 20 backends
+                        (the reference layout splits them over its 4 policies: a multiple of 4)
   --jobs N              worker threads (default: one per core)
   --list                list scenarios and exit`;
 
@@ -43,6 +47,7 @@ async function main(): Promise<void> {
       scale: { type: 'boolean', default: false },
       jobs: { type: 'string' },
       arrivals: { type: 'string', default: 'fixed' },
+      clients: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -84,6 +89,13 @@ async function main(): Promise<void> {
   if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 1)) {
     throw new RangeError(`--jobs must be an integer >= 1, got "${values.jobs}"`);
   }
+  const clients = values.clients === undefined ? undefined : Number(values.clients);
+  if (clients !== undefined && !(Number.isInteger(clients) && clients >= 1)) {
+    throw new RangeError(`--clients must be an integer >= 1, got "${values.clients}"`);
+  }
+  if (clients !== undefined && layouts.includes('reference') && clients % 4 !== 0) {
+    throw new RangeError(`--clients must be a multiple of 4 with the reference layout (4 policies), got ${clients}`);
+  }
 
   if (values.arrivals !== 'fixed' && values.arrivals !== 'poisson') {
     throw new RangeError(`--arrivals must be fixed or poisson, got "${values.arrivals}"`);
@@ -98,6 +110,7 @@ async function main(): Promise<void> {
     uniformPolicies,
     grid,
     scale,
+    clients,
   });
   const wallStart = performance.now();
   // Worker threads share the process, so this counts every run's CPU.

@@ -50,6 +50,13 @@ export interface SuiteOptions {
   scale: boolean;
   /** Client call spacing for every run (RunSpec.arrivals); default fixed. */
   arrivals?: 'fixed' | 'poisson';
+  /**
+   * Clients per run in the reference and uniform layouts (default 8, herd
+   * 16), at the same total load, so each sends 1/clients of it: a lower
+   * per-client rate. The reference layout splits them evenly over its four
+   * policies, so this must be a multiple of 4 there.
+   */
+  clients?: number;
 }
 
 export function substitute(policy: string, underTest: string | undefined): string {
@@ -77,7 +84,10 @@ export function planSuite(options: SuiteOptions): PlannedRun[] {
         key: scenario.name,
         spec: {
           scenario: scenario.name,
-          groups: REFERENCE_POLICIES.map((policy) => ({ policy: sub(policy), clients: 2 })),
+          groups: REFERENCE_POLICIES.map((policy) => ({
+            policy: sub(policy),
+            clients: options.clients === undefined ? 2 : options.clients / REFERENCE_POLICIES.length,
+          })),
           seed: options.seed,
           timeline,
         },
@@ -91,7 +101,7 @@ export function planSuite(options: SuiteOptions): PlannedRun[] {
           key: scenario.name,
           spec: {
             scenario: scenario.name,
-            groups: [{ policy: sub(policy), clients: scenario.uniformClients }],
+            groups: [{ policy: sub(policy), clients: options.clients ?? scenario.uniformClients }],
             seed: options.seed,
             timeline,
           },

@@ -5,6 +5,7 @@
  */
 import { CallOutcome, EndpointLoad } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
+import { BalancerTraffic } from './traffic';
 import { blendRttMs, decayedRttMs, retainedFraction } from './peak-ewma';
 
 /**
@@ -28,6 +29,11 @@ export interface LoadModel {
   readonly ignoresTime: boolean;
   /** Whether `rate` can ever eject; false spares the chooser the check. */
   readonly ejects: boolean;
+  /**
+   * The balancer's own traffic, if the model counts in it: the engine records
+   * the READY count at each pick and counts each started call there.
+   */
+  readonly traffic?: BalancerTraffic;
   /**
    * Rates `load` at `nowMs` into `into`: the pick path. One call computes
    * what `cost` and `ejected` would, from one estimate.
@@ -89,6 +95,16 @@ export interface PeakEwmaSettings {
    */
   readonly maxEjectionMs?: number;
   /**
+   * K, the probe interval counted in the balancer's own calls: an estimate
+   * is stale (see `maxEjectionMs`) only once it is `maxEjectionMs` old AND
+   * the balancer has started at least K × (READY endpoints) calls since its
+   * last sample, i.e. the endpoint has missed about K fair shares. A slow
+   * client thus probes an avoided endpoint about once per K fair shares of
+   * its calls instead of once per `maxEjectionMs`. 0 or absent, or no
+   * `BalancerTraffic`: time only.
+   */
+  readonly probeFairShares?: number;
+  /**
    * Whether the estimate counts the wait of calls still in flight: with
    * calls outstanding and no answer for Δ ms, the endpoint is at least Δ
    * slow, so the estimate is at least Δ. A stalled backend (GC pause, black
@@ -109,11 +125,17 @@ export interface PeakEwmaSettings {
  * `fleet` (the balancer's fleet average) is optional: without it, or with
  * the fleet settings off, this is the textbook cost.
  */
-export function peakEwmaCost(load: EndpointLoad, nowMs: number, settings: PeakEwmaSettings, fleet?: FleetRtt): number {
+export function peakEwmaCost(
+  load: EndpointLoad,
+  nowMs: number,
+  settings: PeakEwmaSettings,
+  fleet?: FleetRtt,
+  traffic?: BalancerTraffic,
+): number {
   if (!load.hasSample) {
     return unsampledCost(load, settings);
   }
-  const stale = isStale(load, nowMs, settings, fleet);
+  const stale = isStale(load, nowMs, settings, fleet, traffic);
   return costFromEstimate(load, stale, estimateWith(load, currentRttMs(load, nowMs, settings), stale, nowMs, settings, fleet), settings, fleet);
 }
 
@@ -145,11 +167,19 @@ export function currentRttMs(load: EndpointLoad, nowMs: number, settings: PeakEw
 
 /**
  * The estimate the cost uses: `currentRttMs`, but at most the fleet average
- * once it has gone `maxEjectionMs` without a sample (the bound on latency
- * ejection). A function of stored state and time only.
+ * once it is stale: `maxEjectionMs` without a sample and, given `traffic`
+ * and `probeFairShares`, that many fair shares of the balancer's calls
+ * missed (the bound on latency ejection). A function of stored state, the
+ * time and the call count only.
  */
-export function estimateMs(load: EndpointLoad, nowMs: number, settings: PeakEwmaSettings, fleet?: FleetRtt): number {
-  return estimateWith(load, currentRttMs(load, nowMs, settings), isStale(load, nowMs, settings, fleet), nowMs, settings, fleet);
+export function estimateMs(
+  load: EndpointLoad,
+  nowMs: number,
+  settings: PeakEwmaSettings,
+  fleet?: FleetRtt,
+  traffic?: BalancerTraffic,
+): number {
+  return estimateWith(load, currentRttMs(load, nowMs, settings), isStale(load, nowMs, settings, fleet, traffic), nowMs, settings, fleet);
 }
 
 /**
@@ -174,11 +204,20 @@ function estimateWith(
   return rttMs;
 }
 
-function isStale(load: EndpointLoad, nowMs: number, settings: PeakEwmaSettings, fleet?: FleetRtt): boolean {
+function isStale(
+  load: EndpointLoad,
+  nowMs: number,
+  settings: PeakEwmaSettings,
+  fleet?: FleetRtt,
+  traffic?: BalancerTraffic,
+): boolean {
   const maxEjectionMs = settings.maxEjectionMs;
-  return (
-    !!maxEjectionMs && load.hasSample && fleet !== undefined && fleet.hasSample && nowMs - load.sampledAtMs >= maxEjectionMs
-  );
+  if (!maxEjectionMs || !load.hasSample || fleet === undefined || !fleet.hasSample || nowMs - load.sampledAtMs < maxEjectionMs) {
+    return false;
+  }
+  const fairShares = settings.probeFairShares;
+  // Old enough; stale once it has also missed K fair shares of this balancer's calls.
+  return !fairShares || traffic === undefined || traffic.callsStarted - load.sampledAtCall >= fairShares * traffic.readyEndpoints;
 }
 
 /** The latency sample a finished call contributes, or null for none. */
@@ -189,9 +228,10 @@ export function sampleForOutcome(
   nowMs: number,
   settings: PeakEwmaSettings,
   fleet?: FleetRtt,
+  traffic?: BalancerTraffic,
 ): number | null {
   const needsEstimate = outcome === CallOutcome.FAILURE && load.hasSample;
-  return sampleFrom(outcome, elapsedMs, needsEstimate ? estimateMs(load, nowMs, settings, fleet) : settings.defaultRttMs, settings);
+  return sampleFrom(outcome, elapsedMs, needsEstimate ? estimateMs(load, nowMs, settings, fleet, traffic) : settings.defaultRttMs, settings);
 }
 
 /**
@@ -215,6 +255,8 @@ export class PeakEwmaModel implements LoadModel {
   settings: PeakEwmaSettings;
   /** This balancer's fleet average (successful calls, all endpoints). */
   readonly fleet = new FleetRtt();
+  /** This balancer's calls and READY count, kept by the engine (the probe interval's clock). */
+  readonly traffic = new BalancerTraffic();
 
   constructor(settings: PeakEwmaSettings) {
     this.settings = settings;
@@ -225,7 +267,7 @@ export class PeakEwmaModel implements LoadModel {
   }
 
   cost(load: EndpointLoad, nowMs: number): number {
-    return peakEwmaCost(load, nowMs, this.settings, this.fleet);
+    return peakEwmaCost(load, nowMs, this.settings, this.fleet, this.traffic);
   }
 
   rate(load: EndpointLoad, nowMs: number, into: CandidateRating): void {
@@ -235,7 +277,7 @@ export class PeakEwmaModel implements LoadModel {
       into.ejected = false;
       return;
     }
-    const stale = isStale(load, nowMs, settings, this.fleet);
+    const stale = isStale(load, nowMs, settings, this.fleet, this.traffic);
     const rttMs = estimateWith(load, currentRttMs(load, nowMs, settings), stale, nowMs, settings, this.fleet);
     into.cost = costFromEstimate(load, stale, rttMs, settings, this.fleet);
     into.ejected = this.exceedsEjectionRatio(rttMs);
@@ -243,7 +285,7 @@ export class PeakEwmaModel implements LoadModel {
 
   /** Estimate above ejectionRatio × the fleet average. */
   ejected(load: EndpointLoad, nowMs: number): boolean {
-    return load.hasSample && this.exceedsEjectionRatio(estimateMs(load, nowMs, this.settings, this.fleet));
+    return load.hasSample && this.exceedsEjectionRatio(estimateMs(load, nowMs, this.settings, this.fleet, this.traffic));
   }
 
   private exceedsEjectionRatio(estimateMs: number): boolean {
@@ -257,7 +299,7 @@ export class PeakEwmaModel implements LoadModel {
     // One exp serves the estimate the sample is judged against and the blend.
     const retained = load.hasSample ? retainedFraction(nowMs - load.sampledAtMs, settings.decayMs) : 1;
     const estimateNowMs = load.hasSample
-      ? estimateWith(load, load.rttMs * retained, isStale(load, nowMs, settings, fleet), nowMs, settings, fleet)
+      ? estimateWith(load, load.rttMs * retained, isStale(load, nowMs, settings, fleet, this.traffic), nowMs, settings, fleet)
       : settings.defaultRttMs;
     const sampleMs = sampleFrom(outcome, elapsedMs, estimateNowMs, settings);
     if (sampleMs === null || !(sampleMs >= 0) || !Number.isFinite(sampleMs)) {
@@ -273,6 +315,7 @@ export class PeakEwmaModel implements LoadModel {
       load.hasSample = true;
     }
     load.sampledAtMs = nowMs;
+    load.sampledAtCall = this.traffic.callsStarted;
     if (outcome === CallOutcome.SUCCESS && elapsedMs >= 0 && Number.isFinite(elapsedMs)) {
       fleet.record(elapsedMs, nowMs, settings.decayMs);
     }

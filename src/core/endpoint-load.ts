@@ -23,6 +23,8 @@ export class EndpointLoad {
   rttMs = 0;
   /** When the last RTT sample was taken (monotonic ms). */
   sampledAtMs = 0;
+  /** The balancer's `BalancerTraffic.callsStarted` when the last RTT sample was taken. */
+  sampledAtCall = 0;
   hasSample = false;
   /** Calls started on this endpoint over its lifetime (for stats). */
   callsStarted = 0;

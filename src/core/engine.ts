@@ -51,6 +51,10 @@ export class LoadBalancingEngine {
     const model = this.model;
     this.pickCandidates = candidates;
     this.pickNowMs = model.ignoresTime ? 0 : this.clock();
+    const traffic = model.traffic;
+    if (traffic !== undefined) {
+      traffic.readyEndpoints = candidates.length;
+    }
     const chosen = this.chooser.choose(
       candidates.length,
       this.choiceCount,
@@ -69,6 +73,10 @@ export class LoadBalancingEngine {
   /** A call went out to `load`; returns its start time for `callEnded`. */
   callStarted(load: EndpointLoad): number {
     load.callStarted();
+    const traffic = this.model.traffic;
+    if (traffic !== undefined) {
+      traffic.callsStarted++;
+    }
     if (this.model.ignoresTime) {
       return 0;
     }

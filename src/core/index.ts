@@ -5,6 +5,7 @@ export type { RandomSource } from './random';
 export { seededRandom, systemRandom } from './random';
 export { retainedFraction, decayedRttMs, nextRttMs, blendRttMs } from './peak-ewma';
 export { FleetRtt } from './fleet-rtt';
+export { BalancerTraffic } from './traffic';
 export { CallOutcome, EndpointLoad } from './endpoint-load';
 export type { LoadModel, PeakEwmaSettings } from './cost';
 export { CandidateRating, PeakEwmaModel, leastRequestModel, peakEwmaCost, currentRttMs, estimateMs, sampleForOutcome } from './cost';

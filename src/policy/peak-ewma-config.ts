@@ -56,6 +56,14 @@ export const PEAK_EWMA_DEFAULTS = {
   ejectionRatio: 2.5,
   /** An estimate with no sample for 1 s counts at most as the fleet average: the probe interval. */
   maxEjectionMs: 1_000,
+  /**
+   * ... and only once the endpoint has missed 10 fair shares of this
+   * balancer's calls (10 × READY endpoints started since its last sample),
+   * so a slow client's probes stay at most 1/10 of an endpoint's fair share
+   * instead of one per second. Not a service-config field: it binds only
+   * below 10 × endpoints calls per maxEjectionTime (docs/tuning.md §2).
+   */
+  probeFairShares: 10,
   /** Calls waiting without an answer count toward the estimate. */
   pendingAware: true,
 } as const;
@@ -87,6 +95,7 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
       ejectionRatio: settings.ejectionRatio ?? PEAK_EWMA_DEFAULTS.ejectionRatio,
       maxEjectionMs: settings.maxEjectionMs ?? PEAK_EWMA_DEFAULTS.maxEjectionMs,
       pendingAware: settings.pendingAware ?? PEAK_EWMA_DEFAULTS.pendingAware,
+      probeFairShares: settings.probeFairShares ?? PEAK_EWMA_DEFAULTS.probeFairShares,
     };
   }
 

@@ -26,6 +26,7 @@ const TUNED: PeakEwmaSettings = {
   ejectionRatio: 2.5,
   maxEjectionMs: 1_000,
   pendingAware: true,
+  probeFairShares: 20,
 };
 
 function sampled(rttMs: number, sampledAtMs = 0, outstanding = 0): EndpointLoad {
@@ -258,6 +259,9 @@ describe('PeakEwmaModel.rate, the pick path', () => {
       fleetMs: fc.option(fc.double({ min: 0.1, max: 500, noNaN: true })),
       nowMs: fc.integer({ min: 10_000, max: 20_000 }),
       tuned: fc.boolean(),
+      // The balancer's calls since the endpoint's sample, around K × READY.
+      callsSince: fc.integer({ min: 0, max: 800 }),
+      readyEndpoints: fc.integer({ min: 1, max: 30 }),
     });
     fc.assert(
       fc.property(state, (s) => {
@@ -268,6 +272,9 @@ describe('PeakEwmaModel.rate, the pick path', () => {
         const load = sampled(s.rttMs, s.sampledAtMs, s.outstanding);
         load.hasSample = s.hasSample;
         load.busySinceMs = s.busySinceMs;
+        load.sampledAtCall = 1_000;
+        model.traffic.callsStarted = 1_000 + s.callsSince;
+        model.traffic.readyEndpoints = s.readyEndpoints;
         const rating = new CandidateRating();
         model.rate(load, s.nowMs, rating);
         expect(rating.cost).toBe(model.cost(load, s.nowMs));

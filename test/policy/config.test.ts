@@ -27,6 +27,7 @@ describe('peak_ewma_experimental config', () => {
       ejectionRatio: 2.5,
       maxEjectionMs: 1_000,
       pendingAware: true,
+      probeFairShares: 10,
     });
   });
 

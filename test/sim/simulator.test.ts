@@ -84,3 +84,37 @@ describe('simulator arrivals', () => {
     expect(Math.abs(poisson.groups[0].p99 / fixed.groups[0].p99 - 1)).toBeLessThan(0.01);
   });
 });
+
+describe('simulator --clients (lower per-client rate at the same total load)', () => {
+  const plan = (clients?: number) =>
+    planSuite({
+      scenarios: [scenarioByName('s04')],
+      layouts: ['reference', 'uniform'],
+      uniformPolicies: ['peak_ewma'],
+      seed: 1,
+      quick: true,
+      grid: false,
+      scale: false,
+      clients,
+    });
+
+  it('splits N clients over the reference layout\'s 4 policies and gives the uniform layout N', () => {
+    const [reference, uniform] = plan(264);
+    expect(reference.spec.groups.map((group) => group.clients)).toEqual([66, 66, 66, 66]);
+    expect(uniform.spec.groups).toEqual([{ policy: 'peak_ewma', clients: 264 }]);
+    const [defaultReference, defaultUniform] = plan();
+    expect(defaultReference.spec.groups.map((group) => group.clients)).toEqual([2, 2, 2, 2]);
+    expect(defaultUniform.spec.groups[0].clients).toBe(8);
+  });
+
+  it('keeps the total load: 264 clients send ~40 calls/s each where 8 send 1,338', () => {
+    const short: Timeline = { warmupMs: 1_000, measureS: 3, faultStartS: 1, faultEndS: 2 };
+    const run = (clients: number) =>
+      executeRun({ scenario: 's02-steady-identical', groups: [{ policy: 'round_robin', clients }], seed: 2, timeline: short });
+    const few = run(8);
+    const many = run(264);
+    expect(Math.abs(many.calls / few.calls - 1)).toBeLessThan(0.03);
+    expect(few.ratePerClientRps).toBe(1_338);
+    expect(many.ratePerClientRps).toBe(40);
+  });
+});
