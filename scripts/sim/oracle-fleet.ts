@@ -57,53 +57,68 @@ export class OracleFleetView {
   }
 
   /**
-   * The oracle's cost of one more call of median `medianMs` at backend `id`:
-   * its expected response time, (expected done − now + extra delay) /
-   * (1 − errorRate); Infinity for a backend that does not serve.
+   * The oracle's cost of one more call of median `medianMs` at each backend
+   * in `ids`, into `costs` (same index): its expected response time,
+   * (expected done − now + extra delay) / (1 − errorRate); Infinity for a
+   * backend that does not serve. One pass over flat arrays: a pick asks
+   * every backend.
    */
-  responseCostMs(id: number, nowMs: number, medianMs: number): number {
-    if (id >= this.observed) {
-      this.observeUpTo(id + 1);
-    }
-    if (this.responseVersion[id] !== this.version[id] || this.responseMedianMs[id] !== medianMs) {
-      this.refreshResponse(id, nowMs, medianMs);
-    }
-    let doneMs: number;
-    switch (this.startKind[id] as StartKind) {
-      case StartKind.Down:
-        return Infinity;
-      case StartKind.Now:
-        doneMs = nowMs + this.doneOrMeanMs[id];
-        if (this.pauses[id] === 1) {
+  responseCosts(ids: readonly number[], nowMs: number, medianMs: number, costs: Float64Array): void {
+    this.observeAll();
+    const version = this.version;
+    const responseVersion = this.responseVersion;
+    const responseMedianMs = this.responseMedianMs;
+    const startKind = this.startKind;
+    const doneOrMeanMs = this.doneOrMeanMs;
+    const extraDelayMs = this.extraDelayMs;
+    const answered = this.answered;
+    const pauses = this.pauses;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
+      if (responseVersion[id] !== version[id] || responseMedianMs[id] !== medianMs) {
+        this.refreshResponse(id, nowMs, medianMs);
+      }
+      const kind = startKind[id];
+      let doneMs: number;
+      if (kind === StartKind.Now) {
+        doneMs = nowMs + doneOrMeanMs[id];
+        if (pauses[id] === 1) {
           doneMs = this.backends[id].gcPauseEndMs(doneMs);
         }
-        break;
-      case StartKind.Fixed:
-        doneMs = this.doneOrMeanMs[id];
-        break;
-      default:
+      } else if (kind === StartKind.Fixed) {
+        doneMs = doneOrMeanMs[id];
+      } else if (kind === StartKind.Down) {
+        costs[i] = Infinity;
+        continue;
+      } else {
         doneMs = this.expectedDoneMs(id, nowMs, medianMs);
+      }
+      costs[i] = (doneMs - nowMs + extraDelayMs[id]) / answered[id];
     }
-    return (doneMs - nowMs + this.extraDelayMs[id]) / this.answered[id];
   }
 
   /**
-   * The capacity oracle's cost of one more call of median `medianMs` at
-   * backend `id`: (calls there + 1) / capacity; Infinity for a backend that
-   * does not serve.
+   * The capacity oracle's cost of one more call of median `medianMs` at each
+   * backend in `ids`, into `costs`: (calls there + 1) / capacity; Infinity
+   * for a backend that does not serve.
    */
-  capacityCost(id: number, medianMs: number): number {
-    if (id >= this.observed) {
-      this.observeUpTo(id + 1);
+  capacityCosts(ids: readonly number[], medianMs: number, costs: Float64Array): void {
+    this.observeAll();
+    const version = this.version;
+    const capacityVersion = this.capacityVersion;
+    const capacityMedianMs = this.capacityMedianMs;
+    const capacityCostValue = this.capacityCostValue;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
+      if (capacityVersion[id] !== version[id] || capacityMedianMs[id] !== medianMs) {
+        const backend = this.backends[id];
+        capacityVersion[id] = version[id];
+        capacityMedianMs[id] = medianMs;
+        capacityCostValue[id] =
+          backend.behaviour.mode !== 'normal' ? Infinity : (backend.inService + backend.queueLength + 1) / this.capacityPerMs(id, medianMs);
+      }
+      costs[i] = capacityCostValue[id];
     }
-    if (this.capacityVersion[id] !== this.version[id] || this.capacityMedianMs[id] !== medianMs) {
-      const backend = this.backends[id];
-      this.capacityVersion[id] = this.version[id];
-      this.capacityMedianMs[id] = medianMs;
-      this.capacityCostValue[id] =
-        backend.behaviour.mode !== 'normal' ? Infinity : (backend.inService + backend.queueLength + 1) / this.capacityPerMs(id, medianMs);
-    }
-    return this.capacityCostValue[id];
   }
 
   /** Mean service time of a call of median `medianMs` at backend `id` (as `meanServiceMs`). */
@@ -201,7 +216,14 @@ export class OracleFleetView {
     return this.spread[id];
   }
 
-  /** Has backends `observed..count-1` report their changes (a scenario may add backends mid-run). */
+  /** Has every backend report its changes (a scenario may add backends mid-run). */
+  private observeAll(): void {
+    if (this.observed < this.backends.length) {
+      this.observeUpTo(this.backends.length);
+    }
+  }
+
+  /** Has backends `observed..count-1` report their changes. */
   private observeUpTo(count: number): void {
     if (count > this.version.length) {
       this.grow(Math.max(count, this.version.length * 2, 32));

@@ -21,6 +21,8 @@ export type OracleKind = 'oracle' | 'oracle-capacity';
 
 export class OraclePolicy implements ClientPolicy {
   private ready: readonly number[] = [];
+  /** The cost of each READY backend at the current pick (reused). */
+  private costs = new Float64Array(0);
 
   constructor(
     private readonly kind: OracleKind,
@@ -44,14 +46,21 @@ export class OraclePolicy implements ClientPolicy {
     }
     const nowMs = this.nowMs();
     const medianMs = this.medianMs();
-    const fleet = this.fleet;
-    const byResponse = this.kind === 'oracle';
+    if (this.costs.length < ready.length) {
+      this.costs = new Float64Array(ready.length);
+    }
+    const costs = this.costs;
+    if (this.kind === 'oracle') {
+      this.fleet.responseCosts(ready, nowMs, medianMs, costs);
+    } else {
+      this.fleet.capacityCosts(ready, medianMs, costs);
+    }
     let best = -1;
     let bestCost = Infinity;
     let ties = 0;
     for (let i = 0; i < ready.length; i++) {
       const id = ready[i];
-      const cost = byResponse ? fleet.responseCostMs(id, nowMs, medianMs) : fleet.capacityCost(id, medianMs);
+      const cost = costs[i];
       if (cost < bestCost || best < 0) {
         best = id;
         bestCost = cost;

@@ -80,6 +80,8 @@ describe('OracleFleetView', () => {
     let callId = 0;
     let checked = 0;
     const mismatches: string[] = [];
+    const response = new Float64Array(1);
+    const capacity = new Float64Array(1);
     for (let step = 0; step < 3000; step++) {
       const nowMs = step * 0.7;
       scheduler.runUntil(nowMs);
@@ -110,7 +112,9 @@ describe('OracleFleetView', () => {
         ];
         // Twice: the second answer comes from the cache.
         for (let twice = 0; twice < 2; twice++) {
-          const actual = [view.responseCostMs(id, nowMs, medianMs), view.capacityCost(id, medianMs), view.startTimeMs(id, nowMs)];
+          view.responseCosts([id], nowMs, medianMs, response);
+          view.capacityCosts([id], medianMs, capacity);
+          const actual = [response[0], capacity[0], view.startTimeMs(id, nowMs)];
           if (!actual.every((value, i) => Object.is(value, expected[i]))) {
             mismatches.push(`step ${step} backend ${id}: ${actual.join(' ')} vs ${expected.join(' ')}`);
           }
