@@ -471,12 +471,14 @@ function findings(results: BenchResults, rows: readonly AggregateRow[], verdicts
       `- **s04** (crash loop): peak_ewma's error rate is ${formatPercent(crash.errorRate)} (the reference's: ` +
         `${formatPercent(REFERENCE_RESULTS.s04?.errorRate.peak_ewma ?? NaN)}); it kept sending ${formatPercent(share, 1)} of its ` +
         'fault-phase calls to the pod that fails them at once (fair: 5 %). Mostly probes: an avoided endpoint is ' +
-        'admitted again by time, not by traffic — after `maxEjectionTime` (1 s) without a sample its estimate counts ' +
-        'as the fleet average, and in any case it decays with τ = 2 s — so each client probes it about once a second ' +
-        `whatever its rate. Each client here sends ${crashRun.load.perClientRps.toFixed(0)} calls/s, so ` +
-        `probes can take up to ${formatPercent(1 / crashRun.load.perClientRps, 1)} of its calls (the simulator's clients send 1,169 ` +
-        'calls/s: 0.085 %). For clients this slow, longer `maxEjectionTime` and `decayTime` trade recovery time for ' +
-        'fewer probes (a probe interval counted in the client\'s own calls would do that by itself; not built); outlier_detection with the reference\'s settings never acts here (its request_volume of 50 per ' +
+        'admitted again when its estimate is stale — `maxEjectionTime` (1 s) without a sample *and* 10 fair shares of ' +
+        `the client's own calls since (10 × 20 = 200 calls: ${(200 / crashRun.load.perClientRps).toFixed(1)} s at this rate) — or when its ` +
+        'estimate has decayed (τ = 2 s) back near the fleet average, about 3 s after a failure sample, whichever ' +
+        `comes first. Each client here sends ${crashRun.load.perClientRps.toFixed(0)} calls/s, so the decay sets the interval and ` +
+        `one probe every ~3 s is ${formatPercent(1 / (3 * crashRun.load.perClientRps), 1)} of a client's calls (the simulator's clients send ` +
+        '1,169 calls/s). Until 2026-11-30 the bound was time only (a probe per second per client): 1.76 % and ' +
+        '1.89 % errors in s04 runs on seeds 1 and 2, against 0.81 % and 0.95 % for this engine (single runs side by side; docs/tuning.md §2). ' +
+        'Longer `decayTime` would cut the rest at the cost of recovery time; outlier_detection with the reference\'s settings never acts here (its request_volume of 50 per ' +
         '10 s interval is more than one client sends one backend).',
     );
   }
