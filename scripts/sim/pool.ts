@@ -51,16 +51,16 @@ function workerSource(): { code: string; eval: true } | null {
 }
 
 /**
- * CPU per simulated call relative to round_robin, measured once (warm
- * worker, reference scale): the oracles read every backend per pick.
+ * CPU per simulated call relative to round_robin, measured (warm worker,
+ * reference scale, 2026-11-30): the oracles read every backend per pick.
  * Only the order of runs depends on it, never a result.
  */
 const RELATIVE_COST_PER_CALL: Record<string, number> = {
-  oracle: 3.5,
-  'oracle-capacity': 2,
-  peak_ewma_od: 2,
+  oracle: 2.3,
   least_connection: 1.8,
-  peak_ewma: 1.3,
+  peak_ewma_od: 1.6,
+  'oracle-capacity': 1.5,
+  peak_ewma: 1.5,
 };
 
 function relativeCost(policy: string): number {
