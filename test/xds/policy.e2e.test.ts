@@ -59,10 +59,16 @@ test('PeakEwma at the top level: one peak_ewma_experimental over all endpoints o
   const [after] = world.stats(PEAK);
   const slowAddress = world.backends[2].address;
   const slow = after.endpoints.find((endpoint) => endpoint.address === slowAddress)!;
-  for (const fast of after.endpoints.filter((endpoint) => endpoint.address !== slowAddress)) {
+  const fastEndpoints = after.endpoints.filter((endpoint) => endpoint.address !== slowAddress);
+  for (const fast of fastEndpoints) {
     expect(slow.estimateMs!).toBeGreaterThan(fast.estimateMs!);
-    expect(slow.callsStarted).toBeLessThan(fast.callsStarted);
   }
+  // Fewer calls than the fast endpoints' average, not than each of them: the
+  // 300 calls take well under maxEjectionTime (1 s), so a fast backend whose
+  // first answer a loaded machine delayed stays ejected for the whole run
+  // (seen once in a full `npm test` run: 2 calls for it, as many as b2's).
+  const fastAverage = fastEndpoints.reduce((sum, endpoint) => sum + endpoint.callsStarted, 0) / fastEndpoints.length;
+  expect(slow.callsStarted).toBeLessThan(fastAverage);
 });
 
 test('PeakEwma under WrrLocality: one peak_ewma_experimental per locality (2 + 1 endpoints)', async () => {
