@@ -24,6 +24,7 @@ import {
   ReferencePolicy,
   ReferenceRow,
 } from '../lib/reference-numbers';
+import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 import { markdownTable, Table } from './tables';
 import { cpuVerdicts, loadVerdicts, pairedRatio, pickVerdicts, Verdict } from './verdicts';
 import { SimulatorSummary, simulatorOrderingVerdicts, simulatorTable } from './simulator';
@@ -467,13 +468,15 @@ function findings(results: BenchResults, rows: readonly AggregateRow[], verdicts
     const { faultStartS, faultEndS } = crashRun.timeline;
     const during = crashPeak.faultyShare.slice(faultStartS, faultEndS);
     const share = during.reduce((a, b) => a + b, 0) / Math.max(1, during.length);
+    const { probeFairShares: fairShares, maxEjectionMs, decayMs } = PEAK_EWMA_DEFAULTS;
+    const [maxEjectionS, decayS, backends] = [maxEjectionMs / 1000, decayMs / 1000, crashRun.backendCount];
     out.push(
       `- **s04** (crash loop): peak_ewma's error rate is ${formatPercent(crash.errorRate)} (the reference's: ` +
         `${formatPercent(REFERENCE_RESULTS.s04?.errorRate.peak_ewma ?? NaN)}); it kept sending ${formatPercent(share, 1)} of its ` +
         'fault-phase calls to the pod that fails them at once (fair: 5 %). Mostly probes: an avoided endpoint is ' +
-        'admitted again when its estimate is stale — `maxEjectionTime` (1 s) without a sample *and* 10 fair shares of ' +
-        `the client's own calls since (10 × 20 = 200 calls: ${(200 / crashRun.load.perClientRps).toFixed(1)} s at this rate) — or when its ` +
-        'estimate has decayed (τ = 2 s) back near the fleet average, about 3 s after a failure sample, whichever ' +
+        `admitted again when its estimate is stale — \`maxEjectionTime\` (${maxEjectionS} s) without a sample *and* ${fairShares} fair shares of ` +
+        `the client's own calls since (${fairShares} × ${backends} = ${fairShares * backends} calls: ${((fairShares * backends) / crashRun.load.perClientRps).toFixed(1)} s at this rate) — or when its ` +
+        `estimate has decayed (τ = ${decayS} s) back near the fleet average, about 3 s after a failure sample, whichever ` +
         `comes first. Each client here sends ${crashRun.load.perClientRps.toFixed(0)} calls/s, so the decay sets the interval and ` +
         `one probe every ~3 s is ${formatPercent(1 / (3 * crashRun.load.perClientRps), 1)} of a client's calls (the simulator's clients send ` +
         '1,169 calls/s). Until 2026-11-30 the bound was time only (a probe per second per client): 1.76 % and ' +

@@ -11,7 +11,7 @@
 import { BackendModel } from '../model/backend';
 import { Behaviour } from '../model/behaviour';
 
-/** How a backend's expected done time is found (see `responseCostMs`). */
+/** How a backend's expected done time is found (see `responseCosts`). */
 const enum StartKind {
   /** Not serving (unavailable, black hole): never chosen while another exists. */
   Down,
@@ -153,12 +153,7 @@ export class OracleFleetView {
   /** When a call arriving at backend `id` now would reach a slot. */
   startTimeMs(id: number, nowMs: number): number {
     const backend = this.backends[id];
-    const slots = backend.behaviour.slots;
-    const queued = backend.queueLength;
-    if (slots === 0 || (backend.inService < slots && queued === 0)) {
-      return nowMs;
-    }
-    return this.computeStartMs(id, backend, slots, queued, nowMs);
+    return startsNow(backend) ? nowMs : this.computeStartMs(id, backend, nowMs);
   }
 
   private refreshResponse(id: number, nowMs: number, medianMs: number): void {
@@ -169,13 +164,12 @@ export class OracleFleetView {
     this.extraDelayMs[id] = behaviour.extraDelayMs;
     this.answered[id] = 1 - behaviour.errorRate;
     this.pauses[id] = behaviour.gcPeriodMs > 0 && behaviour.gcPauseMs > 0 ? 1 : 0;
-    const slots = behaviour.slots;
     if (behaviour.mode !== 'normal') {
       this.startKind[id] = StartKind.Down;
-    } else if (slots === 0 || (backend.inService < slots && backend.queueLength === 0)) {
+    } else if (startsNow(backend)) {
       this.startKind[id] = StartKind.Now;
       this.doneOrMeanMs[id] = this.meanServiceMs(id, medianMs);
-    } else if (backend.inService >= slots) {
+    } else if (backend.inService >= behaviour.slots) {
       // Every slot busy: the slot-free times come from the calls in service,
       // not from `nowMs`, so the answer holds until the backend changes.
       this.startKind[id] = StartKind.Fixed;
@@ -185,7 +179,9 @@ export class OracleFleetView {
     }
   }
 
-  private computeStartMs(id: number, backend: BackendModel, slots: number, queued: number, nowMs: number): number {
+  private computeStartMs(id: number, backend: BackendModel, nowMs: number): number {
+    const slots = backend.behaviour.slots;
+    const queued = backend.queueLength;
     // The k slot-free times: with b calls in service and limit k, the j-th
     // slot frees at the (b − k + j)-th completion (slots may have shrunk below b).
     const ends = this.ends;
@@ -253,6 +249,12 @@ export class OracleFleetView {
       this.spreadOf.push(null);
     }
   }
+}
+
+/** Whether a call arriving at `backend` now would start at once: a slot is free and nothing waits. */
+function startsNow(backend: BackendModel): boolean {
+  const slots = backend.behaviour.slots;
+  return slots === 0 || (backend.inService < slots && backend.queueLength === 0);
 }
 
 /** `values` copied into a new array of `capacity`, the new tail set to `fill`. */

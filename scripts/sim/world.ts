@@ -51,8 +51,8 @@ export interface RunSpec {
   /**
    * How each client spaces its calls: `fixed` (default), every period as the
    * reference's LoadGen does; `poisson`, exponential gaps with the same mean,
-   * as many independent users would send. Fixed spacing favours round_robin
-   * in identical fleets (each backend then gets a near-periodic stream).
+   * as many independent users would send. Measured: it does not change which
+   * policy leads in identical fleets (docs/simulation.md).
    */
   readonly arrivals?: 'fixed' | 'poisson';
 }

@@ -204,7 +204,6 @@ function readEjectionRatio(name: string, fields: Record<string, unknown>): numbe
   return ratio;
 }
 
-
 function readBoolean(name: string, fields: Record<string, unknown>, field: string, defaultValue: boolean): boolean {
   const value = readField(name, fields, field);
   if (value === undefined) {
