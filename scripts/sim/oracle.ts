@@ -11,6 +11,12 @@
  * - `oracle-capacity`: shortest expected delay by capacity, (calls at the
  *   backend + 1) / capacity — the bound for rules that weight backends by
  *   capacity (weighted round robin, WRR with perfect weights, …).
+ *
+ * The costs come from the run's shared `OracleFleetView` (cached per
+ * backend state, exact); the pick only scans them. Ties are broken by
+ * reservoir sampling, so a run's random draws are exactly one per later
+ * backend that ties the best so far: keeping that count and order is what
+ * keeps results reproducible across changes to the cost code.
  */
 import { RandomSource } from '../../src/core/random';
 import { BackendModel } from '../model/backend';
@@ -21,8 +27,6 @@ export type OracleKind = 'oracle' | 'oracle-capacity';
 
 export class OraclePolicy implements ClientPolicy {
   private ready: readonly number[] = [];
-  /** The cost of each READY backend at the current pick (reused). */
-  private costs = new Float64Array(0);
 
   constructor(
     private readonly kind: OracleKind,
@@ -44,24 +48,19 @@ export class OraclePolicy implements ClientPolicy {
     if (ready.length === 0) {
       return -1;
     }
-    const nowMs = this.nowMs();
     const medianMs = this.medianMs();
-    if (this.costs.length < ready.length) {
-      this.costs = new Float64Array(ready.length);
-    }
-    const costs = this.costs;
-    if (this.kind === 'oracle') {
-      this.fleet.responseCosts(ready, nowMs, medianMs, costs);
-    } else {
-      this.fleet.capacityCosts(ready, medianMs, costs);
-    }
-    let best = -1;
-    let bestCost = Infinity;
-    let ties = 0;
-    for (let i = 0; i < ready.length; i++) {
+    const costs =
+      this.kind === 'oracle' ? this.fleet.responseCosts(ready, this.nowMs(), medianMs) : this.fleet.capacityCosts(medianMs);
+    // The lowest cost wins; ties are broken uniformly by reservoir sampling
+    // in scan order (a draw at each later backend that ties the best so far).
+    // The first backend is the best so far whatever its cost (even Infinity).
+    let best = ready[0];
+    let bestCost = costs[best];
+    let ties = 1;
+    for (let i = 1; i < ready.length; i++) {
       const id = ready[i];
-      const cost = costs[i];
-      if (cost < bestCost || best < 0) {
+      const cost = costs[id];
+      if (cost < bestCost) {
         best = id;
         bestCost = cost;
         ties = 1;

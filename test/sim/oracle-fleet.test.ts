@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { BackendModel } from '../../scripts/model/backend';
 import { meanServiceMs } from '../../scripts/model/capacity';
 import { VirtualScheduler } from '../../scripts/model/virtual-scheduler';
@@ -80,8 +81,6 @@ describe('OracleFleetView', () => {
     let callId = 0;
     let checked = 0;
     const mismatches: string[] = [];
-    const response = new Float64Array(1);
-    const capacity = new Float64Array(1);
     for (let step = 0; step < 3000; step++) {
       const nowMs = step * 0.7;
       scheduler.runUntil(nowMs);
@@ -112,9 +111,7 @@ describe('OracleFleetView', () => {
         ];
         // Twice: the second answer comes from the cache.
         for (let twice = 0; twice < 2; twice++) {
-          view.responseCosts([id], nowMs, medianMs, response);
-          view.capacityCosts([id], medianMs, capacity);
-          const actual = [response[0], capacity[0], view.startTimeMs(id, nowMs)];
+          const actual = [view.responseCosts([id], nowMs, medianMs)[id], view.capacityCosts(medianMs)[id], view.startTimeMs(id, nowMs)];
           if (!actual.every((value, i) => Object.is(value, expected[i]))) {
             mismatches.push(`step ${step} backend ${id}: ${actual.join(' ')} vs ${expected.join(' ')}`);
           }
@@ -138,5 +135,48 @@ describe('OracleFleetView', () => {
     expect(view.capacityPerMs(0, 20)).toBeCloseTo(0.1, 12);
     backend.setBehaviour({ slots: 0 });
     expect(view.capacityPerMs(0, 20)).toBe(Infinity);
+  });
+});
+
+describe('OracleFleetView GC pause ranges', () => {
+  /** Times near the pause edges of a backend, where a cached range is most likely to be wrong. */
+  const edgeTimesMs = (periodMs: number, pauseMs: number, phaseMs: number, cycles: number[]): number[] =>
+    cycles.flatMap((k) => {
+      const startMs = k * periodMs - phaseMs;
+      return [startMs, startMs + pauseMs].flatMap((edgeMs) => [edgeMs, edgeMs * (1 - 1e-15), edgeMs * (1 + 1e-15), edgeMs - 1e-9, edgeMs + 1e-9]);
+    });
+
+  it('ends a pause exactly as the backend does, from the cached quiet range or not', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.01, max: 20_000, noNaN: true }),
+        fc.double({ min: 0.001, max: 0.999, noNaN: true }),
+        fc.double({ min: 0, max: 10_000, noNaN: true }),
+        fc.array(fc.double({ min: 0, max: 1e6, noNaN: true }), { maxLength: 40 }),
+        fc.array(fc.integer({ min: 0, max: 200 }), { maxLength: 6 }),
+        (gcPeriodMs, pauseShare, gcPhaseMs, randomTimesMs, cycles) => {
+          const gcPauseMs = gcPeriodMs * pauseShare;
+          fc.pre(gcPauseMs > 0 && gcPauseMs < gcPeriodMs);
+          const backend = new BackendModel({
+            scheduler: new VirtualScheduler(),
+            random: seededRandom(1),
+            behaviour: { gcPeriodMs, gcPauseMs },
+            gcPhaseMs,
+            onReply: () => undefined,
+          });
+          const view = new OracleFleetView([backend]);
+          // Idle, so a call starts at once and is done at gcPauseEndMs(start + mean).
+          const meanMs = view.meanServiceMs(0, 10);
+          const timesMs = [...randomTimesMs, ...edgeTimesMs(gcPeriodMs, gcPauseMs, gcPhaseMs, cycles)].map((t) => t - meanMs);
+          // In order and back again: the range is found going either way.
+          for (const nowMs of [...timesMs, ...timesMs.slice().reverse(), ...timesMs.slice().sort((a, b) => a - b)]) {
+            const expected = backend.gcPauseEndMs(nowMs + meanMs);
+            expect(view.expectedDoneMs(0, nowMs, 10)).toBe(expected);
+            expect(view.responseCosts([0], nowMs, 10)[0]).toBe(expected - nowMs);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
