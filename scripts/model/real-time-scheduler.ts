@@ -9,7 +9,7 @@
  * `spinBelowMs` > 0 makes the scheduler re-check with `setImmediate` instead
  * of a timer when the next task is that close, trading CPU for precision.
  */
-import { EventHeap } from './event-heap';
+import { CalendarQueue } from './calendar-queue';
 import { Scheduler, Task, TimerHandle } from './scheduler';
 
 export interface RealTimeSchedulerOptions {
@@ -18,7 +18,7 @@ export interface RealTimeSchedulerOptions {
 }
 
 export class RealTimeScheduler implements Scheduler {
-  private readonly events = new EventHeap();
+  private readonly events = new CalendarQueue();
   private timer: NodeJS.Timeout | null = null;
   private immediate: NodeJS.Immediate | null = null;
   private armedForMs = Infinity;

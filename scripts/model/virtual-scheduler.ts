@@ -2,7 +2,7 @@
  * Virtual time: tasks run in time order as fast as the CPU allows, and the
  * clock jumps to each task's time. Deterministic: same schedule, same order.
  */
-import { EventHeap } from './event-heap';
+import { CalendarQueue, CalendarQueueOptions } from './calendar-queue';
 import { Scheduler, Task, TimerHandle } from './scheduler';
 
 /**
@@ -18,12 +18,13 @@ export interface EventSource {
 export class VirtualScheduler implements Scheduler {
   private source: EventSource | null = null;
   private currentMs: number;
-  private readonly events = new EventHeap();
+  private readonly events: CalendarQueue;
   /** Tasks run so far. */
   executed = 0;
 
-  constructor(startMs = 0) {
+  constructor(startMs = 0, queue: CalendarQueueOptions = {}) {
     this.currentMs = startMs;
+    this.events = new CalendarQueue(queue);
   }
 
   /** The clock as a function, for injection (e.g. into the engine). */

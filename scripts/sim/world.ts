@@ -100,7 +100,6 @@ interface Client {
 export function runSimulation(spec: RunSpec): RunOutput {
   const wallStart = performance.now();
   const scenario = scenarioByName(spec.scenario);
-  const scheduler = new VirtualScheduler();
   const methods = scenario.methods;
   const backendCount = spec.backends ?? scenario.backends;
   const load = spec.load ?? 0.7;
@@ -111,8 +110,15 @@ export function runSimulation(spec: RunSpec): RunOutput {
   const clientGroups = spec.groups.flatMap((group, g) => new Array<number>(group.clients).fill(g));
   const clientCount = clientGroups.length;
 
-  // Fleet.
+  // Load: the harness's rps_each = max(10, int(load · capacity / clients)).
   const roles = fleetRoles(scenario.fleet, backendCount);
+  const capacityRps = fleetCapacityRps(roles.map(behaviourOf), methods);
+  const rateRps = ratePerClientRps(capacityRps, load, clientCount);
+  // About two tasks per calendar bucket: each call schedules about one (its completion).
+  const callsPerMs = (rateRps * clientCount) / 1000;
+  const scheduler = new VirtualScheduler(0, { bucketMs: 2 ** Math.round(Math.log2(Math.min(1, Math.max(1 / 1024, 2 / callsPerMs)))) });
+
+  // Fleet.
   const backends: BackendModel[] = [];
   const backendRoles: Role[] = [];
   // Room for backends a scenario adds (s07 adds 20, s08 5, herd 2).
@@ -138,9 +144,6 @@ export function runSimulation(spec: RunSpec): RunOutput {
   let published: readonly number[] = backends.map((_, id) => id);
   let publishedVersion = 0;
 
-  // Load: the harness's rps_each = max(10, int(load · capacity / clients)).
-  const capacityRps = fleetCapacityRps(roles.map(behaviourOf), methods);
-  const rateRps = ratePerClientRps(capacityRps, load, clientCount);
   const maxDeadlineMs = Math.max(...methods.map((m) => m.deadlineMs));
   const calls = new CallTable(((rateRps * clientCount * (maxDeadlineMs + 2 * RESOLVER_POLL_MS)) / 1000) * 1.5);
   const methodCumulative = cumulativeWeights(methods.map((m) => m.weight));

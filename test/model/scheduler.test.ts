@@ -1,78 +1,131 @@
-import { EventHeap } from '../../scripts/model/event-heap';
+import fc from 'fast-check';
+import { CalendarQueue, CalendarQueueOptions } from '../../scripts/model/calendar-queue';
 import { RealTimeScheduler } from '../../scripts/model/real-time-scheduler';
 import { VirtualScheduler } from '../../scripts/model/virtual-scheduler';
 import { seededRandom } from '../../src/core/random';
 
-describe('EventHeap', () => {
+/**
+ * Queue shapes that exercise every path: the default; a width that is not a
+ * power of two; a tiny ring, so that most tasks start in the overflow and the
+ * cursor often moves back over tasks a whole ring ahead (aliases).
+ */
+const QUEUE_SHAPES: ReadonlyArray<[string, CalendarQueueOptions]> = [
+  ['default', {}],
+  ['0.3 ms buckets', { bucketMs: 0.3, horizonMs: 64 }],
+  ['a 4-bucket ring', { bucketMs: 1, horizonMs: 4 }],
+];
+
+/**
+ * Replays a random mix of pushes, cancels, peeks and bounded pops on a queue
+ * and on a sorted list, and returns the first difference ('ok' if none).
+ */
+function replayAgainstSortedList(shape: CalendarQueueOptions, seed: number, spreadMs: number): string {
+  const queue = new CalendarQueue(shape);
+  const random = seededRandom(seed);
+  // The model: pending entries as [time, sequence, arg, handle], sorted on demand.
+  const pending: Array<[number, number, number, number]> = [];
+  let sequence = 0;
+  let clockMs = 0;
+  for (let step = 0; step < 600; step++) {
+    const action = random();
+    if (action < 0.45) {
+      // Mostly at or after the clock, as schedulers push; sometimes before it.
+      const atMs = Math.max(0, clockMs + Math.floor((random() - 0.1) * spreadMs * 8) / 8);
+      const handle = queue.push(atMs, () => {}, step);
+      pending.push([atMs, sequence++, step, handle]);
+    } else if (action < 0.55 && pending.length > 0) {
+      const [entry] = pending.splice(Math.floor(random() * pending.length), 1);
+      queue.cancel(entry[3]);
+    } else if (action < 0.65) {
+      pending.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+      const peekedMs = queue.peekTimeMs();
+      if (peekedMs !== (pending.length > 0 ? pending[0][0] : Infinity)) {
+        return `step ${step}: peeked ${peekedMs}, expected ${pending[0]?.[0]}`;
+      }
+    } else {
+      pending.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+      // popDue with a bound: nothing after it comes out.
+      const endMs = clockMs + random() * spreadMs;
+      const slot = queue.popDue(endMs);
+      const expected = pending.length > 0 && pending[0][0] <= endMs ? pending.shift() : undefined;
+      const got = slot < 0 ? 'none' : `${queue.timeOf(slot)}/${queue.argOf(slot)}`;
+      const wanted = expected === undefined ? 'none' : `${expected[0]}/${expected[2]}`;
+      if (got !== wanted) {
+        return `step ${step}: popped ${got}, expected ${wanted}`;
+      }
+      if (slot >= 0) {
+        clockMs = queue.timeOf(slot);
+        queue.release(slot);
+      }
+    }
+    if (queue.pending !== pending.length) {
+      return `step ${step}: ${queue.pending} pending, expected ${pending.length}`;
+    }
+  }
+  return 'ok';
+}
+
+describe.each(QUEUE_SHAPES)('CalendarQueue (%s)', (_name, shape) => {
   it('pops in time order, equal times in scheduling order', () => {
-    const heap = new EventHeap();
+    const queue = new CalendarQueue(shape);
     const random = seededRandom(7);
     const expected: Array<[number, number]> = [];
     for (let i = 0; i < 5000; i++) {
       const atMs = Math.floor(random() * 100); // many ties
-      heap.push(atMs, () => {}, i);
+      queue.push(atMs, () => {}, i);
       expected.push([atMs, i]);
     }
     expected.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     const popped: Array<[number, number]> = [];
-    for (let slot = heap.popSlot(); slot >= 0; slot = heap.popSlot()) {
-      popped.push([heap.timeOf(slot), heap.argOf(slot)]);
-      heap.release(slot);
+    for (let slot = queue.popSlot(); slot >= 0; slot = queue.popSlot()) {
+      popped.push([queue.timeOf(slot), queue.argOf(slot)]);
+      queue.release(slot);
     }
     expect(popped).toEqual(expected);
   });
 
-  it('pops what a sorted list would, with pushes, pops and cancels interleaved', () => {
-    const heap = new EventHeap();
-    const random = seededRandom(11);
-    // The model: pending entries as [time, sequence, arg, handle], sorted on demand.
-    const pending: Array<[number, number, number, number]> = [];
-    let sequence = 0;
-    let popped = 0;
-    const mismatches: string[] = [];
-    for (let step = 0; step < 20000; step++) {
-      const action = random();
-      if (action < 0.5) {
-        const atMs = Math.floor(random() * 200) / 4; // ties are common
-        const handle = heap.push(atMs, () => {}, step);
-        pending.push([atMs, sequence++, step, handle]);
-      } else if (action < 0.6 && pending.length > 0) {
-        const [entry] = pending.splice(Math.floor(random() * pending.length), 1);
-        heap.cancel(entry[3]);
-      } else {
-        pending.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-        const slot = heap.popSlot();
-        const expected = pending.shift();
-        const got = slot < 0 ? 'none' : `${heap.timeOf(slot)}/${heap.argOf(slot)}`;
-        const wanted = expected === undefined ? 'none' : `${expected[0]}/${expected[2]}`;
-        if (got !== wanted) {
-          mismatches.push(`step ${step}: popped ${got}, expected ${wanted}`);
-        }
-        if (slot >= 0) {
-          heap.release(slot);
-          popped++;
-        }
-      }
-      if (heap.pending !== pending.length) {
-        mismatches.push(`step ${step}: ${heap.pending} pending, expected ${pending.length}`);
-      }
-    }
-    expect(mismatches.slice(0, 5)).toEqual([]);
-    expect(popped).toBeGreaterThan(5000);
+  it('pops what a sorted list would, with pushes (also before tasks already popped), pops, peeks and cancels interleaved', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.double({ min: 0.01, max: 40, noNaN: true }), (seed, spreadMs) => {
+        expect(replayAgainstSortedList(shape, seed, spreadMs)).toBe('ok');
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it('skips cancelled tasks, and a stale handle cannot cancel a reused slot', () => {
-    const heap = new EventHeap();
-    const first = heap.push(5, () => {}, 1);
-    heap.cancel(first);
-    expect(heap.pending).toBe(0);
-    expect(heap.popSlot()).toBe(-1);
+    const queue = new CalendarQueue(shape);
+    const first = queue.push(5, () => {}, 1);
+    queue.cancel(first);
+    expect(queue.pending).toBe(0);
+    expect(queue.popSlot()).toBe(-1);
     // The cancelled slot was released and is reused by the next push.
-    heap.push(6, () => {}, 2);
-    heap.cancel(first);
-    expect(heap.pending).toBe(1);
-    const slot = heap.popSlot();
-    expect(heap.argOf(slot)).toBe(2);
+    queue.push(6, () => {}, 2);
+    queue.cancel(first);
+    expect(queue.pending).toBe(1);
+    const slot = queue.popSlot();
+    expect(queue.argOf(slot)).toBe(2);
+  });
+
+  it('reaches tasks far beyond the horizon, in order, and jumps the gaps', () => {
+    const queue = new CalendarQueue(shape);
+    const timesMs = [3e6, 5, 2e6 + 0.5, 2e6, 1e4, 2e6];
+    timesMs.forEach((atMs, i) => queue.push(atMs, () => {}, i));
+    expect(queue.popDue(4)).toBe(-1);
+    const popped: number[] = [];
+    for (let slot = queue.popSlot(); slot >= 0; slot = queue.popSlot()) {
+      popped.push(queue.argOf(slot));
+      queue.release(slot);
+    }
+    expect(popped).toEqual([1, 4, 3, 5, 2, 0]);
+  });
+});
+
+describe('CalendarQueue options', () => {
+  it('rejects a bad width or horizon, and a task time that is not finite, naming the rule', () => {
+    expect(() => new CalendarQueue({ bucketMs: 0 })).toThrow('bucketMs must be a finite number > 0, got 0');
+    expect(() => new CalendarQueue({ bucketMs: 1, horizonMs: 0.5 })).toThrow('horizonMs must be finite and at least bucketMs, got 0.5');
+    expect(() => new CalendarQueue().push(NaN, () => {}, 0)).toThrow("a task's time must be finite, got NaN");
   });
 });
 
