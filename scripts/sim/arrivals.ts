@@ -1,15 +1,25 @@
 /**
- * The clients' open-loop arrivals as one event source: a small min-heap of
- * clients by their next intended send time (ties by client index), fed to
- * the scheduler outside its main heap. Each arrival costs one sift instead of
- * a main-heap push and pop.
+ * The clients' open-loop arrivals as one event source: the clients in a
+ * ring sorted by their next intended send time (ties by client index), fed
+ * to the scheduler outside its event queue.
+ *
+ * Why a sorted ring and not a heap: with fixed spacing every client sends
+ * every period, so the client that just sent is due after every other one
+ * (each of them sends again within a period of its last send). Its new time
+ * therefore belongs at the back, and an insertion that walks from the back
+ * stops at once: an arrival costs O(1) where a heap sifts the client down
+ * through every level. Poisson gaps walk further; the order is the same
+ * either way.
  */
 import { EventSource } from '../model/virtual-scheduler';
 
 export class ArrivalCalendar implements EventSource {
   nextMs = Infinity;
   private readonly times: Float64Array;
-  private readonly heap: Int32Array;
+  /** Client ids by (next time, id), from `head`, `size` of them (capacity a power of two). */
+  private readonly ring: Int32Array;
+  private readonly mask: number;
+  private head = 0;
   private size = 0;
 
   /** `onArrival(client)` sends that client's call and returns its next send time (Infinity: done). */
@@ -18,48 +28,41 @@ export class ArrivalCalendar implements EventSource {
     private readonly onArrival: (client: number) => number,
   ) {
     this.times = new Float64Array(clientCount).fill(Infinity);
-    this.heap = new Int32Array(clientCount);
+    const capacity = 2 ** Math.ceil(Math.log2(Math.max(2, clientCount)));
+    this.ring = new Int32Array(capacity);
+    this.mask = capacity - 1;
   }
 
   /** Adds a client with its first send time. */
   add(client: number, firstMs: number): void {
     this.times[client] = firstMs;
-    let i = this.size++;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.before(client, this.heap[parent])) {
-        break;
-      }
-      this.heap[i] = this.heap[parent];
-      i = parent;
-    }
-    this.heap[i] = client;
-    this.nextMs = this.times[this.heap[0]];
+    this.insertFromBack(client);
   }
 
   fire(): void {
-    const client = this.heap[0];
-    this.times[client] = this.onArrival(client);
-    // Sift the same client down from the root.
-    const heap = this.heap;
-    const size = this.size;
-    let i = 0;
-    for (;;) {
-      let child = 2 * i + 1;
-      if (child >= size) {
-        break;
-      }
-      if (child + 1 < size && this.before(heap[child + 1], heap[child])) {
-        child++;
-      }
-      if (!this.before(heap[child], client)) {
-        break;
-      }
-      heap[i] = heap[child];
-      i = child;
+    const client = this.ring[this.head];
+    this.head = (this.head + 1) & this.mask;
+    this.size--;
+    const nextMs = this.onArrival(client);
+    this.times[client] = nextMs;
+    if (nextMs !== Infinity) {
+      this.insertFromBack(client);
+    } else {
+      this.nextMs = this.size > 0 ? this.times[this.ring[this.head]] : Infinity;
     }
-    heap[i] = client;
-    this.nextMs = this.times[heap[0]];
+  }
+
+  private insertFromBack(client: number): void {
+    const ring = this.ring;
+    const mask = this.mask;
+    let at = this.size;
+    while (at > 0 && this.before(client, ring[(this.head + at - 1) & mask])) {
+      ring[(this.head + at) & mask] = ring[(this.head + at - 1) & mask];
+      at--;
+    }
+    ring[(this.head + at) & mask] = client;
+    this.size++;
+    this.nextMs = this.times[ring[this.head]];
   }
 
   private before(a: number, b: number): boolean {
