@@ -152,7 +152,9 @@ function costFromEstimate(load: EndpointLoad, stale: boolean, rttMs: number, set
   const cost = rttMs * (load.outstanding + 1);
   const exponent = settings.fleetPenaltyExponent;
   if (exponent && fleet !== undefined && fleet.hasSample && rttMs > fleet.rttMs) {
-    return cost * Math.pow(rttMs / fleet.rttMs, exponent);
+    // The default exponent, 1, spares the pick path a pow call (pow(x, 1) is x exactly).
+    const ratio = rttMs / fleet.rttMs;
+    return cost * (exponent === 1 ? ratio : Math.pow(ratio, exponent));
   }
   return cost;
 }

@@ -81,6 +81,18 @@ describe('steeper cost far above the fleet (fleetPenaltyExponent)', () => {
     expect(peakEwmaCost(sampled(40), 0, { ...TEXTBOOK, fleetPenaltyExponent: 2 }, fleet)).toBeCloseTo(40 * 16, 10);
   });
 
+  it('with the default exponent 1, is exactly cost × estimate / fleet (the shortcut matches pow to the bit)', () => {
+    const settings = { ...TEXTBOOK, fleetPenaltyExponent: 1 };
+    fc.assert(
+      fc.property(fc.double({ min: 0.001, max: 1e4, noNaN: true }), fc.double({ min: 0.001, max: 1e4, noNaN: true }), (fleetMs, rttMs) => {
+        fc.pre(rttMs > fleetMs);
+        const cost = peakEwmaCost(sampled(rttMs, 0, 1), 0, settings, fleetAt(fleetMs));
+        expect(cost).toBe(rttMs * 2 * Math.pow(rttMs / fleetMs, 1));
+        expect(cost).toBe(rttMs * 2 * (rttMs / fleetMs));
+      }),
+    );
+  });
+
   it('is the textbook cost with the exponent at 0, or before the fleet has a sample', () => {
     expect(peakEwmaCost(sampled(20, 0, 1), 0, TEXTBOOK, fleetAt(10))).toBe(40);
     expect(peakEwmaCost(sampled(20, 0, 1), 0, TUNED, new FleetRtt())).toBe(40);
