@@ -20,7 +20,8 @@ export interface Scheduler {
   /**
    * Runs `task(arg)` at `atMs` (or as soon as possible after it, in real
    * time). Tasks due at the same time run in the order they were scheduled.
-   * `atMs` in the past means "now, after the current task".
+   * `atMs` in the past means "now, after the current task"; a time that is
+   * not finite is a bug in the caller and throws a RangeError.
    */
   schedule(atMs: number, task: Task, arg?: number): TimerHandle;
   /** Cancels a pending task; a handle that already ran or was cancelled is ignored. */
