@@ -35,7 +35,8 @@ export class VirtualScheduler implements Scheduler {
   }
 
   schedule(atMs: number, task: Task, arg = 0): TimerHandle {
-    return this.events.push(atMs > this.currentMs ? atMs : this.currentMs, task, arg);
+    // A finite time in the past means now; the queue rejects times that are not finite.
+    return this.events.push(atMs >= this.currentMs || !Number.isFinite(atMs) ? atMs : this.currentMs, task, arg);
   }
 
   cancel(handle: TimerHandle): void {

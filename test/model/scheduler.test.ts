@@ -215,3 +215,15 @@ describe('VirtualScheduler with an event source', () => {
     expect(seen).toEqual(['s@0', 't@10', 's@10', 's@20', 't@25', 's@30']);
   });
 });
+
+describe('Scheduler contract: task times', () => {
+  it('a time that is not finite throws, in both schedulers, instead of running the task never or now', () => {
+    const virtual = new VirtualScheduler();
+    const realTime = new RealTimeScheduler();
+    for (const atMs of [NaN, Infinity, -Infinity]) {
+      expect(() => virtual.schedule(atMs, () => {})).toThrow(/must be finite/);
+      expect(() => realTime.schedule(atMs, () => {})).toThrow(/must be finite/);
+    }
+    realTime.stop();
+  });
+});
