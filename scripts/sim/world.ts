@@ -114,9 +114,7 @@ export function runSimulation(spec: RunSpec): RunOutput {
   const roles = fleetRoles(scenario.fleet, backendCount);
   const capacityRps = fleetCapacityRps(roles.map(behaviourOf), methods);
   const rateRps = ratePerClientRps(capacityRps, load, clientCount);
-  // About two tasks per calendar bucket: each call schedules about one (its completion).
-  const callsPerMs = (rateRps * clientCount) / 1000;
-  const scheduler = new VirtualScheduler(0, { bucketMs: 2 ** Math.round(Math.log2(Math.min(1, Math.max(1 / 1024, 2 / callsPerMs)))) });
+  const scheduler = new VirtualScheduler(0, { bucketMs: calendarBucketMs((rateRps * clientCount) / 1000) });
 
   // Fleet.
   const backends: BackendModel[] = [];
@@ -363,6 +361,15 @@ export function runSimulation(spec: RunSpec): RunOutput {
     events: scheduler.executed,
     wallMs: performance.now() - wallStart,
   };
+}
+
+/**
+ * The event calendar's bucket width for a run sending `callsPerMs`: about
+ * two tasks per bucket (each call schedules about one, its completion),
+ * as a power of two in [1/1024, 1] ms.
+ */
+function calendarBucketMs(callsPerMs: number): number {
+  return 2 ** Math.round(Math.log2(Math.min(1, Math.max(1 / 1024, 2 / callsPerMs))));
 }
 
 function cumulativeWeights(weights: readonly number[]): Float64Array {
