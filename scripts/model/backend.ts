@@ -27,6 +27,7 @@ import { RandomSource } from '../../src/core/random';
 import { Behaviour, checkBehaviour, DEFAULT_BEHAVIOUR } from './behaviour';
 import { NormalSource, serviceTimeMs } from './lognormal';
 import { Scheduler } from './scheduler';
+import { resized } from './typed-arrays';
 
 /** gRPC status codes the model answers with. */
 export const STATUS_OK = 0;
@@ -315,12 +316,8 @@ export class BackendModel {
 
   private growService(): void {
     const capacity = this.serviceCallId.length;
-    const ids = new Float64Array(capacity * 2).fill(EMPTY);
-    ids.set(this.serviceCallId);
-    const ends = new Float64Array(capacity * 2);
-    ends.set(this.serviceEndMs);
-    this.serviceCallId = ids;
-    this.serviceEndMs = ends;
+    this.serviceCallId = resized(this.serviceCallId, capacity * 2, EMPTY);
+    this.serviceEndMs = resized(this.serviceEndMs, capacity * 2);
     for (let slot = capacity * 2 - 1; slot >= capacity; slot--) {
       this.freeService.push(slot);
     }

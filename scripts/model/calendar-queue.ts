@@ -10,10 +10,10 @@
  * Why not a binary heap (what this replaced): the simulator keeps a few
  * hundred calls in service, and a heap pays ~log2(n) hard-to-predict
  * comparisons per pop — about a fifth of a round_robin run's CPU in a
- * profile. Here a push
- * walks a bucket of about one task and a pop takes a list head, so both are
- * O(1) while the bucket width is near the mean gap between tasks; the order
- * is exactly the heap's, (time, sequence), so results do not change.
+ * profile. Here a push walks a bucket of about two tasks and a pop takes a
+ * list head, so both are O(1) while the bucket width is near the mean gap
+ * between tasks; the order is exactly the heap's, (time, sequence), so
+ * results do not change.
  *
  * Bucket numbers are stored per task, so the order never depends on
  * re-deriving a bucket from a time. The scan cursor is the lowest bucket that
@@ -28,6 +28,7 @@
  * Cancelled tasks stay queued and are dropped when they surface.
  */
 import { Task, TimerHandle } from './scheduler';
+import { resized } from './typed-arrays';
 
 const SLOT_SPACE = 1 << 24;
 const NONE = -1;
@@ -167,7 +168,7 @@ export class CalendarQueue {
     this.tasks[slot] = null;
     this.generation[slot]++;
     if (this.freeCount === this.freeSlots.length) {
-      this.freeSlots = grow(this.freeSlots);
+      this.freeSlots = resized(this.freeSlots, this.freeSlots.length * 2);
     }
     this.freeSlots[this.freeCount++] = slot;
   }
@@ -268,12 +269,12 @@ export class CalendarQueue {
       if (capacity > SLOT_SPACE) {
         throw new RangeError(`CalendarQueue: more than ${SLOT_SPACE} pending tasks`);
       }
-      this.timeMs = growF64(this.timeMs);
-      this.sequence = growF64(this.sequence);
-      this.bucket = growF64(this.bucket);
-      this.args = growF64(this.args);
-      this.generation = growF64(this.generation);
-      this.next = grow(this.next);
+      this.timeMs = resized(this.timeMs, capacity);
+      this.sequence = resized(this.sequence, capacity);
+      this.bucket = resized(this.bucket, capacity);
+      this.args = resized(this.args, capacity);
+      this.generation = resized(this.generation, capacity);
+      this.next = resized(this.next, capacity);
       this.tasks.length = capacity;
       this.tasks.fill(null, this.slotCount);
     }
@@ -281,14 +282,3 @@ export class CalendarQueue {
   }
 }
 
-function grow(array: Int32Array): Int32Array<ArrayBuffer> {
-  const bigger = new Int32Array(array.length * 2);
-  bigger.set(array);
-  return bigger;
-}
-
-function growF64(array: Float64Array): Float64Array<ArrayBuffer> {
-  const bigger = new Float64Array(array.length * 2);
-  bigger.set(array);
-  return bigger;
-}

@@ -18,12 +18,13 @@
  *   that cannot change the value (+ 0, / 1).
  * - A GC pause needs a floating-point `%` per call; the view keeps per
  *   backend a range of times that is provably outside any pause (see
- *   `pauseEndMs`) and makes the exact call only outside it.
+ *   `gcPauseEndMs`) and makes the exact call only outside it.
  * - A full backend with nothing queued and no GC pause starts the call at
  *   its earliest end time, found without sorting the end times.
  */
 import { BackendModel } from '../model/backend';
 import { Behaviour } from '../model/behaviour';
+import { resized } from '../model/typed-arrays';
 
 /** How a backend's expected done time is found (see `responseCosts`). */
 const enum StartKind {
@@ -53,13 +54,12 @@ export class OracleFleetView {
   private extraDelayMs = new Float64Array(0);
   /** 1 − errorRate. */
   private answered = new Float64Array(0);
-  private pauses = new Uint8Array(0);
   /** Per backend id: the cost `responseCosts` last found. */
   private responseCost = new Float64Array(0);
   /**
    * Per backend id: a range of times at which no GC pause is in force
    * (`gcPauseEndMs(t) === t`), found by the last exact call and kept while
-   * the behaviour is `quietOf` (see `pauseEndMs`); empty when unknown.
+   * the behaviour is `quietOf` (see `gcPauseEndMs`); empty when unknown.
    */
   private quietOf: (Behaviour | null)[] = [];
   private quietFromMs = new Float64Array(0);
@@ -189,9 +189,7 @@ export class OracleFleetView {
     let doneMs: number;
     if (kind === StartKind.Now) {
       doneMs = nowMs + this.doneOrMeanMs[id];
-      if (this.pauses[id] === 1) {
-        doneMs = this.pauseEndMs(id, doneMs);
-      }
+      doneMs = this.gcPauseEndMs(id, doneMs);
     } else if (kind === StartKind.Fixed) {
       doneMs = this.doneOrMeanMs[id];
     } else {
@@ -205,18 +203,22 @@ export class OracleFleetView {
   }
 
   /**
-   * `gcPauseEndMs(atMs)` of backend `id`, from its cached quiet range when
-   * `atMs` lies in it. The range [from, to] is derived from an exact call at
-   * some t outside a pause, v = t + phase, c = v % period ≥ pause: every
-   * time whose phase-shifted value rounds into [v − c + pause, v − c +
-   * period) is outside a pause too, and the range is that interval shrunk
-   * by a margin (1e-9 of the magnitudes) far above the rounding error of
-   * the additions (~1e-16 of them), so inside it the exact call would
-   * return its argument. Outside it the exact call is made.
+   * `gcPauseEndMs(atMs)` of backend `id`: `atMs` itself without GC pauses,
+   * else from its cached quiet range when `atMs` lies in it. The range
+   * [from, to] is derived from an exact call at some t outside a pause,
+   * v = t + phase, c = v % period ≥ pause: every time whose phase-shifted
+   * value rounds into [v − c + pause, v − c + period) is outside a pause
+   * too, and the range is that interval shrunk by a margin (1e-9 of the
+   * magnitudes) far above the rounding error of the additions (~1e-16 of
+   * them), so inside it the exact call would return its argument. Outside
+   * it the exact call is made.
    */
-  private pauseEndMs(id: number, atMs: number): number {
+  private gcPauseEndMs(id: number, atMs: number): number {
     const backend = this.backends[id];
     const behaviour = backend.behaviour;
+    if (!hasPauses(behaviour)) {
+      return atMs;
+    }
     if (this.quietOf[id] !== behaviour) {
       this.quietOf[id] = behaviour;
       this.quietFromMs[id] = Infinity;
@@ -235,11 +237,6 @@ export class OracleFleetView {
     return backend.gcPauseEndMs(atMs);
   }
 
-  /** `gcPauseEndMs(atMs)` of backend `id`: `atMs` itself without GC pauses, else via `pauseEndMs`. */
-  private gcPauseEndMs(id: number, atMs: number): number {
-    return hasPauses(this.backends[id].behaviour) ? this.pauseEndMs(id, atMs) : atMs;
-  }
-
   private refreshResponse(id: number, nowMs: number, medianMs: number): void {
     const backend = this.backends[id];
     const behaviour = backend.behaviour;
@@ -249,7 +246,6 @@ export class OracleFleetView {
     const pauses = hasPauses(behaviour);
     this.extraDelayMs[id] = extraDelayMs;
     this.answered[id] = answered;
-    this.pauses[id] = pauses ? 1 : 0;
     if (behaviour.mode !== 'normal') {
       this.startKind[id] = StartKind.Down;
     } else if (startsNow(backend)) {
@@ -298,7 +294,7 @@ export class OracleFleetView {
     const free = this.slotFree;
     for (let j = 0; j < slots; j++) {
       const at = count - slots + j;
-      free[j] = at < 0 ? nowMs : pauses ? this.pauseEndMs(id, ends[at]) : ends[at];
+      free[j] = at < 0 ? nowMs : this.gcPauseEndMs(id, ends[at]);
     }
     // Each queued call takes the earliest free slot for its mean service time,
     // unless its deadline passes first (then it is skipped).
@@ -347,19 +343,16 @@ export class OracleFleetView {
   }
 
   private grow(capacity: number): void {
-    this.responseStale = resizedBytes(this.responseStale, capacity);
-    this.startKind = resizedBytes(this.startKind, capacity);
+    this.responseStale = resized(this.responseStale, capacity);
+    this.startKind = resized(this.startKind, capacity);
     this.doneOrMeanMs = resized(this.doneOrMeanMs, capacity);
     this.extraDelayMs = resized(this.extraDelayMs, capacity);
     this.answered = resized(this.answered, capacity);
-    this.pauses = resizedBytes(this.pauses, capacity);
     this.responseCost = resized(this.responseCost, capacity);
     this.quietFromMs = resized(this.quietFromMs, capacity, Infinity);
     this.quietToMs = resized(this.quietToMs, capacity, -Infinity);
-    this.capacityStale = resizedBytes(this.capacityStale, capacity);
-    const dirty = new Int32Array(capacity);
-    dirty.set(this.capacityDirty);
-    this.capacityDirty = dirty;
+    this.capacityStale = resized(this.capacityStale, capacity);
+    this.capacityDirty = resized(this.capacityDirty, capacity);
     this.perMsMedianMs = resized(this.perMsMedianMs, capacity, NaN);
     this.perMsValue = resized(this.perMsValue, capacity);
     this.capacityCostValue = resized(this.capacityCostValue, capacity);
@@ -381,19 +374,6 @@ function hasPauses(behaviour: Behaviour): boolean {
 function startsNow(backend: BackendModel): boolean {
   const slots = backend.behaviour.slots;
   return slots === 0 || (backend.inService < slots && backend.queueLength === 0);
-}
-
-/** `values` copied into a new array of `capacity`, the new tail set to `fill`. */
-function resized(values: Float64Array, capacity: number, fill = 0): Float64Array<ArrayBuffer> {
-  const bigger = new Float64Array(capacity).fill(fill);
-  bigger.set(values);
-  return bigger;
-}
-
-function resizedBytes(values: Uint8Array, capacity: number): Uint8Array<ArrayBuffer> {
-  const bigger = new Uint8Array(capacity);
-  bigger.set(values);
-  return bigger;
 }
 
 /** Sorts `values[0, count)` ascending in place without allocating (a handful of values: insertion sort). */
