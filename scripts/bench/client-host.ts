@@ -4,12 +4,12 @@
  * message every second and the recorded run at the end.
  */
 import { ChannelOptions, credentials } from '@grpc/grpc-js';
-import { monitorEventLoopDelay } from 'perf_hooks';
 import { seededRandom } from '../../src/core/random';
 import { createProbeClient, ProbeClient } from '../lib/probe-service';
 import { registerFleetResolver, setFleetAddresses, FLEET_TARGET } from './fleet-resolver';
 import { ClientPrepare, ClientRun, FromClientHost, ToClientHost } from './ipc';
 import { LoadRecorder } from './load-recorder';
+import { loopDelayOf, newLoopDelayMonitor } from './loop-delay';
 import { runOpenLoop } from './open-loop';
 import { loadPackage, loadXdsPackage } from './package-under-test';
 import { registerPolicies, serviceConfigJson } from './policies';
@@ -97,7 +97,7 @@ async function run(message: ClientRun): Promise<void> {
     Math.max(0, zeroAtMs + message.measureS * 1000 - performance.now()),
   );
   // How late this process's event loop ran: the harness's own share of the latency.
-  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  const loopDelay = newLoopDelayMonitor();
   const loopTimer = setTimeout(() => loopDelay.enable(), Math.max(0, zeroAtMs - performance.now()));
   const progressTimer = setInterval(() => {
     const second = Math.floor((performance.now() - zeroAtMs) / 1000);
@@ -126,7 +126,7 @@ async function run(message: ClientRun): Promise<void> {
     run: recorder.export(),
     cpuMicros: cpu.user + cpu.system,
     evidence: evidence(),
-    loopDelayMs: { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
+    loopDelayMs: loopDelayOf(loopDelay),
   });
 }
 
