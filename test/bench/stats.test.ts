@@ -1,0 +1,97 @@
+import { aggregate, P999_MIN_SAMPLES_PER_CLIENT } from '../../scripts/bench/aggregate';
+import { loopDelayOf } from '../../scripts/bench/loop-delay';
+import { bootstrapMeanInterval, seedOf } from '../../scripts/bench/stats';
+import { seededRandom } from '../../src/core/random';
+
+describe('bootstrap intervals', () => {
+  it('are exact with a seeded source: the same values and seed give the same interval', () => {
+    const values = [272, 301, 288, 315, 280];
+    const a = bootstrapMeanInterval(values, seededRandom(7));
+    expect(bootstrapMeanInterval(values, seededRandom(7))).toEqual(a);
+    // A percentile interval of the mean lies inside the values' range and holds their mean.
+    expect(a[0]).toBeGreaterThanOrEqual(272);
+    expect(a[1]).toBeLessThanOrEqual(315);
+    expect(a[0]).toBeLessThan(291.2);
+    expect(a[1]).toBeGreaterThan(291.2);
+  });
+
+  it('matches a hand-computed case: two values resample to their mean 1/2 of the time, each end 1/4', () => {
+    // Resamples of [0, 10] have means 0, 5, 5, 10 with probability 1/4, 1/2, 1/4: the 2.5 % and 97.5 % quantiles are 0 and 10.
+    expect(bootstrapMeanInterval([0, 10], seededRandom(1))).toEqual([0, 10]);
+    // At level 0.4 the quantiles 0.3 and 0.7 both fall on the middle mass.
+    expect(bootstrapMeanInterval([0, 10], seededRandom(1), 0.4)).toEqual([5, 5]);
+  });
+
+  it('gives one value as its own interval and ignores values that are not finite', () => {
+    expect(bootstrapMeanInterval([42], seededRandom(1))).toEqual([42, 42]);
+    expect(bootstrapMeanInterval([NaN, 42], seededRandom(1))).toEqual([42, 42]);
+    expect(bootstrapMeanInterval([], seededRandom(1)).every(Number.isNaN)).toBe(true);
+  });
+
+  it('seeds per cell from a stable hash', () => {
+    expect(seedOf('s02|uniform|8x160/20|peak_ewma|p99')).toBe(seedOf('s02|uniform|8x160/20|peak_ewma|p99'));
+    expect(seedOf('a')).not.toBe(seedOf('b'));
+  });
+});
+
+describe('loop delay', () => {
+  it("subtracts the monitor's resolution: an idle loop reports 0, not 10 ms", () => {
+    expect(loopDelayOf({ percentile: () => 10.2e6, max: 9.9e6 })).toEqual({ p99: expect.closeTo(0.2, 6), max: 0 });
+    expect(loopDelayOf({ percentile: () => 35e6, max: 130e6 })).toEqual({ p99: 25, max: 120 });
+  });
+});
+
+describe('aggregate', () => {
+  const window = (p99Ms: number, minClientOk: number) => ({
+    calls: 1000,
+    ok: 1000,
+    failed: 0,
+    errorRate: 0,
+    okLatency: { count: 1000, p50Ms: 1, p90Ms: 2, p99Ms, p999Ms: 2 * p99Ms, maxMs: 3 * p99Ms, meanMs: 1 },
+    allLatency: { count: 1000, p50Ms: 1, p90Ms: 2, p99Ms, p999Ms: 2 * p99Ms, maxMs: 3 * p99Ms, meanMs: 1 },
+    meanClientOkP99Ms: p99Ms,
+    minClientOk,
+  });
+  const run = (p99Ms: number, minClientOk: number, share: number[]) => ({
+    scenario: 's03',
+    title: 't',
+    layout: 'reference' as const,
+    timeline: { warmupMs: 1000, measureS: 4, faultStartS: 1, faultEndS: 3 },
+    scale: { slots: 8, timeFactor: 2, load: 0.7 },
+    load: { fleetCapacityRps: 100, totalRps: 70, perClientRps: 35 },
+    backendCount: 20,
+    faultyBackends: [0],
+    faultWindow: true,
+    startedAt: '',
+    loadAverage: [1, 1] as [number, number],
+    backendLoopDelayMs: { p99: 0, max: 0 },
+    policies: [
+      {
+        policy: 'peak_ewma' as const,
+        clients: 2,
+        window: window(p99Ms, minClientOk),
+        phases: { fault: window(p99Ms, minClientOk) },
+        headline: window(p99Ms, minClientOk),
+        faultyShare: share,
+        detectS: 1,
+        recoverS: 1,
+        cpuMicrosPerCall: 400,
+        failuresByCode: {},
+        evidence: [],
+        clientLoopDelayMs: { p99: 0, max: 0 },
+      },
+    ],
+  });
+
+  it('publishes p99.9 only when every client of every repeat had 10,000 OK calls; the faulty share over the fault window', () => {
+    const enough = aggregate([run(20, P999_MIN_SAMPLES_PER_CLIENT, [0.05, 0.02, 0.04, 0.05]), run(30, 20_000, [0.05, 0.0, 0.02, 0.05])]);
+    expect(enough[0].p999Ms).toBe(50);
+    expect(enough[0].p99Ms).toBe(25);
+    expect(enough[0].p99CiMs).toEqual([20, 30]);
+    // Fault window = seconds 1 and 2: (0.02 + 0.04) / 2 and (0 + 0.02) / 2.
+    expect(enough[0].faultyShare).toBeCloseTo(0.02, 10);
+    expect(enough[0].fairShare).toBe(0.05);
+    const short = aggregate([run(20, P999_MIN_SAMPLES_PER_CLIENT - 1, [0, 0, 0, 0]), run(30, 20_000, [0, 0, 0, 0])]);
+    expect(short[0].p999Ms).toBeNaN();
+  });
+});
