@@ -21,7 +21,7 @@ import { REFERENCE_OVERHEAD, REFERENCE_RECOVERY_S, REFERENCE_RESULTS, ReferenceP
 import { behaviourOf, DEFAULT_BEHAVIOUR, FleetKind, fleetRoles, SINGLE_METHOD } from '../model';
 import { planLoadRuns, planWallTimeS, RUN_OVERHEAD_S } from './plan';
 import { offeredLoad, REFERENCE_SCALE, Regime, regimeKey, regimeLabel, regimeShort } from './scale';
-import { scenarioById, Timeline } from './scenarios';
+import { scenarioById } from './scenarios';
 import { mean } from './stats';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 import { markdownTable, Table } from './tables';
@@ -31,6 +31,7 @@ import {
   isLoadVerdict,
   LoadVerdict,
   loadVerdicts,
+  lowConcurrencyVerdicts,
   Outcome,
   pairedRatio,
   pickVerdicts,
@@ -154,8 +155,11 @@ const shareCell = (r: AggregateRow): string => withInterval(r.faultyShare, r.fau
  * the reference's (and the simulator's) numbers.
  */
 export function likeReference(regime: Regime): boolean {
-  return regime.slots === DEFAULT_BEHAVIOUR.slots && regime.timeScaled;
+  return regime.slots === DEFAULT_BEHAVIOUR.slots && regime.timeScaled && regime.backends === REFERENCE_BACKENDS;
 }
+
+/** The reference's fleet size, which its scenario summaries ("20 identical pods") assume. */
+const REFERENCE_BACKENDS = 20;
 
 /** A row in the reference's units (ms ÷ the time factor); only for regimes `likeReference`. */
 function inReferenceUnits(row: AggregateRow): AggregateRow {
@@ -181,9 +185,20 @@ function regimesOf(rows: readonly AggregateRow[]): Regime[] {
   );
 }
 
-/** A run's title with its own fault length (the scenario summaries say the reference's 40 s). */
-export function runTitle(title: string, timeline: Timeline, faultWindow: boolean): string {
-  return faultWindow ? title.replace(/ for \d+ s$/, '') + ` for ${timeline.faultEndS - timeline.faultStartS} s` : title;
+/**
+ * A run's title with its own fault length and fleet (the scenario summaries
+ * describe the reference's: "for 40 s", "20 identical pods", the 20-pod het
+ * fleet's roles).
+ */
+export function runTitle(run: Pick<ScenarioResult, 'title' | 'timeline' | 'faultWindow' | 'backendCount'>): string {
+  const { timeline, backendCount: n } = run;
+  let title = run.faultWindow ? run.title.replace(/ for \d+ s$/, '') + ` for ${timeline.faultEndS - timeline.faultStartS} s` : run.title;
+  if (n !== REFERENCE_BACKENDS) {
+    const bad = fleetRoles('het', n).filter((r) => r !== 'normal');
+    const counts = Array.from(new Set(bad), (role) => `${bad.filter((r) => r === role).length > 1 ? `${bad.filter((r) => r === role).length} ` : ''}${role}`);
+    title = title.replace(/^20 identical pods/, `${n} identical pods`).replace(/^het fleet \([^)]*\)/, `het fleet of ${n} (${counts.join(', ')})`);
+  }
+  return title;
 }
 
 /**
@@ -217,7 +232,7 @@ function versusReference(
 /** A row's title with its runs' own fault length. */
 function titleOf(results: BenchResults, row: AggregateRow): string {
   const run = results.load.find((r) => r.scenario === row.scenario && r.layout === row.layout && regimeKey(regimeOfRun(r)) === regimeKey(row.regime));
-  return run ? runTitle(run.title, run.timeline, run.faultWindow) : row.title;
+  return run ? runTitle(run) : row.title;
 }
 
 function detailTable(rows: readonly AggregateRow[]): Table {
@@ -322,7 +337,7 @@ function charts(results: BenchResults, rows: readonly AggregateRow[]): Chart[] {
       if (!run || run.faultyBackends.length === 0) continue;
       const fair = run.faultyBackends.length / run.backendCount;
       const plural = run.faultyBackends.length > 1 ? 's' : '';
-      const title = runTitle(run.title, run.timeline, run.faultWindow);
+      const title = runTitle(run);
       out.push({
         file: `${scenario}-share.svg`,
         caption:
@@ -373,13 +388,16 @@ function regimeText(rows: readonly AggregateRow[], results: BenchResults): strin
   const first = results.load[0];
   if (!first) return ['No load test in this run.'];
   const { timeline } = first;
-  const lines = regimesOf(rows).map((regime) => {
-    const layouts = Array.from(new Set(rows.filter((r) => regimeKey(r.regime) === regimeKey(regime)).map((r) => r.layout)));
+  const order = regimesOf(rows).map(regimeKey);
+  // One line per regime and layout: the layouts differ in clients and their rate.
+  const byLayout = new Map<string, AggregateRow>();
+  for (const row of rows) byLayout.set(`${order.indexOf(regimeKey(row.regime))}|${row.layout}`, row);
+  const lines = Array.from(byLayout.keys()).sort().map((key) => {
+    const { regime, layout } = byLayout.get(key)!;
     const f = regime.timeFactor;
     const real = (s: number): string => `${s * f} s`;
     return (
-      `- **${regimeShort(regime)}** (${layouts.join(' and ')} layout): ${regimeLabel(regime)}` +
-      (layouts.includes('uniform') ? ` (uniform: ${rows.find((r) => r.layout === 'uniform' && regimeKey(r.regime) === regimeKey(regime)) ? 'see its tables' : '–'})` : '') +
+      `- **${regimeShort(regime)}**, ${layout} layout: ${regimeLabel(regime)}` +
       `; ${likeReference(regime) ? "the reference's regime, time × " + f + ': ms ÷ ' + f + " are the reference's units" : "its own regime, not the reference's: its numbers compare only with each other"}; ` +
       `warm-up ${real(timeline.warmupMs / 1000)}, measurement ${real(timeline.measureS)}, fault ${real(timeline.faultStartS)}–${real(timeline.faultEndS)}` +
       (f === 1 ? '' : ` (timeline ${timeline.warmupMs / 1000} / ${timeline.measureS} / ${timeline.faultStartS}–${timeline.faultEndS} s × ${f})`) +
@@ -387,6 +405,20 @@ function regimeText(rows: readonly AggregateRow[], results: BenchResults): strin
     );
   });
   return lines;
+}
+
+/** Result files from before issue 18's harness, re-judged: say what they were measured with. */
+function legacyText(results: BenchResults): string[] {
+  if (!results.load.some((run) => !regimeOfRun(run).timeScaled)) return [];
+  return [
+    "**These runs predate today's harness** (issue 18): one client per policy, one run per scenario and policy in a fixed " +
+      'order, ORCA on only in the runs with a wrr client, the timeline and the policies\' time constants not scaled with the ' +
+      'service time, phases binned by intended start, loop delays including the monitor\'s 10 ms resolution, and a queued ' +
+      'call could start before it arrived after an event-loop stall. The tables and verdicts are recomputed from the saved ' +
+      'results by today\'s rules (the reference\'s winner rule, regimes kept apart); there are no intervals (one run each) and ' +
+      'no p99.9 (samples per client were not recorded). `npm run bench:report` measures afresh.',
+    '',
+  ];
 }
 
 export const REPORT_PATH = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
@@ -411,7 +443,7 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
       ? simulatorOrderingVerdicts(comparable, results.simulator)
       : [{ target: 'real ordering agrees with the simulator', met: null, detail: "not compared: no reference-layout run in the simulator's regime (8 slots, timeline and time constants scaled)" }]
     : [];
-  const verdicts: Verdict[] = [...loads, ...simulatorVerdicts, ...cpuVerdicts(results.cpu), ...pickVerdicts(results.pick)];
+  const verdicts: Verdict[] = [...loads, ...lowConcurrencyVerdicts(rows), ...simulatorVerdicts, ...cpuVerdicts(results.cpu), ...pickVerdicts(results.pick)];
   const m = results.machine;
   const lines: string[] = [
     '# Benchmarks',
@@ -439,6 +471,7 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
     '',
     ...regimeText(rows, results),
     '',
+    ...legacyText(results),
     '## Targets',
     '',
     markdownTable(verdictTable(verdicts)),

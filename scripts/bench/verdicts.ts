@@ -103,7 +103,8 @@ function contender(row: AggregateRow, measure: LoadVerdict['measure']): Contende
 
 function describe(row: AggregateRow, measure: LoadVerdict['measure']): string {
   const ci = measure === 'reference' ? row.p99CiMs : row.allP99CiMs;
-  const p99 = `${formatMs(measure === 'reference' ? row.p99Ms : row.allP99Ms)}${ci ? ` [${formatMs(ci[0])}, ${formatMs(ci[1])}]` : ''}`;
+  const interval = row.repeats > 1 && Number.isFinite(ci[0]) ? ` [${formatMs(ci[0])}, ${formatMs(ci[1])}]` : '';
+  const p99 = `${formatMs(measure === 'reference' ? row.p99Ms : row.allP99Ms)}${interval}`;
   if (measure === 'allCalls') return p99;
   const recovery = row.recoverS === null ? '' : `, recovery ${row.recoverS.toFixed(0)} s`;
   return `${p99}, errors ${formatPercent(row.errorRate)}${recovery}`;
@@ -156,6 +157,38 @@ export function loadVerdicts(rows: readonly AggregateRow[]): LoadVerdict[] {
     const name = groupName(scenario, layout, regime);
     return [judge(mine, 'reference', scenario, layout, name), judge(mine, 'allCalls', scenario, layout, name)];
   });
+}
+
+/** Issue 15's bound on identical backends at 1–2 slots: peak_ewma's p99 over all calls ≤ 1.05× round_robin's. */
+export const LOW_CONCURRENCY_IDENTICAL_LIMIT = 1.05;
+
+/**
+ * Issue 15's real-gRPC target on identical backends (s02) in each regime
+ * with fewer slots than the reference's 8 (uniform layout): a policy turned
+ * on for protection must not cost a healthy fleet more than 5 %. The uneven
+ * fleet and the brownout are judged by the winner rule (loadVerdicts).
+ */
+export function lowConcurrencyVerdicts(rows: readonly AggregateRow[]): Verdict[] {
+  const out: Verdict[] = [];
+  const regimes = new Map<string, Regime>();
+  for (const r of rows) if (r.layout === 'uniform' && r.regime.slots < 8) regimes.set(regimeKey(r.regime), r.regime);
+  for (const regime of regimes.values()) {
+    const mine = rows.filter((r) => r.layout === 'uniform' && r.scenario === 's02' && regimeKey(r.regime) === regimeKey(regime));
+    const peak = mine.find((r) => r.policy === 'peak_ewma');
+    const rr = mine.find((r) => r.policy === 'round_robin');
+    const target = `${groupName('s02', 'uniform', regime)}: peak_ewma p99 over all calls ≤ ${LOW_CONCURRENCY_IDENTICAL_LIMIT}× round_robin's`;
+    if (!peak || !rr) {
+      out.push({ target, met: null, detail: 'not measured' });
+      continue;
+    }
+    const ratio = peak.allP99Ms / rr.allP99Ms;
+    out.push({
+      target,
+      met: ratio <= LOW_CONCURRENCY_IDENTICAL_LIMIT,
+      detail: `${formatMs(peak.allP99Ms)} vs ${formatMs(rr.allP99Ms)} (${ratio.toFixed(2)}×, means of ${peak.repeats} repeats)`,
+    });
+  }
+  return out;
 }
 
 export const CPU_LIMITS: Readonly<Record<number, number>> = { 10: 1.03, 50: 1.03, 500: 1.05 };

@@ -4,7 +4,7 @@ import type { PolicyResult, ScenarioResult } from '../../scripts/bench/loadtest'
 import type { PolicyId } from '../../scripts/bench/policies';
 import { BenchResults, renderReport } from '../../scripts/bench/report';
 import { orderingDisagreements, readSimulatorJson } from '../../scripts/bench/simulator';
-import { cpuVerdicts, isTieOrBetter, loadVerdicts, outcomeOf, pickVerdicts, winsOn } from '../../scripts/bench/verdicts';
+import { cpuVerdicts, isTieOrBetter, loadVerdicts, lowConcurrencyVerdicts, outcomeOf, pickVerdicts, winsOn } from '../../scripts/bench/verdicts';
 import { parseArgs } from '../../scripts/bench/args';
 
 function latency(p99Ms: number): LatencySummary {
@@ -118,6 +118,14 @@ describe('verdicts', () => {
     expect(rows.map((r) => `${r.policy} ${r.regime.slots}`).sort()).toEqual(['peak_ewma 1', 'peak_ewma 8', 'round_robin 1', 'round_robin 8']);
     const verdicts = loadVerdicts(rows).filter((v) => v.measure === 'reference');
     expect(verdicts.map((v) => `${v.name}: ${v.outcome}`).sort()).toEqual(['s02 uniform (1 slot × 10 ms): loss', 's02 uniform (8 slots × 60 ms): tie']);
+    // Issue 15's bound on identical backends applies to the low-concurrency regime only: 39 vs 30 ms is 1.30×.
+    expect(lowConcurrencyVerdicts(rows)).toEqual([
+      {
+        target: "s02 uniform (1 slot × 10 ms): peak_ewma p99 over all calls ≤ 1.05× round_robin's",
+        met: false,
+        detail: '39.0ms vs 30.0ms (1.30×, means of 1 repeats)',
+      },
+    ]);
   });
 
   it('averages repeats before judging, as the reference did', () => {
