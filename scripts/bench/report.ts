@@ -22,7 +22,7 @@ import { behaviourOf, DEFAULT_BEHAVIOUR, FleetKind, fleetRoles, SINGLE_METHOD } 
 import { planLoadRuns, planWallTimeS, RUN_OVERHEAD_S } from './plan';
 import { offeredLoad, REFERENCE_SCALE, Regime, regimeKey, regimeLabel, regimeShort } from './scale';
 import { scenarioById } from './scenarios';
-import { mean } from './stats';
+import { mean, median } from './stats';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 import { markdownTable, Table } from './tables';
 import {
@@ -361,7 +361,9 @@ function charts(results: BenchResults, rows: readonly AggregateRow[]): Chart[] {
       });
     }
   }
-  for (const regime of regimesOf(rows.filter((r) => r.layout === 'uniform')).filter((r) => r.slots < DEFAULT_BEHAVIOUR.slots)) {
+  // The low-concurrency regimes (scale.ts): fewer slots, the reference's time.
+  const low = (r: Regime): boolean => r.slots < DEFAULT_BEHAVIOUR.slots && r.timeScaled && r.timeFactor === 1;
+  for (const regime of regimesOf(rows.filter((r) => r.layout === 'uniform')).filter(low)) {
     const mine = rows.filter((r) => r.layout === 'uniform' && regimeKey(r.regime) === regimeKey(regime));
     const scenarios = Array.from(new Set(mine.map((r) => r.scenario)));
     const policies = POLICY_IDS.filter((p) => mine.some((r) => r.policy === p));
@@ -394,7 +396,8 @@ function regimeText(rows: readonly AggregateRow[], results: BenchResults): strin
   for (const row of rows) byLayout.set(`${order.indexOf(regimeKey(row.regime))}|${row.layout}`, row);
   const lines = Array.from(byLayout.keys()).sort().map((key) => {
     const { regime, layout } = byLayout.get(key)!;
-    const f = regime.timeFactor;
+    // Older runs scaled service times only: their timeline ran in real seconds.
+    const f = regime.timeScaled ? regime.timeFactor : 1;
     const real = (s: number): string => `${s * f} s`;
     return (
       `- **${regimeShort(regime)}**, ${layout} layout: ${regimeLabel(regime)}` +
@@ -461,8 +464,7 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
     'npm run bench:report',
     '```',
     '',
-    costText(results),
-    '',
+    ...(costText(results) ? [costText(results), ''] : []),
     '## Regimes',
     '',
     'Every number below belongs to one regime (slots per backend, median service time, fleet size, clients and their ' +
@@ -728,13 +730,28 @@ function findings(results: BenchResults, rows: readonly AggregateRow[], verdicts
   return out;
 }
 
-/** Client CPU per call in the open-loop runs (not saturated), µs: the mean over policies and runs; NaN without any. */
+/**
+ * Client CPU per call in the open-loop runs (not saturated), µs: the median
+ * over policies and runs; NaN without any. At a few dozen calls/s the
+ * process's fixed costs per second (timers, HTTP/2 pings, ORCA streams) are
+ * spread over few calls, so this is well above the saturated figure.
+ */
 function openLoopCpuMicros(results: BenchResults): number {
-  return mean(results.load.flatMap((run) => run.policies.map((p) => p.cpuMicrosPerCall)).filter(Number.isFinite));
+  return median(results.load.flatMap((run) => run.policies.map((p) => p.cpuMicrosPerCall)).filter(Number.isFinite));
+}
+
+/** What a call costs the client: the closed-loop figure (round_robin, 10 backends) and the open-loop runs' median. */
+function cpuText(results: BenchResults): string {
+  const saturated = results.cpu?.find((r) => r.policy === 'round_robin' && r.backends === 10)?.cpuMicrosPerCall;
+  const open = openLoopCpuMicros(results);
+  const parts = [
+    ...(saturated !== undefined ? [`${Math.round(saturated)} µs of client CPU at saturation (closed loop, round_robin, 10 backends)`] : []),
+    ...(Number.isFinite(open) ? [`${Math.round(open)} µs per call in these open-loop runs (median over policies and runs; fixed per-second costs spread over few calls)`] : []),
+  ];
+  return parts.length > 0 ? parts.join(', ') : 'client CPU measured per run';
 }
 
 function methodNotes(results: BenchResults): string {
-  const cpu = openLoopCpuMicros(results);
   const { decayMs, maxEjectionMs } = PEAK_EWMA_DEFAULTS;
   const options = results.options;
   return [
@@ -765,7 +782,7 @@ function methodNotes(results: BenchResults): string {
       'peak_ewma via xDS gets Envoy\'s PeakEwma cluster from the fake control plane (scripts/xds), with Envoy\'s and our ' +
       'defaults unscaled: it shows the xDS path works, not a regime.',
     `- **Scale**: the reference offered 10,707 calls/s from 8 JVM clients on 18 cores. Here a unary call costs ` +
-      (Number.isFinite(cpu) ? `${Math.round(cpu)} µs of client CPU (measured in these open-loop runs, mean over policies)` : 'client CPU measured per run') +
+      cpuText(results) +
       ' plus the backend host\'s share, and the 2 cores are shared with other work. Where the load test stands in for the ' +
       "reference it keeps the reference's 8 slots and multiplies every time by the time factor F: service times, the deadline " +
       '(500 ms × F, 50 nominal medians), GC pauses and periods, the timeline (warm-up, measurement, fault window, the per-second ' +

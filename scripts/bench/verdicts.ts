@@ -24,7 +24,10 @@ export const CLIENT_ONLY_COMPETITORS: readonly PolicyId[] = ['round_robin', 'lea
  * The reference's winner rule (reference-load-test.md §5, report.py): A beats
  * B if its p99 is at least 20 % *and* at least 2 ms lower, or its error rate
  * at least 0.1 percentage points *and* 1.5× lower, or it recovers at least 5
- * s sooner. Anything else is a tie. On a shared 2-core machine two runs of
+ * s sooner. Anything else is a tie. Recovery compares only policies that both
+ * moved away from the faulty backend: round_robin never does, so its
+ * "recovery" of 1 s is no achievement (the reference compared peak with
+ * least_request and lr_od only, which both do). On a shared 2-core machine two runs of
  * the same policy differ by more than 5 %, so a narrower band would report
  * noise.
  */
@@ -36,6 +39,12 @@ export interface Contender {
   readonly errorRate?: number;
   /** Time to recover after the fault, s; null: not measured or never. */
   readonly recoverS?: number | null;
+  /**
+   * Time to detect the fault, s; null: never moved away (round_robin), so it
+   * has nothing to recover from and recovery does not compare. Absent: no
+   * detection measured (recovery compares as given).
+   */
+  readonly detectS?: number | null;
 }
 
 export type Criterion = 'p99' | 'errors' | 'recovery';
@@ -54,7 +63,8 @@ export function winsOn(a: Contender, b: Contender): Criterion[] {
   ) {
     out.push('errors');
   }
-  if (a.recoverS != null && b.recoverS != null && b.recoverS - a.recoverS >= WINNER_RULE.recoveryS) {
+  const bothDetected = a.detectS !== null && b.detectS !== null;
+  if (bothDetected && a.recoverS != null && b.recoverS != null && b.recoverS - a.recoverS >= WINNER_RULE.recoveryS) {
     out.push('recovery');
   }
   return out;
@@ -97,7 +107,7 @@ export function isLoadVerdict(verdict: Verdict): verdict is LoadVerdict {
 
 function contender(row: AggregateRow, measure: LoadVerdict['measure']): Contender {
   return measure === 'reference'
-    ? { p99Ms: row.p99Ms, errorRate: row.errorRate, recoverS: row.recoverS }
+    ? { p99Ms: row.p99Ms, errorRate: row.errorRate, recoverS: row.recoverS, detectS: row.detectS }
     : { p99Ms: row.allP99Ms };
 }
 

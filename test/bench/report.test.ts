@@ -95,6 +95,9 @@ describe('verdicts', () => {
     expect(winsOn({ p99Ms: 20, errorRate: 0.05 }, { p99Ms: 21, errorRate: 0.07 })).toEqual([]);
     expect(winsOn({ p99Ms: 20, recoverS: 3 }, { p99Ms: 21, recoverS: 8 })).toEqual(['recovery']);
     expect(winsOn({ p99Ms: 20, recoverS: 3 }, { p99Ms: 21, recoverS: null })).toEqual([]);
+    // round_robin never moves away from a faulty backend: its instant "recovery" beats nobody.
+    expect(winsOn({ p99Ms: 20, recoverS: 1, detectS: null }, { p99Ms: 21, recoverS: 7, detectS: 2 })).toEqual([]);
+    expect(winsOn({ p99Ms: 20, recoverS: 1, detectS: 3 }, { p99Ms: 21, recoverS: 7, detectS: 2 })).toEqual(['recovery']);
     expect(outcomeOf({ p99Ms: 20, recoverS: 13 }, { p99Ms: 30, recoverS: 4 })).toEqual({ outcome: 'split', won: ['p99'], lost: ['recovery'] });
     expect(outcomeOf({ p99Ms: 21.5 }, { p99Ms: 21.3 }).outcome).toBe('tie');
   });
