@@ -1,4 +1,4 @@
-import { aggregate } from '../../scripts/bench/aggregate';
+import { aggregate, P999_MIN_SAMPLES_PER_CLIENT } from '../../scripts/bench/aggregate';
 import type { LatencySummary } from '../../scripts/bench/histogram';
 import type { PolicyResult, ScenarioResult } from '../../scripts/bench/loadtest';
 import type { PolicyId } from '../../scripts/bench/policies';
@@ -195,6 +195,27 @@ describe('verdicts', () => {
     // Ratios and flatness use the batch means (meanNs = p50Ns in this fixture).
     expect(verdicts.map((v) => v.met)).toEqual([true, false, false]);
     expect(verdicts[2].target).toContain('flat from 10 to 1000');
+  });
+});
+
+describe('aggregate', () => {
+  const run = (p99Ms: number, minClientOk: number, faultyShare: number[]) => {
+    const base = scenario('s03', { peak_ewma: p99Ms });
+    const policy = base.policies[0];
+    const timeline = { warmupMs: 1000, measureS: 4, faultStartS: 1, faultEndS: 3 };
+    return { ...base, timeline, policies: [{ ...policy, headline: { ...policy.headline, minClientOk }, faultyShare }] };
+  };
+
+  it('publishes p99.9 only when every client of every repeat had 10,000 OK calls; the faulty share over the fault window', () => {
+    const enough = aggregate([run(20, P999_MIN_SAMPLES_PER_CLIENT, [0.05, 0.02, 0.04, 0.05]), run(30, 20_000, [0.05, 0.0, 0.02, 0.05])]);
+    expect(enough[0].p999Ms).toBe(50);
+    expect(enough[0].p99Ms).toBe(25);
+    expect(enough[0].p99CiMs).toEqual([20, 30]);
+    // Fault window = seconds 1 and 2: (0.02 + 0.04) / 2 and (0 + 0.02) / 2.
+    expect(enough[0].faultyShare).toBeCloseTo(0.02, 10);
+    expect(enough[0].fairShare).toBe(0.05);
+    const short = aggregate([run(20, P999_MIN_SAMPLES_PER_CLIENT - 1, [0, 0, 0, 0]), run(30, 20_000, [0, 0, 0, 0])]);
+    expect(short[0].p999Ms).toBeNaN();
   });
 });
 

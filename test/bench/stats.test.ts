@@ -1,4 +1,3 @@
-import { aggregate, P999_MIN_SAMPLES_PER_CLIENT } from '../../scripts/bench/aggregate';
 import { loopDelayOf } from '../../scripts/bench/loop-delay';
 import { bootstrapMeanInterval, seedOf } from '../../scripts/bench/stats';
 import { seededRandom } from '../../src/core/random';
@@ -38,60 +37,5 @@ describe('loop delay', () => {
   it("subtracts the monitor's resolution: an idle loop reports 0, not 10 ms", () => {
     expect(loopDelayOf({ percentile: () => 10.2e6, max: 9.9e6 })).toEqual({ p99: expect.closeTo(0.2, 6), max: 0 });
     expect(loopDelayOf({ percentile: () => 35e6, max: 130e6 })).toEqual({ p99: 25, max: 120 });
-  });
-});
-
-describe('aggregate', () => {
-  const window = (p99Ms: number, minClientOk: number) => ({
-    calls: 1000,
-    ok: 1000,
-    failed: 0,
-    errorRate: 0,
-    okLatency: { count: 1000, p50Ms: 1, p90Ms: 2, p99Ms, p999Ms: 2 * p99Ms, maxMs: 3 * p99Ms, meanMs: 1 },
-    allLatency: { count: 1000, p50Ms: 1, p90Ms: 2, p99Ms, p999Ms: 2 * p99Ms, maxMs: 3 * p99Ms, meanMs: 1 },
-    meanClientOkP99Ms: p99Ms,
-    minClientOk,
-  });
-  const run = (p99Ms: number, minClientOk: number, share: number[]) => ({
-    scenario: 's03',
-    title: 't',
-    layout: 'reference' as const,
-    timeline: { warmupMs: 1000, measureS: 4, faultStartS: 1, faultEndS: 3 },
-    scale: { slots: 8, timeFactor: 2, load: 0.7 },
-    load: { fleetCapacityRps: 100, totalRps: 70, perClientRps: 35 },
-    backendCount: 20,
-    faultyBackends: [0],
-    faultWindow: true,
-    startedAt: '',
-    loadAverage: [1, 1] as [number, number],
-    backendLoopDelayMs: { p99: 0, max: 0 },
-    policies: [
-      {
-        policy: 'peak_ewma' as const,
-        clients: 2,
-        window: window(p99Ms, minClientOk),
-        phases: { fault: window(p99Ms, minClientOk) },
-        headline: window(p99Ms, minClientOk),
-        faultyShare: share,
-        detectS: 1,
-        recoverS: 1,
-        cpuMicrosPerCall: 400,
-        failuresByCode: {},
-        evidence: [],
-        clientLoopDelayMs: { p99: 0, max: 0 },
-      },
-    ],
-  });
-
-  it('publishes p99.9 only when every client of every repeat had 10,000 OK calls; the faulty share over the fault window', () => {
-    const enough = aggregate([run(20, P999_MIN_SAMPLES_PER_CLIENT, [0.05, 0.02, 0.04, 0.05]), run(30, 20_000, [0.05, 0.0, 0.02, 0.05])]);
-    expect(enough[0].p999Ms).toBe(50);
-    expect(enough[0].p99Ms).toBe(25);
-    expect(enough[0].p99CiMs).toEqual([20, 30]);
-    // Fault window = seconds 1 and 2: (0.02 + 0.04) / 2 and (0 + 0.02) / 2.
-    expect(enough[0].faultyShare).toBeCloseTo(0.02, 10);
-    expect(enough[0].fairShare).toBe(0.05);
-    const short = aggregate([run(20, P999_MIN_SAMPLES_PER_CLIENT - 1, [0, 0, 0, 0]), run(30, 20_000, [0, 0, 0, 0])]);
-    expect(short[0].p999Ms).toBeNaN();
   });
 });
