@@ -176,6 +176,11 @@ function inReferenceUnits(row: AggregateRow): AggregateRow {
   };
 }
 
+/** Real seconds per timeline second: the time factor (older runs scaled service times only: 1). */
+function timelineSecondS(regime: Regime): number {
+  return regime.timeScaled ? regime.timeFactor : 1;
+}
+
 /** The regimes present, the reference stand-in first, then by slots (most first). */
 function regimesOf(rows: readonly AggregateRow[]): Regime[] {
   const byKey = new Map<string, Regime>();
@@ -338,14 +343,15 @@ function charts(results: BenchResults, rows: readonly AggregateRow[]): Chart[] {
       const fair = run.faultyBackends.length / run.backendCount;
       const plural = run.faultyBackends.length > 1 ? 's' : '';
       const title = runTitle(run);
+      const second = timelineSecondS(main) === 1 ? 'real s' : `× ${timelineSecondS(main)} real s`;
       out.push({
         file: `${scenario}-share.svg`,
         caption:
           `${scenario} (${title}; ${regimeLabel(main)}): share of each policy's calls sent to the faulty backend${plural} per ` +
-          `timeline second (× ${main.timeFactor} real s), mean of ${runs.length} repeat${runs.length > 1 ? 's' : ''}, 3-point trailing mean; fault window shaded, fair share dashed`,
+          `timeline second (${second}), mean of ${runs.length} repeat${runs.length > 1 ? 's' : ''}, 3-point trailing mean; fault window shaded, fair share dashed`,
         svg: lineChart({
           title: `${scenario} ${title}, ${regime}: share of calls to the faulty backend${plural}`,
-          xLabel: `timeline seconds after warm-up (× ${main.timeFactor} real)`,
+          xLabel: `timeline seconds after warm-up (${second})`,
           yLabel: 'share of calls',
           series: run.policies.map((p) => ({
             name: policyLabel(p.policy),
@@ -396,8 +402,7 @@ function regimeText(rows: readonly AggregateRow[], results: BenchResults): strin
   for (const row of rows) byLayout.set(`${order.indexOf(regimeKey(row.regime))}|${row.layout}`, row);
   const lines = Array.from(byLayout.keys()).sort().map((key) => {
     const { regime, layout } = byLayout.get(key)!;
-    // Older runs scaled service times only: their timeline ran in real seconds.
-    const f = regime.timeScaled ? regime.timeFactor : 1;
+    const f = timelineSecondS(regime);
     const real = (s: number): string => `${s * f} s`;
     return (
       `- **${regimeShort(regime)}**, ${layout} layout: ${regimeLabel(regime)}` +
