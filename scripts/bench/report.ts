@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { aggregate, AggregateRow, P999_MIN_SAMPLES_PER_CLIENT, regimeOfRun, rowsFor } from './aggregate';
 import { barChart, lineChart, trailingMean } from './charts';
-import type { BenchOptions } from './args';
+import { BenchOptions, parseArgs } from './args';
 import type { CpuPerRpcResult } from './cpu-per-rpc';
 import type { ScenarioResult } from './loadtest';
 import type { MachineDescription } from './machine';
@@ -424,9 +424,18 @@ function legacyText(results: BenchResults): string[] {
       'service time, phases binned by intended start, loop delays including the monitor\'s 10 ms resolution, and a queued ' +
       'call could start before it arrived after an event-loop stall. The tables and verdicts are recomputed from the saved ' +
       'results by today\'s rules (the reference\'s winner rule, regimes kept apart); there are no intervals (one run each) and ' +
-      'no p99.9 (samples per client were not recorded). `npm run bench:report` measures afresh.',
+      `no p99.9 (samples per client were not recorded). \`npm run bench:report\` measures afresh: ${benchReportCost()}.`,
     '',
   ];
+}
+
+/** What `npm run bench:report` (its arguments read from package.json) costs in load-test wall time. */
+function benchReportCost(): string {
+  const scripts = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const argv = scripts['bench:report'].split(/\s+/);
+  const options = parseArgs(argv.slice(argv.indexOf('scripts/bench/cli.ts') + 1));
+  const plan = planLoadRuns(options);
+  return `${plan.length} load-test runs, about ${(planWallTimeS(plan, options) / 3600).toFixed(0)} h on this machine`;
 }
 
 export const REPORT_PATH = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
