@@ -69,7 +69,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --low-concurrency                    add 1- and 2-slot backends at 10 ms, uniform, every policy (issue 15)
   --low-scenario s01,...               scenarios of the low-concurrency runs (default: s01,s02,s03)
   --hosts N                            backend host processes (default: 4)
-  --seed N                             seed for service times and method mixes (default: 1)
+  --seed N                             seed for service times, method mixes and the run order (default: 1)
   --json FILE                          write every result as JSON
   --report                             write docs/benchmarks.md and docs/benchmarks/*.svg
   --report-from FILE                   regenerate the report from a --json file, run nothing
