@@ -56,7 +56,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --suite load|pick|cpu|overhead|all   what to run (default: load; overhead = pick + cpu)
   --scenario s01,s03,...               scenarios (default: ${QUICK_SCENARIOS.join(',')}; --full: all)
   --policy round_robin,peak_ewma,...   policies (default: all of ${POLICY_IDS.join(', ')})
-  --layout reference|uniform|both      clients per policy side by side, or one policy per run (default: reference)
+  --layout reference|uniform|both|none clients per policy side by side, or one policy per run (default: reference;
+                                       none: only the --low-concurrency runs)
   --uniform-scenario s03,...           scenarios for the uniform layout (default: the --scenario list; --full: ${QUICK_SCENARIOS.join(',')})
   --duration SECONDS                   measurement window per scenario, timeline s (default: 45; --full: 90 as the reference)
   --warmup SECONDS                     warm-up per scenario, timeline s (default: derived, reference 20)
@@ -157,11 +158,14 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
         : QUICK_SCENARIOS;
   const policies = flags.has('--policy') ? list(flags.get('--policy')!).map(parsePolicyId) : [...POLICY_IDS];
   const layoutText = flags.get('--layout') ?? (full ? 'both' : 'reference');
-  if (!['reference', 'uniform', 'both'].includes(layoutText)) {
-    throw new RangeError(`--layout must be reference, uniform or both, got "${layoutText}"`);
+  if (!['reference', 'uniform', 'both', 'none'].includes(layoutText)) {
+    throw new RangeError(`--layout must be reference, uniform, both or none, got "${layoutText}"`);
+  }
+  if (layoutText === 'none' && !switches.has('--low-concurrency')) {
+    throw new RangeError('--layout none runs nothing without --low-concurrency');
   }
   const layouts: BenchOptions['layouts'] =
-    layoutText === 'both' ? ['reference', 'uniform'] : [layoutText as 'reference' | 'uniform'];
+    layoutText === 'both' ? ['reference', 'uniform'] : layoutText === 'none' ? [] : [layoutText as 'reference' | 'uniform'];
   // --full: the uniform layout (6 runs per scenario) only where policies differ most, to keep it under two hours.
   const uniformScenarios = flags.has('--uniform-scenario')
     ? list(flags.get('--uniform-scenario')!).map((id) => shortId(scenarioById(id)))

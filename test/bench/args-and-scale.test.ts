@@ -78,6 +78,7 @@ describe('bench CLI arguments', () => {
     expect(() => parseArgs(['--slots', '0'])).toThrow(/--slots must be a whole number > 0/);
     expect(() => parseArgs(['--quick', '--full'])).toThrow(/exclude each other/);
     expect(() => parseArgs(['--layout', 'sideways'])).toThrow(/--layout must be/);
+    expect(() => parseArgs(['--layout', 'none'])).toThrow(/runs nothing without --low-concurrency/);
     expect(() => parseArgs(['--frobnicate', '1'])).toThrow(/unknown option --frobnicate/);
     expect(() => parseArgs(['--json'])).toThrow(/--json needs a value/);
   });
@@ -166,6 +167,10 @@ describe('run plan', () => {
       ['s01', 's02', 's03'].flatMap((s) => [1, 2].flatMap((slots) => ['peak_ewma', 'round_robin'].map((p) => `uniform ${s} ${p} ${slots}/6`))).sort(),
     );
     expect(plan.filter((r) => r.layout === 'reference').map((r) => r.scale)).toEqual([DEFAULT_SCALE]);
+    // --layout none: the low-concurrency runs alone.
+    const alone = planLoadRuns(parseArgs(['--layout', 'none', '--low-concurrency', '--repeats', '1']));
+    expect(alone.every((r) => r.scale.timeFactor === 1)).toBe(true);
+    expect(alone).toHaveLength(3 * 2 * 6);
   });
 
   it('states the wall time: timeline × time factor per run, plus start-up', () => {
