@@ -24,6 +24,7 @@ import { offeredLoad, REFERENCE_SCALE, Regime, regimeKey, regimeLabel, regimeSho
 import { scenarioById } from './scenarios';
 import { mean, median } from './stats';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
+import { LOOP_DELAY_RESOLUTION_MS } from './loop-delay';
 import { markdownTable, Table } from './tables';
 import {
   cpuVerdicts,
@@ -266,19 +267,27 @@ function detailTable(rows: readonly AggregateRow[]): Table {
   };
 }
 
+/** A run whose worst loop-delay p99 exceeds this share of its median service time measured the harness as much as the policies. */
+export const NOISY_LOOP_SHARE = 0.1;
+
 function noiseTable(results: BenchResults): Table {
   return {
-    headers: ['run', 'regime', 'clients p99 / max', 'backend hosts p99 / max', 'load average'],
+    headers: ['run', 'regime', 'clients p99 / max', 'backend hosts p99 / max', 'worst p99 ÷ median', 'load average'],
     rows: results.load.map((run) => {
-      const p99 = Math.max(...run.policies.map((p) => p.clientLoopDelayMs?.p99 ?? NaN));
-      const max = Math.max(...run.policies.map((p) => p.clientLoopDelayMs?.max ?? NaN));
+      const regime = regimeOfRun(run);
+      // Older runs recorded the monitor's whole interval, resolution included.
+      const less = (ms: number): number => (regime.timeScaled ? ms : Math.max(0, ms - LOOP_DELAY_RESOLUTION_MS));
+      const p99 = less(Math.max(...run.policies.map((p) => p.clientLoopDelayMs?.p99 ?? NaN)));
+      const max = less(Math.max(...run.policies.map((p) => p.clientLoopDelayMs?.max ?? NaN)));
       const hosts = run.backendLoopDelayMs;
+      const share = Math.max(p99, hosts ? less(hosts.p99) : 0) / regime.medianMs;
       return [
         `${run.scenario} ${run.layout}${run.layout === 'uniform' ? ` ${policyLabel(run.policies[0].policy)}` : ''}` +
           (run.repeat === undefined ? '' : ` #${run.repeat + 1}`),
-        regimeShort(regimeOfRun(run)),
+        regimeShort(regime),
         `${p99.toFixed(1)} / ${max.toFixed(0)}`,
-        hosts ? `${hosts.p99.toFixed(1)} / ${hosts.max.toFixed(0)}` : '–',
+        hosts ? `${less(hosts.p99).toFixed(1)} / ${less(hosts.max).toFixed(0)}` : '–',
+        share > NOISY_LOOP_SHARE ? `**${formatPercent(share, 0)}**` : formatPercent(share, 0),
         run.loadAverage ? `${run.loadAverage[0]} / ${run.loadAverage[1]}` : '–',
       ];
     }),
@@ -422,7 +431,7 @@ function legacyText(results: BenchResults): string[] {
   return [
     "**These runs predate today's harness** (issue 18): one client per policy, one run per scenario and policy in a fixed " +
       'order, ORCA on only in the runs with a wrr client, the timeline and the policies\' time constants not scaled with the ' +
-      'service time, phases binned by intended start, loop delays including the monitor\'s 10 ms resolution, and a queued ' +
+      'service time, phases binned by intended start, loop delays recorded with the monitor\'s 10 ms resolution in them (shown here less it), and a queued ' +
       'call could start before it arrived after an event-loop stall. The tables and verdicts are recomputed from the saved ' +
       'results by today\'s rules (the reference\'s winner rule, regimes kept apart); there are no intervals (one run each) and ' +
       `no p99.9 (samples per client were not recorded). \`npm run bench:report\` measures afresh: ${benchReportCost()}.`,
@@ -559,7 +568,8 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
       "Event-loop delay (p99 / max, ms beyond the monitor's 10 ms resolution) of the client processes and backend hosts " +
         "during measurement, and the machine's 1-minute load average before / after each run. A client that runs late " +
         'sends late, and the latency is counted from the intended start, so this delay lands in every policy\'s numbers alike; ' +
-        'set it against each regime\'s median service time.',
+        `"worst p99 ÷ median" sets it against the run's median service time, in bold above ${formatPercent(NOISY_LOOP_SHARE, 0)}: ` +
+        'such a run measured the machine as much as the policies.',
       '',
       markdownTable(noiseTable(results)),
       '',
