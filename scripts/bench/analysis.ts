@@ -22,6 +22,8 @@ export interface WindowStats {
   readonly allLatency: LatencySummary;
   /** The reference's per-policy p99: mean of the clients' own OK p99s. */
   readonly meanClientOkP99Ms: number;
+  /** OK calls of the client with the fewest: a p99.9 needs 10,000 (absent in older result files). */
+  readonly minClientOk?: number;
 }
 
 function windowStats(okHistograms: string[], allHistograms: string[], ok: number, failed: number): WindowStats {
@@ -37,6 +39,7 @@ function windowStats(okHistograms: string[], allHistograms: string[], ok: number
     okLatency: summarize(okMerged),
     allLatency: summarize(allMerged),
     meanClientOkP99Ms: mean(okDecoded.filter((h) => h.totalCount > 0).map((h) => h.getValueAtPercentile(99) / 1000)),
+    minClientOk: okDecoded.length > 0 ? Math.min(...okDecoded.map((h) => h.totalCount)) : 0,
   };
   for (const histogram of [...okDecoded, ...allDecoded, okMerged, allMerged]) {
     histogram.destroy();

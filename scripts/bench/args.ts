@@ -3,7 +3,7 @@
  * a typo fails in a second, not after a ten-minute run.
  */
 import { parsePolicyId, PolicyId, POLICY_IDS } from './policies';
-import { DEFAULT_SCALE, Scale } from './scale';
+import { DEFAULT_CLIENTS_PER_POLICY, DEFAULT_SCALE, DEFAULT_UNIFORM_CLIENTS, Scale } from './scale';
 import { QUICK_SCENARIOS, scenarioById, SCENARIOS, shortId } from './scenarios';
 
 export type Suite = 'load' | 'pick' | 'cpu' | 'overhead' | 'all';
@@ -20,7 +20,15 @@ export interface BenchOptions {
   /** Warm-up per scenario, s; undefined = derived from the duration. */
   readonly warmupS?: number;
   readonly repeats: number;
+  /** The regime of the reference and uniform layouts' runs. */
   readonly scale: Scale;
+  /** Reference layout: clients per policy. */
+  readonly clientsPerPolicy: number;
+  /** Uniform layout: clients per run, whatever the policy list. */
+  readonly uniformClients: number;
+  /** Also run the low-concurrency regimes (1 and 2 slots at 10 ms, uniform layout, every policy). */
+  readonly lowConcurrency: boolean;
+  readonly lowScenarios: readonly string[];
   readonly backendHosts: number;
   readonly seed: number;
   readonly jsonPath?: string;
@@ -31,25 +39,44 @@ export interface BenchOptions {
   /** Include the xDS run (needs scripts/xds's fake control plane). */
   readonly xds: boolean;
   readonly full: boolean;
+  readonly quick: boolean;
 }
+
+/** Repeats per scenario by default: enough for a bootstrap interval over repeats to mean something. */
+export const DEFAULT_REPEATS = 5;
+
+/**
+ * --quick, for development: short windows on a small fleet at a small time
+ * factor, 2 repeats; numbers from it are their own regime (the report says
+ * which) and not the published ones.
+ */
+export const QUICK = { durationS: 15, warmupS: 5, repeats: 2, timeFactor: 4, backends: 5, scenarios: ['s02', 's03'] } as const;
 
 export const USAGE = `usage: npm run bench -- [options]
   --suite load|pick|cpu|overhead|all   what to run (default: load; overhead = pick + cpu)
   --scenario s01,s03,...               scenarios (default: ${QUICK_SCENARIOS.join(',')}; --full: all)
   --policy round_robin,peak_ewma,...   policies (default: all of ${POLICY_IDS.join(', ')})
-  --layout reference|uniform|both      clients per policy side by side, or one policy per run (default: reference)
+  --layout reference|uniform|both|none clients per policy side by side, or one policy per run (default: reference;
+                                       none: only the --low-concurrency runs)
   --uniform-scenario s03,...           scenarios for the uniform layout (default: the --scenario list; --full: ${QUICK_SCENARIOS.join(',')})
-  --duration SECONDS                   measurement window per scenario (default: 45; --full: 90 as the reference)
-  --warmup SECONDS                     warm-up per scenario (default: derived, reference 20)
-  --repeats N                          runs per scenario and layout (default: 1; --full: 2)
-  --scale DIVxFACTOR                   slots ÷ DIV, service times × FACTOR (default: ${DEFAULT_SCALE.slotDivisor}x${DEFAULT_SCALE.timeFactor})
+  --duration SECONDS                   measurement window per scenario, timeline s (default: 45; --full: 90 as the reference)
+  --warmup SECONDS                     warm-up per scenario, timeline s (default: derived, reference 20)
+  --repeats N                          runs per scenario and layout, interleaved in random order (default: ${DEFAULT_REPEATS})
+  --slots N                            slots of a normal backend (default: ${DEFAULT_SCALE.slots}, the reference's; roles keep their ratio)
+  --time-factor F                      every time × F: service, deadline, GC, timeline, policy constants (default: ${DEFAULT_SCALE.timeFactor})
+  --backends N                         fleet size (default: the scenario's, 20)
+  --clients-per-policy N               reference layout (default: ${DEFAULT_CLIENTS_PER_POLICY})
+  --uniform-clients N                  uniform layout, any policy list (default: ${DEFAULT_UNIFORM_CLIENTS})
+  --low-concurrency                    add 1- and 2-slot backends at 10 ms, uniform, every policy (issue 15)
+  --low-scenario s01,...               scenarios of the low-concurrency runs (default: s01,s02,s03)
   --hosts N                            backend host processes (default: 4)
-  --seed N                             seed for service times and method mixes (default: 1)
+  --seed N                             seed for service times, method mixes and the run order (default: 1)
   --json FILE                          write every result as JSON
   --report                             write docs/benchmarks.md and docs/benchmarks/*.svg
   --report-from FILE                   regenerate the report from a --json file, run nothing
   --xds                                add a peak_ewma client through xDS (fake control plane)
-  --full                               the whole suite: all scenarios, both layouts, overhead, xDS, 90 s windows, 2 repeats`;
+  --full                               the whole suite: all scenarios, both layouts, overhead, xDS, 90 s windows
+  --quick                              development: ${QUICK.scenarios.join(',')}, ${QUICK.durationS} s windows, ${QUICK.backends} backends, time × ${QUICK.timeFactor}, ${QUICK.repeats} repeats`;
 
 function list(value: string): string[] {
   return value
@@ -66,18 +93,11 @@ function positiveNumber(flag: string, value: string, integer = false): number {
   return n;
 }
 
-function parseScale(value: string): Scale {
-  const match = /^(\d+)x(\d+(?:\.\d+)?)$/.exec(value);
-  if (!match) {
-    throw new RangeError(`--scale must look like 4x3 (slots ÷ 4, service times × 3), got "${value}"`);
-  }
-  return { ...DEFAULT_SCALE, slotDivisor: Number(match[1]), timeFactor: Number(match[2]) };
-}
 
 export function parseArgs(argv: readonly string[]): BenchOptions {
   const flags = new Map<string, string>();
   const switches = new Set<string>();
-  const SWITCHES = new Set(['--full', '--report', '--xds', '--help']);
+  const SWITCHES = new Set(['--full', '--quick', '--report', '--xds', '--low-concurrency', '--help']);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const [name, inline] = arg.split('=', 2);
@@ -99,7 +119,8 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   }
   const known = new Set([
     '--suite', '--scenario', '--uniform-scenario', '--policy', '--layout', '--duration', '--warmup', '--repeats',
-    '--scale', '--hosts', '--seed', '--json', '--report-from',
+    '--slots', '--time-factor', '--backends', '--clients-per-policy', '--uniform-clients', '--low-scenario',
+    '--hosts', '--seed', '--json', '--report-from',
   ]);
   for (const name of flags.keys()) {
     if (!known.has(name)) {
@@ -107,6 +128,12 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     }
   }
   const full = switches.has('--full');
+  const quick = switches.has('--quick');
+  if (full && quick) {
+    throw new RangeError('--full and --quick exclude each other');
+  }
+  const number = (flag: string, fallback: number, integer = true): number =>
+    flags.has(flag) ? positiveNumber(flag, flags.get(flag)!, integer) : fallback;
   const suiteText = flags.get('--suite') ?? (full ? 'all' : 'load');
   const suites = list(suiteText).flatMap((suite): BenchOptions['suites'][number][] => {
     switch (suite) {
@@ -126,14 +153,19 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     ? list(flags.get('--scenario')!).map((id) => shortId(scenarioById(id)))
     : full
       ? SCENARIOS.map(shortId)
-      : QUICK_SCENARIOS;
+      : quick
+        ? [...QUICK.scenarios]
+        : QUICK_SCENARIOS;
   const policies = flags.has('--policy') ? list(flags.get('--policy')!).map(parsePolicyId) : [...POLICY_IDS];
   const layoutText = flags.get('--layout') ?? (full ? 'both' : 'reference');
-  if (!['reference', 'uniform', 'both'].includes(layoutText)) {
-    throw new RangeError(`--layout must be reference, uniform or both, got "${layoutText}"`);
+  if (!['reference', 'uniform', 'both', 'none'].includes(layoutText)) {
+    throw new RangeError(`--layout must be reference, uniform, both or none, got "${layoutText}"`);
+  }
+  if (layoutText === 'none' && !switches.has('--low-concurrency')) {
+    throw new RangeError('--layout none runs nothing without --low-concurrency');
   }
   const layouts: BenchOptions['layouts'] =
-    layoutText === 'both' ? ['reference', 'uniform'] : [layoutText as 'reference' | 'uniform'];
+    layoutText === 'both' ? ['reference', 'uniform'] : layoutText === 'none' ? [] : [layoutText as 'reference' | 'uniform'];
   // --full: the uniform layout (6 runs per scenario) only where policies differ most, to keep it under two hours.
   const uniformScenarios = flags.has('--uniform-scenario')
     ? list(flags.get('--uniform-scenario')!).map((id) => shortId(scenarioById(id)))
@@ -146,10 +178,23 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     uniformScenarios,
     policies,
     layouts,
-    durationS: flags.has('--duration') ? positiveNumber('--duration', flags.get('--duration')!) : full ? 90 : 45,
-    warmupS: flags.has('--warmup') ? positiveNumber('--warmup', flags.get('--warmup')!) : full ? 20 : undefined,
-    repeats: flags.has('--repeats') ? positiveNumber('--repeats', flags.get('--repeats')!, true) : full ? 2 : 1,
-    scale: flags.has('--scale') ? parseScale(flags.get('--scale')!) : DEFAULT_SCALE,
+    durationS: number('--duration', full ? 90 : quick ? QUICK.durationS : 45, false),
+    warmupS: flags.has('--warmup') ? positiveNumber('--warmup', flags.get('--warmup')!) : full ? 20 : quick ? QUICK.warmupS : undefined,
+    repeats: number('--repeats', quick ? QUICK.repeats : DEFAULT_REPEATS),
+    scale: {
+      ...DEFAULT_SCALE,
+      slots: number('--slots', DEFAULT_SCALE.slots),
+      timeFactor: number('--time-factor', quick ? QUICK.timeFactor : DEFAULT_SCALE.timeFactor, false),
+      ...(flags.has('--backends') || quick ? { backends: number('--backends', QUICK.backends) } : {}),
+    },
+    clientsPerPolicy: number('--clients-per-policy', DEFAULT_CLIENTS_PER_POLICY),
+    uniformClients: number('--uniform-clients', DEFAULT_UNIFORM_CLIENTS),
+    lowConcurrency: switches.has('--low-concurrency'),
+    lowScenarios: flags.has('--low-scenario')
+      ? list(flags.get('--low-scenario')!).map((id) => shortId(scenarioById(id)))
+      : quick
+        ? ['s02']
+        : ['s01', 's02', 's03'],
     backendHosts: flags.has('--hosts') ? positiveNumber('--hosts', flags.get('--hosts')!, true) : 4,
     seed: flags.has('--seed') ? positiveNumber('--seed', flags.get('--seed')!, true) : 1,
     jsonPath: flags.get('--json'),
@@ -157,5 +202,6 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     reportFrom: flags.get('--report-from'),
     xds: switches.has('--xds') || full,
     full,
+    quick,
   };
 }

@@ -3,10 +3,10 @@
  * one RealTimeScheduler, driven by the parent over IPC: start, change
  * behaviour (fault phases), add and retire backends (churn), report stats.
  */
-import { monitorEventLoopDelay } from 'perf_hooks';
 import { seededRandom } from '../../src/core/random';
 import { BackendSpec, FromBackendHost, ToBackendHost } from './ipc';
 import { LogicalClockScheduler } from './logical-scheduler';
+import { loopDelayOf, newLoopDelayMonitor } from './loop-delay';
 import { ProbeBackend } from './probe-backend';
 
 const scheduler = new LogicalClockScheduler();
@@ -36,7 +36,7 @@ async function startBackends(specs: readonly BackendSpec[]): Promise<Record<stri
   return ports;
 }
 
-const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+const loopDelay = newLoopDelayMonitor();
 loopDelay.enable();
 
 const loadTimer = setInterval(() => {
@@ -73,7 +73,7 @@ async function handle(message: ToBackendHost): Promise<void> {
       send({
         type: 'stats',
         stats: Array.from(backends.values(), (b) => b.stats()),
-        loopDelayMs: { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
+        loopDelayMs: loopDelayOf(loopDelay),
       });
       loopDelay.reset();
       return;

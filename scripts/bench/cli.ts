@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import { BenchOptions, parseArgs } from './args';
 import { runCpuPerRpcBenchmark } from './cpu-per-rpc';
 import { runLoadTest } from './loadtest';
-import { planLoadRuns } from './plan';
+import { planLoadRuns, planWallTimeS } from './plan';
 import { runPickPathBenchmark } from './pick-path';
 import { ProgressLine } from './progress';
 import { BenchResults, cpuTable, loadTable, pickTable, writeReport } from './report';
@@ -19,17 +19,21 @@ import { runSimulator } from './simulator';
 async function runLoadSuite(options: BenchOptions, results: BenchResults, save: () => void): Promise<void> {
   const progress = new ProgressLine();
   const plan = planLoadRuns(options);
+  const hours = planWallTimeS(plan, options) / 3600;
+  console.log(`${plan.length} load-test runs, about ${hours.toFixed(1)} h of wall time (timeline × time factor + start-up)`);
   for (const [k, run] of plan.entries()) {
     const scenario = scenarioById(run.scenario);
-    const what = `${shortId(scenario)} ${scenario.summary} [${run.layout}${run.layout === 'uniform' ? ` ${run.policies[0]}` : ''}, repeat ${run.repeat + 1}]`;
+    const regime = `${run.scale.slots} slots, time × ${run.scale.timeFactor}${run.scale.backends ? `, ${run.scale.backends} backends` : ''}`;
+    const what = `${shortId(scenario)} ${scenario.summary} [${run.layout}${run.layout === 'uniform' ? ` ${run.policies[0]}` : ''}, ${regime}, repeat ${run.repeat + 1}]`;
     console.log(`\nrun ${k + 1}/${plan.length}: ${what}`);
     const result = await runLoadTest({
       scenario,
       layout: run.layout,
       policies: run.policies,
-      uniformClients: options.policies.length,
+      clientsPerPolicy: options.clientsPerPolicy,
+      uniformClients: options.uniformClients,
       timeline: timelineFor(options.durationS, options.warmupS),
-      scale: options.scale,
+      scale: run.scale,
       backendHosts: options.backendHosts,
       seed: options.seed + run.repeat,
       xds: run.xds,

@@ -4,12 +4,12 @@
  * message every second and the recorded run at the end.
  */
 import { ChannelOptions, credentials } from '@grpc/grpc-js';
-import { monitorEventLoopDelay } from 'perf_hooks';
 import { seededRandom } from '../../src/core/random';
 import { createProbeClient, ProbeClient } from '../lib/probe-service';
 import { registerFleetResolver, setFleetAddresses, FLEET_TARGET } from './fleet-resolver';
 import { ClientPrepare, ClientRun, FromClientHost, ToClientHost } from './ipc';
 import { LoadRecorder } from './load-recorder';
+import { loopDelayOf, newLoopDelayMonitor } from './loop-delay';
 import { runOpenLoop } from './open-loop';
 import { loadPackage, loadXdsPackage } from './package-under-test';
 import { registerPolicies, serviceConfigJson } from './policies';
@@ -41,7 +41,7 @@ function newClient(prepare: ClientPrepare): ProbeClient {
   if (prepare.xdsBootstrap) {
     options[XDS_BOOTSTRAP_OPTION] = prepare.xdsBootstrap;
   } else {
-    options['grpc.service_config'] = serviceConfigJson(prepare.policy);
+    options['grpc.service_config'] = serviceConfigJson(prepare.policy, prepare.timeFactor);
   }
   return createProbeClient(channelTarget(prepare), credentials.createInsecure(), options);
 }
@@ -87,20 +87,21 @@ function evidence() {
 }
 
 async function run(message: ClientRun): Promise<void> {
-  const recorder = new LoadRecorder(message.measureS, message.phases, prepared!.backendCount, message.deadlineMs);
+  const secondMs = 1000 * message.timeFactor;
+  const recorder = new LoadRecorder(message.measureS, message.phases, prepared!.backendCount, message.deadlineMs, secondMs);
   const zeroAtMs = message.zeroAtEpochMs - performance.timeOrigin;
   let cpuAtZero: NodeJS.CpuUsage | null = null;
   let cpuAtEnd: NodeJS.CpuUsage | null = null;
   const cpuTimer = setTimeout(() => (cpuAtZero = process.cpuUsage()), Math.max(0, zeroAtMs - performance.now()));
   const endTimer = setTimeout(
     () => (cpuAtEnd = process.cpuUsage(cpuAtZero ?? undefined)),
-    Math.max(0, zeroAtMs + message.measureS * 1000 - performance.now()),
+    Math.max(0, zeroAtMs + message.measureS * secondMs - performance.now()),
   );
   // How late this process's event loop ran: the harness's own share of the latency.
-  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  const loopDelay = newLoopDelayMonitor();
   const loopTimer = setTimeout(() => loopDelay.enable(), Math.max(0, zeroAtMs - performance.now()));
   const progressTimer = setInterval(() => {
-    const second = Math.floor((performance.now() - zeroAtMs) / 1000);
+    const second = Math.floor((performance.now() - zeroAtMs) / secondMs);
     send({ type: 'progress', second, ...recorder.progress() });
   }, 1000);
   await runOpenLoop({
@@ -108,8 +109,8 @@ async function run(message: ClientRun): Promise<void> {
     rateRps: message.rateRps,
     methods: message.methods,
     zeroAtMs,
-    warmupS: message.warmupS,
-    measureS: message.measureS,
+    warmupS: (message.warmupS * secondMs) / 1000,
+    measureS: (message.measureS * secondMs) / 1000,
     phaseOffset: message.phaseOffset,
     random: seededRandom(prepared!.seed),
     recorder,
@@ -126,7 +127,7 @@ async function run(message: ClientRun): Promise<void> {
     run: recorder.export(),
     cpuMicros: cpu.user + cpu.system,
     evidence: evidence(),
-    loopDelayMs: { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
+    loopDelayMs: loopDelayOf(loopDelay),
   });
 }
 

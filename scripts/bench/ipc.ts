@@ -47,13 +47,17 @@ export interface ClientPrepare {
   readonly xdsBootstrap?: string;
   readonly xdsTarget?: string;
   readonly seed: number;
+  /** The run's time factor: the policies' time constants are this many times the reference's (scale.ts). */
+  readonly timeFactor: number;
 }
 
 export interface ClientRun {
   readonly type: 'run';
   readonly zeroAtEpochMs: number;
+  /** Timeline seconds (the recorder's buckets and phases); each lasts `timeFactor` real seconds. */
   readonly warmupS: number;
   readonly measureS: number;
+  readonly timeFactor: number;
   readonly rateRps: number;
   readonly methods: readonly MethodSpec[];
   readonly phases: readonly Phase[];

@@ -4,10 +4,18 @@
  * another (failures counted at the deadline), for the whole measurement window
  * and each phase, plus per-second counts with the calls each backend got.
  *
- * Calls are placed by their intended start time: a call intended at t belongs
- * to the second and phase containing t (the reference bins by 1 s intervals
- * of completion; intended start keeps a deadline-exceeded call in the second
- * it was meant for). Calls intended before t = 0 are warm-up and not kept.
+ * Latency histograms (window and phases) take a call by its completion, as
+ * the reference's 1 s interval histograms and the simulator's phases do: a
+ * call completing at t belongs to the phase containing t, and the window is
+ * the calls completing in [0, measureS). The per-second counts (who got the
+ * calls, the faulty backends' share, detection and recovery) take a call by
+ * its intended start: they describe where the policy *sent* each second's
+ * calls, which a slow backend's late answers must not smear into later
+ * seconds. Calls intended before t = 0 are warm-up and kept out of the
+ * per-second counts.
+ *
+ * Times are in timeline seconds of `secondMs` real ms each (1000 × the time
+ * factor, scale.ts), so a time-scaled run keeps the reference's buckets.
  */
 import { encodeHistogram, Histogram, newHistogram, recordMs } from './histogram';
 
@@ -58,6 +66,8 @@ export class LoadRecorder {
     readonly backendCount: number,
     /** Failures are recorded in the all-calls histogram as at least this latency. */
     readonly deadlineMs: number,
+    /** Real ms per timeline second. */
+    readonly secondMs = 1000,
   ) {
     this.phaseOk = phases.map(() => newHistogram());
     this.phaseAll = phases.map(() => newHistogram());
@@ -80,38 +90,41 @@ export class LoadRecorder {
   }
 
   /**
-   * One finished call. `intendedS`: its intended start, seconds after t = 0;
+   * One finished call. `intendedMs`: its intended start, real ms after t = 0;
    * `latencyMs`: completion − intended start; `backend`: index or -1.
    */
-  record(intendedS: number, latencyMs: number, ok: boolean, backend: number, code = 0): void {
-    const second = this.secondOf(intendedS);
-    if (second < 0) {
-      return;
-    }
-    const bucket = this.seconds[second];
-    bucket.sent++;
-    if (backend >= 0) {
-      while (bucket.perBackend.length <= backend) {
-        bucket.perBackend.push(0);
+  record(intendedMs: number, latencyMs: number, ok: boolean, backend: number, code = 0): void {
+    const second = this.secondOf(intendedMs / this.secondMs);
+    if (second >= 0) {
+      const bucket = this.seconds[second];
+      bucket.sent++;
+      if (backend >= 0) {
+        while (bucket.perBackend.length <= backend) {
+          bucket.perBackend.push(0);
+        }
+        bucket.perBackend[backend]++;
+      } else {
+        bucket.unattributed++;
       }
-      bucket.perBackend[backend]++;
-    } else {
-      bucket.unattributed++;
+      if (ok) bucket.ok++;
+      else bucket.failed++;
+    }
+    const completedS = (intendedMs + latencyMs) / this.secondMs;
+    if (this.secondOf(completedS) < 0) {
+      return;
     }
     const allMs = ok ? latencyMs : Math.max(latencyMs, this.deadlineMs);
     recordMs(this.all, allMs);
     if (ok) {
-      bucket.ok++;
       this.okCount++;
       recordMs(this.ok, latencyMs);
     } else {
-      bucket.failed++;
       this.failedCount++;
       this.failuresByCode[code] = (this.failuresByCode[code] ?? 0) + 1;
     }
     for (let i = 0; i < this.phases.length; i++) {
       const phase = this.phases[i];
-      if (intendedS >= phase.fromS && intendedS < phase.toS) {
+      if (completedS >= phase.fromS && completedS < phase.toS) {
         recordMs(this.phaseAll[i], allMs);
         if (ok) {
           recordMs(this.phaseOk[i], latencyMs);

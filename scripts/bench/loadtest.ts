@@ -5,10 +5,16 @@
  * RemoteScenarioControl) injects and heals faults, then collect and analyse.
  *
  * Layouts:
- * - `reference`: one client per policy, all at once against the same fleet,
- *   as the reference ran them (2 per policy there; 1 here, for CPU).
- * - `uniform`: every client runs the same policy, so the fleet sees only that
- *   policy's traffic (no policy profits from, or suffers, another's choices).
+ * - `reference`: `clientsPerPolicy` clients per policy (the reference: 2),
+ *   all at once against the same fleet, as the reference ran them.
+ * - `uniform`: a fixed number of clients (`uniformClients`, whatever the
+ *   policy list) all run one policy, so the fleet sees only that policy's
+ *   traffic (no policy profits from, or suffers, another's choices).
+ *
+ * Every run has the same backend features on (ORCA out-of-band reports
+ * included, whether or not a wrr client runs), and runs its scale's regime
+ * (scale.ts): the timeline below is in timeline seconds, each `timeFactor`
+ * real seconds long.
  */
 import { ChildProcess } from 'child_process';
 import { Behaviour, behaviourOf, fleetRoles, Role } from '../model';
@@ -20,7 +26,7 @@ import { prebuildForChildren } from './package-under-test';
 import { ClientKind, clientLabel, PolicyId } from './policies';
 import { formatMs, formatPercent, ProgressLine } from './progress';
 import { RemoteScenarioControl } from './remote-control';
-import { offeredLoad, OfferedLoad, Scale, scaleBehaviour, scaleMethods } from './scale';
+import { DEFAULT_CLIENTS_PER_POLICY, DEFAULT_UNIFORM_CLIENTS, LegacyScale, offeredLoad, OfferedLoad, Regime, regimeOf, Scale, scaleBehaviour, scaleMethods } from './scale';
 import { phasesOf, Scenario, shortId, Timeline } from './scenarios';
 import { startXdsControlPlane, XdsSetup } from './xds-run';
 
@@ -29,9 +35,11 @@ export type Layout = 'reference' | 'uniform';
 export interface LoadTestSpec {
   readonly scenario: Scenario;
   readonly layout: Layout;
-  /** reference: one client per policy; uniform: exactly one policy. */
+  /** reference: every policy side by side; uniform: exactly one policy. */
   readonly policies: readonly PolicyId[];
-  /** uniform only: how many clients run the policy. */
+  /** reference: clients per policy (default 2, the reference's). */
+  readonly clientsPerPolicy?: number;
+  /** uniform only: how many clients run the policy (default 8, the reference's total). */
   readonly uniformClients?: number;
   readonly timeline: Timeline;
   readonly scale: Scale;
@@ -68,8 +76,11 @@ export interface ScenarioResult {
   readonly scenario: string;
   readonly title: string;
   readonly layout: Layout;
+  /** In timeline seconds (× scale.timeFactor real seconds). */
   readonly timeline: Timeline;
-  readonly scale: Scale;
+  readonly scale: Scale | LegacyScale;
+  /** Absent in result files from before regimes were recorded: derive with `regimeOfRun`. */
+  readonly regime?: Regime;
   readonly load: OfferedLoad;
   readonly backendCount: number;
   readonly faultyBackends: readonly number[];
@@ -95,7 +106,9 @@ const backendName = (id: number): string => `b${id}`;
 
 function clientKinds(spec: LoadTestSpec): ClientKind[] {
   const kinds: ClientKind[] =
-    spec.layout === 'reference' ? [...spec.policies] : new Array<ClientKind>(spec.uniformClients ?? 6).fill(spec.policies[0]);
+    spec.layout === 'reference'
+      ? spec.policies.flatMap((p) => new Array<ClientKind>(spec.clientsPerPolicy ?? DEFAULT_CLIENTS_PER_POLICY).fill(p))
+      : new Array<ClientKind>(spec.uniformClients ?? DEFAULT_UNIFORM_CLIENTS).fill(spec.policies[0]);
   if (spec.xds) {
     kinds.push('peak_ewma_xds');
   }
@@ -110,7 +123,9 @@ function loadAverage1m(): number {
 export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
   prebuildForChildren();
   const loadBefore = loadAverage1m();
-  const { scenario, timeline, scale } = spec;
+  const { timeline, scale } = spec;
+  const scenario = spec.scale.backends === undefined ? spec.scenario : { ...spec.scenario, backends: spec.scale.backends };
+  const secondMs = 1000 * scale.timeFactor;
   const errors: unknown[] = [];
   const control = new RemoteScenarioControl(timeline, scenario.backends, (error) => errors.push(error));
   scenario.setup(control);
@@ -123,7 +138,12 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
   const load = offeredLoad(behaviours, methods, kinds.length, scale);
   const fleet = await Fleet.start(
     behaviours.map((behaviour, i) => ({ id: backendName(i), behaviour, seed: spec.seed * 1000 + i })),
-    { hosts: spec.backendHosts, orca: spec.policies.includes('wrr_orca'), maxConnectionAgeMs: control.maxConnectionAgeMs },
+    {
+      hosts: spec.backendHosts,
+      // Always on, so every run (and every uniform policy) pays the same backend features.
+      orca: true,
+      maxConnectionAgeMs: control.maxConnectionAgeMs === undefined ? undefined : control.maxConnectionAgeMs * scale.timeFactor,
+    },
   );
   const processes: ClientProcess[] = [];
   const timers: NodeJS.Timeout[] = [];
@@ -146,6 +166,7 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
           addressIndex: addressIndex(),
           backendCount: scenario.backends,
           seed: spec.seed * 100 + i,
+          timeFactor: scale.timeFactor,
           ...(kind === 'peak_ewma_xds' && xds ? { xdsTarget: xds.target, xdsBootstrap: xds.bootstrap } : {}),
         };
         const ready = nextMessage(child, isType<Extract<FromClientHost, { type: 'ready' }>>('ready'));
@@ -153,8 +174,8 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
         await ready;
       }),
     );
-    control.start(fleetActions(spec, fleet, processes, addressIndex, timers));
-    const zeroAtEpochMs = Date.now() + 1000 + timeline.warmupMs;
+    control.start(fleetActions({ ...spec, scenario }, fleet, processes, addressIndex, timers));
+    const zeroAtEpochMs = Date.now() + 1000 + timeline.warmupMs * scale.timeFactor;
     // Reset the hosts' loop-delay monitors at t = 0, read them at the end.
     timers.push(setTimeout(() => void fleet.stats().catch(() => {}), zeroAtEpochMs - Date.now()));
     const results = processes.map((p) => {
@@ -163,7 +184,7 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
           p.latest = message;
         }
       });
-      return nextMessage(p.child, isType<Result>('result'), timeline.warmupMs + (timeline.measureS + 120) * 1000);
+      return nextMessage(p.child, isType<Result>('result'), (timeline.warmupMs + timeline.measureS * 1000) * scale.timeFactor + 120_000);
     });
     processes.forEach((p, i) =>
       p.child.send({
@@ -171,6 +192,7 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
         zeroAtEpochMs,
         warmupS: timeline.warmupMs / 1000,
         measureS: timeline.measureS,
+        timeFactor: scale.timeFactor,
         rateRps: load.perClientRps,
         methods,
         phases: phasesOf(timeline),
@@ -186,7 +208,7 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
           } catch (error) {
             errors.push(error);
           }
-        }, zeroAtEpochMs + event.atS * 1000 - Date.now()),
+        }, zeroAtEpochMs + event.atS * secondMs - Date.now()),
       );
     }
     const progressTimer = setInterval(() => spec.progress?.update(progressText(spec, processes, zeroAtEpochMs)), 1000);
@@ -203,7 +225,7 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
     }
     const { loopDelayMs } = await fleet.stats();
     return analyse(
-      spec,
+      { ...spec, scenario },
       load,
       [loadBefore, loadAverage1m()],
       loopDelayMs,
@@ -254,9 +276,10 @@ function fleetActions(
       for (const p of processes) {
         p.child.send({ type: 'addresses', addresses, addressIndex: addressIndex() } satisfies ToClientHost);
       }
-      // Out of the list now; SIGTERM 1 s later: GOAWAY, then up to 5 s for calls in flight (the reference's).
+      // Out of the list now; SIGTERM 1 s later: GOAWAY, then up to 5 s for calls in flight (the reference's, × the time factor).
       if (leaving.length > 0) {
-        timers.push(setTimeout(() => fleet.retire(leaving.map(backendName), 5000), 1000));
+        const f = spec.scale.timeFactor;
+        timers.push(setTimeout(() => fleet.retire(leaving.map(backendName), 5000 * f), 1000 * f));
       }
     },
     restartClients: () => {
@@ -272,7 +295,7 @@ function shortName(kind: ClientKind): string {
 }
 
 function progressText(spec: LoadTestSpec, processes: readonly ClientProcess[], zeroAtEpochMs: number): string {
-  const t = Math.floor((Date.now() - zeroAtEpochMs) / 1000);
+  const t = Math.floor((Date.now() - zeroAtEpochMs) / (1000 * spec.scale.timeFactor));
   const { timeline } = spec;
   const faulted = spec.scenario.faultWindow && t >= timeline.faultStartS && t < timeline.faultEndS;
   const phase = t < 0 ? 'warm-up' : faulted ? 'FAULT' : 'run';
@@ -343,6 +366,7 @@ function analyse(
     layout: spec.layout,
     timeline,
     scale: spec.scale,
+    regime: regimeOf(spec.scale, scenario.backends, load.perClientRps, Math.max(...policies.map((p) => p.clients))),
     load,
     backendCount: scenario.backends,
     faultyBackends: faulty,

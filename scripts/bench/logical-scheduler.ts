@@ -10,16 +10,20 @@
  * its slot at its scheduled time and the next service starts then: lateness
  * delays answers (as a descheduled real server would) but does not compound
  * into lost capacity. Arrivals (gRPC handlers, outside any task) see the wall
- * clock.
+ * clock, so a late task can run at a logical time before an arrival the host
+ * has already handled; the model starts a queued call at the later of the two
+ * (scripts/model/backend.ts), so no call is served from before it arrived.
  */
 import { RealTimeScheduler, Scheduler, Task, TimerHandle } from '../model';
 
 export class LogicalClockScheduler implements Scheduler {
-  private readonly inner = new RealTimeScheduler();
   private runningAtMs: number | null = null;
 
+  /** `inner`: the wall-clock scheduler whose timers fire (late, under load); injectable for tests. */
+  constructor(private readonly inner: Scheduler & { stop(): void } = new RealTimeScheduler()) {}
+
   nowMs(): number {
-    return this.runningAtMs ?? performance.now();
+    return this.runningAtMs ?? this.inner.nowMs();
   }
 
   schedule(atMs: number, task: Task, arg = 0): TimerHandle {

@@ -74,7 +74,7 @@ export function runOpenLoop(options: OpenLoopOptions): Promise<void> {
           const ok = error === null;
           const backend = options.backendOf(ok && response ? response.toString('utf8') : null, call.getPeer());
           options.recorder.record(
-            (intendedMs - options.zeroAtMs) / 1000,
+            intendedMs - options.zeroAtMs,
             latencyMs,
             ok,
             backend,

@@ -3,6 +3,7 @@
  * Names follow the reference's (`lr_od` = least_request inside
  * outlier_detection with the reference's settings, reference-load-test.md §1).
  */
+import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 import { loadPackage } from './package-under-test';
 
 export const POLICY_IDS = [
@@ -58,16 +59,25 @@ export function clientLabel(kind: ClientKind): string {
  * "10s"), so they are written that way here.
  */
 function seconds(value: number): { seconds: number; nanos: number } {
-  return { seconds: value, nanos: 0 };
+  const whole = Math.floor(value);
+  return { seconds: whole, nanos: Math.round((value - whole) * 1e9) };
 }
 
-/** The reference's `lr_od` outlier-detection settings around `child`. */
-export function outlierDetection(child: object): object {
+/** A proto3 JSON duration ("2.5s"), as our policy and weighted_round_robin read them. */
+function durationText(ms: number): string {
+  return `${ms / 1000}s`;
+}
+
+/**
+ * The reference's `lr_od` outlier-detection settings around `child`, its
+ * intervals × `timeFactor` (a time-scaled run, scale.ts).
+ */
+export function outlierDetection(child: object, timeFactor = 1): object {
   return {
     outlier_detection: {
-      interval: seconds(10),
-      base_ejection_time: seconds(30),
-      max_ejection_time: seconds(300),
+      interval: seconds(10 * timeFactor),
+      base_ejection_time: seconds(30 * timeFactor),
+      max_ejection_time: seconds(300 * timeFactor),
       max_ejection_percent: 20,
       success_rate_ejection: { stdev_factor: 1900, enforcement_percentage: 100, minimum_hosts: 5, request_volume: 100 },
       failure_percentage_ejection: { threshold: 50, enforcement_percentage: 100, minimum_hosts: 5, request_volume: 50 },
@@ -76,7 +86,18 @@ export function outlierDetection(child: object): object {
   };
 }
 
-const PEAK_EWMA = { peak_ewma_experimental: {} };
+/** Defaults (`{}`), or in a time-scaled run its time constants × `timeFactor`. */
+function peakEwma(timeFactor: number): object {
+  if (timeFactor === 1) return { peak_ewma_experimental: {} };
+  const { decayMs, defaultRttMs, maxEjectionMs } = PEAK_EWMA_DEFAULTS;
+  return {
+    peak_ewma_experimental: {
+      decayTime: durationText(decayMs * timeFactor),
+      defaultRtt: durationText(defaultRttMs * timeFactor),
+      maxEjectionTime: durationText(maxEjectionMs * timeFactor),
+    },
+  };
+}
 const LEAST_REQUEST = { least_request_experimental: { choiceCount: 2 } };
 
 /**
@@ -85,36 +106,39 @@ const LEAST_REQUEST = { least_request_experimental: { choiceCount: 2 } };
  * probe-backend.ts says why not per-call trailers). Short blackout and update
  * periods so weights take hold within the warm-up.
  */
-const WRR_ORCA = {
-  weighted_round_robin: {
-    enable_oob_load_report: true,
-    oob_load_reporting_period: '1s',
-    blackout_period: '1s',
-    weight_update_period: '0.5s',
-    weight_expiration_period: '10s',
-    error_utilization_penalty: 1,
-  },
-};
+function wrrOrca(timeFactor: number): object {
+  return {
+    weighted_round_robin: {
+      enable_oob_load_report: true,
+      oob_load_reporting_period: durationText(1000 * timeFactor),
+      blackout_period: durationText(1000 * timeFactor),
+      weight_update_period: durationText(500 * timeFactor),
+      weight_expiration_period: durationText(10_000 * timeFactor),
+      error_utilization_penalty: 1,
+    },
+  };
+}
 
-export function loadBalancingConfig(policy: PolicyId): object {
+/** `timeFactor`: the run's (scale.ts); every time constant of the policy is multiplied by it. */
+export function loadBalancingConfig(policy: PolicyId, timeFactor = 1): object {
   switch (policy) {
     case 'round_robin':
       return { round_robin: {} };
     case 'least_request':
       return LEAST_REQUEST;
     case 'lr_od':
-      return outlierDetection(LEAST_REQUEST);
+      return outlierDetection(LEAST_REQUEST, timeFactor);
     case 'peak_ewma':
-      return PEAK_EWMA;
+      return peakEwma(timeFactor);
     case 'peak_ewma_od':
-      return outlierDetection(PEAK_EWMA);
+      return outlierDetection(peakEwma(timeFactor), timeFactor);
     case 'wrr_orca':
-      return WRR_ORCA;
+      return wrrOrca(timeFactor);
   }
 }
 
-export function serviceConfigJson(policy: PolicyId): string {
-  return JSON.stringify({ loadBalancingConfig: [loadBalancingConfig(policy)] });
+export function serviceConfigJson(policy: PolicyId, timeFactor = 1): string {
+  return JSON.stringify({ loadBalancingConfig: [loadBalancingConfig(policy, timeFactor)] });
 }
 
 export function parsePolicyId(text: string): PolicyId {

@@ -6,9 +6,9 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { aggregate, AggregateRow, rowsFor } from './aggregate';
+import { aggregate, AggregateRow, P999_MIN_SAMPLES_PER_CLIENT, regimeOfRun, rowsFor } from './aggregate';
 import { barChart, lineChart, trailingMean } from './charts';
-import type { BenchOptions } from './args';
+import { BenchOptions, parseArgs } from './args';
 import type { CpuPerRpcResult } from './cpu-per-rpc';
 import type { ScenarioResult } from './loadtest';
 import type { MachineDescription } from './machine';
@@ -17,16 +17,28 @@ import { REPO_ROOT } from './package-under-test';
 import type { PickPathReport } from './pick-path';
 import { ClientKind, clientLabel, PolicyId, POLICY_IDS, POLICY_LABELS } from './policies';
 import { formatMs, formatPercent } from './progress';
-import {
-  REFERENCE_OVERHEAD,
-  REFERENCE_RECOVERY_S,
-  REFERENCE_RESULTS,
-  ReferencePolicy,
-  ReferenceRow,
-} from '../lib/reference-numbers';
+import { REFERENCE_OVERHEAD, REFERENCE_RECOVERY_S, REFERENCE_RESULTS, ReferencePolicy } from '../lib/reference-numbers';
+import { behaviourOf, DEFAULT_BEHAVIOUR, FleetKind, fleetRoles, SINGLE_METHOD } from '../model';
+import { planLoadRuns, planWallTimeS, RUN_OVERHEAD_S } from './plan';
+import { offeredLoad, REFERENCE_SCALE, Regime, regimeKey, regimeLabel, regimeShort } from './scale';
+import { scenarioById } from './scenarios';
+import { mean, median } from './stats';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
+import { LOOP_DELAY_RESOLUTION_MS } from './loop-delay';
 import { markdownTable, Table } from './tables';
-import { cpuVerdicts, loadVerdicts, pairedRatio, pickVerdicts, Verdict } from './verdicts';
+import {
+  cpuVerdicts,
+  groupName,
+  isLoadVerdict,
+  LoadVerdict,
+  loadVerdicts,
+  lowConcurrencyVerdicts,
+  Outcome,
+  pairedRatio,
+  pickVerdicts,
+  Verdict,
+  WINNER_RULE,
+} from './verdicts';
 import { SimulatorSummary, simulatorOrderingVerdicts, simulatorTable } from './simulator';
 
 export interface BenchResults {
@@ -126,102 +138,173 @@ function xdsRatio(peakEwma: CpuPerRpcResult | undefined, roundRobin: CpuPerRpcRe
 
 const HEADLINE_POLICIES: readonly ReferencePolicy[] = ['peak_ewma', 'least_request', 'lr_od', 'round_robin'];
 
-/** "665ms (5.5×)": a p99 and its multiple of the nominal median service time, which compares across scales. */
-function withMultiple(ms: number, medianMs: number): string {
-  return Number.isFinite(ms) ? `${formatMs(ms)} (${(ms / medianMs).toFixed(1)}×)` : '–';
+/** "21.5ms [20.1, 23.0]": a mean over repeats and its bootstrap interval (none for one repeat). */
+function withInterval(value: number, interval: readonly [number, number], repeats: number, format: (x: number) => string): string {
+  if (!Number.isFinite(value)) return '–';
+  return repeats > 1 && Number.isFinite(interval[0]) ? `${format(value)} [${format(interval[0])}, ${format(interval[1])}]` : format(value);
 }
 
-/** The U10 median at the run's scale. */
-function nominalMedianMs(results: BenchResults): number {
-  return 10 * (results.load[0]?.scale.timeFactor ?? 1);
+const p99Cell = (r: AggregateRow): string => withInterval(r.p99Ms, r.p99CiMs, r.repeats, formatMs);
+const allP99Cell = (r: AggregateRow): string => withInterval(r.allP99Ms, r.allP99CiMs, r.repeats, formatMs);
+const errorCell = (r: AggregateRow): string => withInterval(r.errorRate, r.errorRateCi, r.repeats, (x) => formatPercent(x));
+const shareCell = (r: AggregateRow): string => withInterval(r.faultyShare, r.faultyShareCi, r.repeats, (x) => formatPercent(x, 1));
+
+/**
+ * Whether a regime is the reference's in every dimensionless quantity: its 8
+ * slots, with the timeline and the policies' time constants scaled with the
+ * service time (scale.ts). Only then do ms ÷ the time factor compare with
+ * the reference's (and the simulator's) numbers.
+ */
+export function likeReference(regime: Regime): boolean {
+  return regime.slots === DEFAULT_BEHAVIOUR.slots && regime.timeScaled && regime.backends === REFERENCE_BACKENDS;
+}
+
+/** The reference's fleet size, which its scenario summaries ("20 identical pods") assume. */
+const REFERENCE_BACKENDS = 20;
+
+/** A row in the reference's units (ms ÷ the time factor); only for regimes `likeReference`. */
+function inReferenceUnits(row: AggregateRow): AggregateRow {
+  const f = row.regime.timeFactor;
+  const scaled = (x: readonly [number, number]): [number, number] => [x[0] / f, x[1] / f];
+  return {
+    ...row,
+    p50Ms: row.p50Ms / f,
+    p99Ms: row.p99Ms / f,
+    p99CiMs: scaled(row.p99CiMs),
+    p999Ms: row.p999Ms / f,
+    allP99Ms: row.allP99Ms / f,
+    allP99CiMs: scaled(row.allP99CiMs),
+  };
+}
+
+/** Real seconds per timeline second: the time factor (older runs scaled service times only: 1). */
+function timelineSecondS(regime: Regime): number {
+  return regime.timeScaled ? regime.timeFactor : 1;
+}
+
+/** The regimes present, the reference stand-in first, then by slots (most first). */
+function regimesOf(rows: readonly AggregateRow[]): Regime[] {
+  const byKey = new Map<string, Regime>();
+  for (const row of rows) byKey.set(regimeKey(row.regime), row.regime);
+  return Array.from(byKey.values()).sort(
+    (a, b) => Number(likeReference(b)) - Number(likeReference(a)) || b.slots - a.slots || a.medianMs - b.medianMs,
+  );
 }
 
 /**
- * Reference-layout scenarios × the headline policies, each cell "ours / the
- * reference's", then our peak_ewma+od and wrr columns, which the reference
- * did not run.
+ * A run's title with its own fault length and fleet (the scenario summaries
+ * describe the reference's: "for 40 s", "20 identical pods", the 20-pod het
+ * fleet's roles).
  */
-function oursVersusReference(
+export function runTitle(run: Pick<ScenarioResult, 'title' | 'timeline' | 'faultWindow' | 'backendCount'>): string {
+  const { timeline, backendCount: n } = run;
+  let title = run.faultWindow ? run.title.replace(/ for \d+ s$/, '') + ` for ${timeline.faultEndS - timeline.faultStartS} s` : run.title;
+  if (n !== REFERENCE_BACKENDS) {
+    const bad = fleetRoles('het', n).filter((r) => r !== 'normal');
+    const counts = Array.from(new Set(bad), (role) => `${bad.filter((r) => r === role).length > 1 ? `${bad.filter((r) => r === role).length} ` : ''}${role}`);
+    title = title.replace(/^20 identical pods/, `${n} identical pods`).replace(/^het fleet \([^)]*\)/, `het fleet of ${n} (${counts.join(', ')})`);
+  }
+  return title;
+}
+
+/**
+ * Reference-layout scenarios × the headline policies in the reference's
+ * units, each cell "ours / the reference's", then peak_ewma+od and wrr,
+ * which the reference did not run.
+ */
+function versusReference(
+  results: BenchResults,
   rows: readonly AggregateRow[],
   scenarios: readonly string[],
-  rowTitle: (scenario: string, mine: readonly AggregateRow[]) => string,
-  ours: (row: AggregateRow) => string,
-  reference: (published: ReferenceRow, policy: ReferencePolicy) => string,
+  regime: Regime,
+  kind: 'p99' | 'errors',
 ): Table {
   return {
     headers: ['scenario', ...HEADLINE_POLICIES.map((p) => `${POLICY_LABELS[p]} ours / ref`), 'peak_ewma+od', 'wrr (ORCA)'],
     rows: scenarios.map((s) => {
-      const mine = rowsFor(rows, s, 'reference');
+      const mine = rowsFor(rows, s, 'reference', regime).map(inReferenceUnits);
       const published = REFERENCE_RESULTS[s];
       const own = (p: PolicyId): string => {
         const r = mine.find((x) => x.policy === p);
-        return r ? ours(r) : '–';
+        return r ? (kind === 'p99' ? p99Cell(r) : errorCell(r)) : '–';
       };
-      const cell = (p: ReferencePolicy): string => `${own(p)} / ${published ? reference(published, p) : '–'}`;
-      return [rowTitle(s, mine), ...HEADLINE_POLICIES.map(cell), own('peak_ewma_od'), own('wrr_orca')];
+      const theirs = (p: ReferencePolicy): string =>
+        published ? (kind === 'p99' ? formatMs(published.p99Ms[p]) : formatPercent(published.errorRate[p])) : '–';
+      return [`${s} ${mine[0] ? titleOf(results, mine[0]) : ''}`, ...HEADLINE_POLICIES.map((p) => `${own(p)} / ${theirs(p)}`), own('peak_ewma_od'), own('wrr_orca')];
     }),
   };
 }
 
-function headlineTable(rows: readonly AggregateRow[], scenarios: readonly string[], medianMs: number): Table {
-  return oursVersusReference(
-    rows,
-    scenarios,
-    (s, mine) => `${s} ${mine[0]?.title ?? ''}`,
-    (r) => withMultiple(r.p99Ms, medianMs),
-    (published, p) => withMultiple(published.p99Ms[p], 10),
-  );
-}
-
-function errorTable(rows: readonly AggregateRow[], scenarios: readonly string[]): Table {
-  return oursVersusReference(
-    rows,
-    scenarios,
-    (s) => s,
-    (r) => formatPercent(r.errorRate),
-    (published, p) => formatPercent(published.errorRate[p]),
-  );
+/** A row's title with its runs' own fault length. */
+function titleOf(results: BenchResults, row: AggregateRow): string {
+  const run = results.load.find((r) => r.scenario === row.scenario && r.layout === row.layout && regimeKey(regimeOfRun(r)) === regimeKey(row.regime));
+  return run ? runTitle(run) : row.title;
 }
 
 function detailTable(rows: readonly AggregateRow[]): Table {
+  const faulty = rows.some((r) => Number.isFinite(r.faultyShare));
   return {
-    headers: ['policy', 'p50', 'p99', 'p99.9', 'p99 all calls', 'errors', 'detect', 'recover', 'client CPU µs/call'],
+    headers: [
+      'policy',
+      'p50',
+      'p99 [95 % CI]',
+      'p99.9',
+      'p99 all calls [95 % CI]',
+      'errors [95 % CI]',
+      ...(faulty ? ['share to faulty [95 % CI]', 'detect', 'recover'] : []),
+      'client CPU µs/call',
+    ],
     rows: rows.map((r) => [
       policyLabel(r.policy),
       formatMs(r.p50Ms),
-      formatMs(r.p99Ms),
+      p99Cell(r),
       formatMs(r.p999Ms),
-      formatMs(r.allP99Ms),
-      formatPercent(r.errorRate),
-      seconds(r.detectS),
-      seconds(r.recoverS),
+      allP99Cell(r),
+      errorCell(r),
+      ...(faulty ? [`${shareCell(r)} (fair ${formatPercent(r.fairShare, 0)})`, seconds(r.detectS), seconds(r.recoverS)] : []),
       r.cpuMicrosPerCall.toFixed(0),
     ]),
   };
 }
 
+/** A run whose worst loop-delay p99 exceeds this share of its median service time measured the harness as much as the policies. */
+export const NOISY_LOOP_SHARE = 0.1;
+
 function noiseTable(results: BenchResults): Table {
   return {
-    headers: ['run', 'clients p99 / max', 'backend hosts p99 / max', 'load average'],
+    headers: ['run', 'regime', 'clients p99 / max', 'backend hosts p99 / max', 'worst p99 ÷ median', 'load average'],
     rows: results.load.map((run) => {
-      const p99 = Math.max(...run.policies.map((p) => p.clientLoopDelayMs?.p99 ?? NaN));
-      const max = Math.max(...run.policies.map((p) => p.clientLoopDelayMs?.max ?? NaN));
+      const regime = regimeOfRun(run);
+      // Older runs recorded the monitor's whole interval, resolution included.
+      const less = (ms: number): number => (regime.timeScaled ? ms : Math.max(0, ms - LOOP_DELAY_RESOLUTION_MS));
+      const p99 = less(Math.max(...run.policies.map((p) => p.clientLoopDelayMs?.p99 ?? NaN)));
+      const max = less(Math.max(...run.policies.map((p) => p.clientLoopDelayMs?.max ?? NaN)));
       const hosts = run.backendLoopDelayMs;
+      const share = Math.max(p99, hosts ? less(hosts.p99) : 0) / regime.medianMs;
       return [
-        `${run.scenario} ${run.layout}${run.layout === 'uniform' ? ` ${policyLabel(run.policies[0].policy)}` : ''}`,
-        `${p99.toFixed(0)} / ${max.toFixed(0)}`,
-        hosts ? `${hosts.p99.toFixed(0)} / ${hosts.max.toFixed(0)}` : '–',
+        `${run.scenario} ${run.layout}${run.layout === 'uniform' ? ` ${policyLabel(run.policies[0].policy)}` : ''}` +
+          (run.repeat === undefined ? '' : ` #${run.repeat + 1}`),
+        regimeShort(regime),
+        `${p99.toFixed(1)} / ${max.toFixed(0)}`,
+        hosts ? `${less(hosts.p99).toFixed(1)} / ${less(hosts.max).toFixed(0)}` : '–',
+        share > NOISY_LOOP_SHARE ? `**${formatPercent(share, 0)}**` : formatPercent(share, 0),
         run.loadAverage ? `${run.loadAverage[0]} / ${run.loadAverage[1]}` : '–',
       ];
     }),
   };
 }
 
+const OUTCOME_CELL: Readonly<Record<Outcome, string>> = { win: '**win**', tie: 'tie', split: '**split**', loss: '**loss**' };
+
 function verdictTable(verdicts: readonly Verdict[]): Table {
   return {
     headers: ['target', 'result', 'numbers'],
     numeric: false,
-    rows: verdicts.map((v) => [v.target, v.met === null ? 'not measured' : v.met ? '**met**' : '**missed**', v.detail]),
+    rows: verdicts.map((v) => [
+      v.target,
+      isLoadVerdict(v) && v.outcome !== null ? OUTCOME_CELL[v.outcome] : v.met === null ? 'not measured' : v.met ? '**met**' : '**missed**',
+      v.detail,
+    ]),
   };
 }
 
@@ -231,83 +314,163 @@ interface Chart {
   readonly caption: string;
 }
 
-function charts(results: BenchResults, rows: readonly AggregateRow[], scenarios: readonly string[]): Chart[] {
+/** Element-wise mean of equally long series (per-second shares over repeats). */
+function meanSeries(series: readonly (readonly number[])[]): number[] {
+  const length = Math.min(...series.map((s) => s.length));
+  return Array.from({ length }, (_, t) => mean(series.map((s) => s[t])));
+}
+
+function charts(results: BenchResults, rows: readonly AggregateRow[]): Chart[] {
   const out: Chart[] = [];
-  const policies = POLICY_IDS.filter((p) => rows.some((r) => r.policy === p && r.layout === 'reference'));
-  const series = (field: 'p99Ms' | 'p999Ms' | 'allP99Ms') =>
-    policies.map((p) => ({
-      name: POLICY_LABELS[p],
-      values: scenarios.map((s) => rowsFor(rows, s, 'reference').find((r) => r.policy === p)?.[field] ?? null),
-    }));
-  if (scenarios.length > 0) {
-    out.push({
-      file: 'p99.svg',
-      caption: 'p99 of OK calls per scenario and policy (fault phase for fault scenarios), log scale',
-      svg: barChart({ title: 'p99 latency (OK calls)', yLabel: 'ms (log)', groups: scenarios, series: series('p99Ms'), logScale: true }),
-    });
-    out.push({
-      file: 'p999.svg',
-      caption: 'p99.9 of OK calls per scenario and policy, log scale',
-      svg: barChart({ title: 'p99.9 latency (OK calls)', yLabel: 'ms (log)', groups: scenarios, series: series('p999Ms'), logScale: true }),
-    });
-    out.push({
-      file: 'p99-all-calls.svg',
-      caption: 'p99 over all calls, failures counted at the deadline, log scale',
-      svg: barChart({ title: 'p99 latency (all calls, failures at deadline)', yLabel: 'ms (log)', groups: scenarios, series: series('allP99Ms'), logScale: true }),
-    });
+  const main = regimesOf(rows.filter((r) => r.layout === 'reference'))[0];
+  if (main) {
+    const mine = rows.filter((r) => r.layout === 'reference' && regimeKey(r.regime) === regimeKey(main));
+    const scenarios = Array.from(new Set(mine.map((r) => r.scenario)));
+    const policies = POLICY_IDS.filter((p) => mine.some((r) => r.policy === p));
+    const series = (field: 'p99Ms' | 'p999Ms' | 'allP99Ms') =>
+      policies.map((p) => ({
+        name: POLICY_LABELS[p],
+        values: scenarios.map((s) => mine.find((r) => r.scenario === s && r.policy === p)?.[field] ?? null),
+      }));
+    const regime = regimeShort(main);
+    const bar = (file: string, field: 'p99Ms' | 'p999Ms' | 'allP99Ms', title: string, caption: string): void => {
+      out.push({
+        file,
+        caption: `${caption}, reference layout, ${regimeLabel(main)}; log scale`,
+        svg: barChart({ title: `${title}, ${regime}`, yLabel: 'ms (log)', groups: scenarios, series: series(field), logScale: true }),
+      });
+    };
+    bar('p99.svg', 'p99Ms', 'p99 latency (OK calls)', 'p99 of OK calls per scenario and policy (fault phase for fault scenarios), mean over repeats');
+    // No chart of nothing: p99.9 is published only with enough samples per client.
+    if (mine.some((r) => Number.isFinite(r.p999Ms))) bar('p999.svg', 'p999Ms', 'p99.9 latency (OK calls)', `p99.9 of OK calls where every client had ${P999_MIN_SAMPLES_PER_CLIENT.toLocaleString('en-US')} OK calls (else no bar)`);
+    bar('p99-all-calls.svg', 'allP99Ms', 'p99 latency (all calls, failures at deadline)', 'p99 over all calls, failures counted at the deadline');
+    for (const scenario of ['s03', 's10']) {
+      const runs = results.load.filter(
+        (r) => r.scenario === scenario && r.layout === 'reference' && regimeKey(regimeOfRun(r)) === regimeKey(main),
+      );
+      const run = runs[0];
+      if (!run || run.faultyBackends.length === 0) continue;
+      const fair = run.faultyBackends.length / run.backendCount;
+      const plural = run.faultyBackends.length > 1 ? 's' : '';
+      const title = runTitle(run);
+      const second = timelineSecondS(main) === 1 ? 'real s' : `× ${timelineSecondS(main)} real s`;
+      out.push({
+        file: `${scenario}-share.svg`,
+        caption:
+          `${scenario} (${title}; ${regimeLabel(main)}): share of each policy's calls sent to the faulty backend${plural} per ` +
+          `timeline second (${second}), mean of ${runs.length} repeat${runs.length > 1 ? 's' : ''}, 3-point trailing mean; fault window shaded, fair share dashed`,
+        svg: lineChart({
+          title: `${scenario} ${title}, ${regime}: share of calls to the faulty backend${plural}`,
+          xLabel: `timeline seconds after warm-up (${second})`,
+          yLabel: 'share of calls',
+          series: run.policies.map((p) => ({
+            name: policyLabel(p.policy),
+            // Bucket t covers (t, t + 1]: plotted at its end, smoothed as the reference's detection is.
+            points: trailingMean(
+              meanSeries(runs.map((r) => r.policies.find((q) => q.policy === p.policy)?.faultyShare ?? [])),
+              3,
+            ).map((share, t) => [t + 1, Number.isFinite(share) ? share : 0] as const),
+          })),
+          bands: [{ fromX: run.timeline.faultStartS, toX: run.timeline.faultEndS, label: 'fault' }],
+          referenceLines: [{ y: fair, label: 'fair share' }],
+        }),
+      });
+    }
   }
-  for (const scenario of ['s03', 's10']) {
-    const run = results.load.find((r) => r.scenario === scenario && r.layout === 'reference');
-    if (!run || run.faultyBackends.length === 0) continue;
-    const fair = run.faultyBackends.length / run.backendCount;
+  // The low-concurrency regimes (scale.ts): fewer slots, the reference's time.
+  const low = (r: Regime): boolean => r.slots < DEFAULT_BEHAVIOUR.slots && r.timeScaled && r.timeFactor === 1;
+  for (const regime of regimesOf(rows.filter((r) => r.layout === 'uniform')).filter(low)) {
+    const mine = rows.filter((r) => r.layout === 'uniform' && regimeKey(r.regime) === regimeKey(regime));
+    const scenarios = Array.from(new Set(mine.map((r) => r.scenario)));
+    const policies = POLICY_IDS.filter((p) => mine.some((r) => r.policy === p));
     out.push({
-      file: `${scenario}-share.svg`,
-      caption:
-        `${scenario}: share of each policy's calls sent to the faulty backend${run.faultyBackends.length > 1 ? 's' : ''} per second ` +
-        '(3-point trailing mean), fault window shaded, fair share dashed',
-      svg: lineChart({
-        title: `${scenario} ${run.title}: share of calls to the faulty backend${run.faultyBackends.length > 1 ? 's' : ''}`,
-        xLabel: 'seconds after warm-up',
-        yLabel: 'share of calls',
-        series: run.policies.map((p) => ({
-          name: policyLabel(p.policy),
-          // Bucket t covers (t, t + 1]: plotted at its end, smoothed as the reference's detection is.
-          points: trailingMean(p.faultyShare, 3).map((share, t) => [t + 1, Number.isFinite(share) ? share : 0] as const),
+      file: `low-concurrency-${regime.slots}-slot.svg`,
+      caption: `p99 over all calls (failures at the deadline), uniform layout, ${regimeLabel(regime)}; log scale`,
+      svg: barChart({
+        title: `p99 all calls, uniform, ${regimeShort(regime)}`,
+        yLabel: 'ms (log)',
+        groups: scenarios,
+        series: policies.map((p) => ({
+          name: POLICY_LABELS[p],
+          values: scenarios.map((s) => mine.find((r) => r.scenario === s && r.policy === p)?.allP99Ms ?? null),
         })),
-        bands: [{ fromX: run.timeline.faultStartS, toX: run.timeline.faultEndS, label: 'fault' }],
-        referenceLines: [{ y: fair, label: 'fair share' }],
+        logScale: true,
       }),
     });
   }
   return out;
 }
 
-function scaleText(results: BenchResults): string {
+/** Each regime of the results, described once. */
+function regimeText(rows: readonly AggregateRow[], results: BenchResults): string[] {
   const first = results.load[0];
-  if (!first) return 'no load test in this run';
-  const { scale, load, timeline } = first;
-  return (
-    `slots ÷ ${scale.slotDivisor} (8 → ${8 / scale.slotDivisor}), service times × ${scale.timeFactor} ` +
-    `(U10_get: 10 ms → ${10 * scale.timeFactor} ms median), ${Math.round(scale.load * 100)} % of capacity offered: ` +
-    `${load.perClientRps} calls/s per client, ${load.totalRps} calls/s in all ` +
-    `(${first.scenario}: fleet capacity ${Math.round(load.fleetCapacityRps)} calls/s); ` +
-    `warm-up ${timeline.warmupMs / 1000} s, measurement ${timeline.measureS} s, fault ${timeline.faultStartS}–${timeline.faultEndS} s`
-  );
+  if (!first) return ['No load test in this run.'];
+  const { timeline } = first;
+  const order = regimesOf(rows).map(regimeKey);
+  // One line per regime and layout: the layouts differ in clients and their rate.
+  const byLayout = new Map<string, AggregateRow>();
+  for (const row of rows) byLayout.set(`${order.indexOf(regimeKey(row.regime))}|${row.layout}`, row);
+  const lines = Array.from(byLayout.keys()).sort().map((key) => {
+    const { regime, layout } = byLayout.get(key)!;
+    const f = timelineSecondS(regime);
+    const real = (s: number): string => `${s * f} s`;
+    return (
+      `- **${regimeShort(regime)}**, ${layout} layout: ${regimeLabel(regime)}` +
+      `; ${likeReference(regime) ? "the reference's regime, time × " + f + ': ms ÷ ' + f + " are the reference's units" : "its own regime, not the reference's: its numbers compare only with each other"}; ` +
+      `warm-up ${real(timeline.warmupMs / 1000)}, measurement ${real(timeline.measureS)}, fault ${real(timeline.faultStartS)}–${real(timeline.faultEndS)}` +
+      (f === 1 ? '' : ` (timeline ${timeline.warmupMs / 1000} / ${timeline.measureS} / ${timeline.faultStartS}–${timeline.faultEndS} s × ${f})`) +
+      '.'
+    );
+  });
+  return lines;
+}
+
+/** Result files from before issue 18's harness, re-judged: say what they were measured with. */
+function legacyText(results: BenchResults): string[] {
+  if (!results.load.some((run) => !regimeOfRun(run).timeScaled)) return [];
+  return [
+    "**These runs predate today's harness** (issue 18): one client per policy, one run per scenario and policy in a fixed " +
+      'order, ORCA on only in the runs with a wrr client, the timeline and the policies\' time constants not scaled with the ' +
+      'service time, phases binned by intended start, loop delays recorded with the monitor\'s 10 ms resolution in them (shown here less it), and a queued ' +
+      'call could start before it arrived after an event-loop stall. The tables and verdicts are recomputed from the saved ' +
+      'results by today\'s rules (the reference\'s winner rule, regimes kept apart); there are no intervals (one run each) and ' +
+      `no p99.9 (samples per client were not recorded). \`npm run bench:report\` measures afresh: ${benchReportCost()}.`,
+    '',
+  ];
+}
+
+/** What `npm run bench:report` (its arguments read from package.json) costs in load-test wall time. */
+function benchReportCost(): string {
+  const scripts = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const argv = scripts['bench:report'].split(/\s+/);
+  const options = parseArgs(argv.slice(argv.indexOf('scripts/bench/cli.ts') + 1));
+  const plan = planLoadRuns(options);
+  return `${plan.length} load-test runs, about ${(planWallTimeS(plan, options) / 3600).toFixed(0)} h on this machine`;
 }
 
 export const REPORT_PATH = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
 export const CHART_DIR = path.join(REPO_ROOT, 'docs', 'benchmarks');
 
+/** What regenerating the report costs on this machine, from the options it was run with (absent in older files). */
+function costText(results: BenchResults): string {
+  const options = results.options;
+  if (options.clientsPerPolicy === undefined || results.load.length === 0) return '';
+  const plan = planLoadRuns(options);
+  const hours = planWallTimeS(plan, options) / 3600;
+  return `This report's load test is ${plan.length} runs (${options.repeats} repeat${options.repeats > 1 ? 's' : ''} of each, interleaved in random order): about ${hours.toFixed(1)} h of wall time on this machine (each run's timeline × its time factor, plus ~${RUN_OVERHEAD_S} s to start and stop its processes), before the overhead benchmarks.`;
+}
+
 export function renderReport(results: BenchResults): { markdown: string; charts: Chart[] } {
   const rows = aggregate(results.load);
-  const scenarios = Array.from(new Set(results.load.map((r) => r.scenario)));
-  const chartList = charts(results, rows, scenarios);
-  const verdicts = [
-    ...loadVerdicts(rows),
-    ...(results.simulator ? simulatorOrderingVerdicts(rows, results.simulator) : []),
-    ...cpuVerdicts(results.cpu),
-    ...pickVerdicts(results.pick),
-  ];
+  const chartList = charts(results, rows);
+  const loads = loadVerdicts(rows);
+  const comparable = rows.filter((r) => r.layout === 'reference' && likeReference(r.regime)).map(inReferenceUnits);
+  const simulatorVerdicts = results.simulator
+    ? comparable.length > 0
+      ? simulatorOrderingVerdicts(comparable, results.simulator)
+      : [{ target: 'real ordering agrees with the simulator', met: null, detail: "not compared: no reference-layout run in the simulator's regime (8 slots, timeline and time constants scaled)" }]
+    : [];
+  const verdicts: Verdict[] = [...loads, ...lowConcurrencyVerdicts(rows), ...simulatorVerdicts, ...cpuVerdicts(results.cpu), ...pickVerdicts(results.pick)];
   const m = results.machine;
   const lines: string[] = [
     '# Benchmarks',
@@ -325,56 +488,76 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
     'npm run bench:report',
     '```',
     '',
-    `Scale: ${scaleText(results)}.`,
+    ...(costText(results) ? [costText(results), ''] : []),
+    '## Regimes',
     '',
+    'Every number below belongs to one regime (slots per backend, median service time, fleet size, clients and their ' +
+      'rate); numbers of different regimes are never compared. Intervals are 95 % percentile-bootstrap intervals of the ' +
+      'mean over repeats (2,000 resamples, seeded per cell).',
+    '',
+    ...regimeText(rows, results),
+    '',
+    ...legacyText(results),
     '## Targets',
     '',
     markdownTable(verdictTable(verdicts)),
     '',
-    ...findings(results, rows, verdicts),
+    ...findings(results, rows, verdicts, loads),
   ];
-  if (scenarios.length > 0) {
+  const referenceRegimes = regimesOf(rows.filter((r) => r.layout === 'reference'));
+  for (const regime of referenceRegimes) {
+    if (!likeReference(regime)) continue;
+    const scenarios = Array.from(new Set(rowsFor(rows, undefined, 'reference', regime).map((r) => r.scenario)));
+    const f = regime.timeFactor;
     lines.push(
-      '## Load test: p99 per scenario',
+      `## Load test beside the reference (${regimeLabel(regime)})`,
       '',
-      'p99 of OK calls, latency from the intended start; the fault phase for fault scenarios, the whole window ' +
-        'otherwise (the reference\'s "worst-case p99"). In brackets: the p99 as a multiple of the nominal median ' +
-        `service time (${nominalMedianMs(results)} ms here, 10 ms in the reference), which compares across scales. ` +
-        '"ref" = the reference\'s published number (`cluster-2026-10-05-fixes`, reference-load-test.md §6).',
+      `p99 of OK calls in the reference's units (ms ÷ ${f}, the time factor), latency from the intended start; the fault phase for fault scenarios, ` +
+        'the whole window otherwise (the reference\'s "worst-case p99"), mean over repeats [95 % interval]. ' +
+        '"ref" = the reference\'s published number (`cluster-2026-10-05-fixes`, 2 repeats, reference-load-test.md §6).',
       '',
-      markdownTable(headlineTable(rows, scenarios, nominalMedianMs(results))),
+      markdownTable(versusReference(results, rows, scenarios, regime, 'p99')),
       '',
       'Error rate (fault phase for fault scenarios):',
       '',
-      markdownTable(errorTable(rows, scenarios)),
+      markdownTable(versusReference(results, rows, scenarios, regime, 'errors')),
       '',
     );
-    for (const chart of chartList) {
-      lines.push(`![${chart.caption}](benchmarks/${chart.file})`, '', `*${chart.caption}.*`, '');
-    }
-    lines.push('### Per scenario', '');
-    for (const scenario of scenarios) {
-      for (const layout of ['reference', 'uniform'] as const) {
-        const mine = rowsFor(rows, scenario, layout);
-        if (mine.length === 0) continue;
-        lines.push(`**${scenario} ${mine[0].title}** (${layout} layout, ${mine[0].repeats} run${mine[0].repeats > 1 ? 's' : ''})`, '');
-        lines.push(markdownTable(detailTable(mine)), '');
-        const rec = REFERENCE_RECOVERY_S[scenario];
-        if (rec && layout === 'reference') {
-          lines.push(`Reference recovery: peak ${rec.peak_ewma} s, least_request ${rec.least_request} s.`, '');
-        }
-      }
+  }
+  for (const chart of chartList) {
+    lines.push(`![${chart.caption}](benchmarks/${chart.file})`, '', `*${chart.caption}.*`, '');
+  }
+  const groups = new Map<string, AggregateRow[]>();
+  for (const row of rows) {
+    const key = `${regimeKey(row.regime)}|${row.layout}|${row.scenario}`;
+    groups.set(key, [...(groups.get(key) ?? []), row]);
+  }
+  if (groups.size > 0) {
+    lines.push('### Per scenario, layout and regime', '', `Real ms. p99.9 only where every client had ${P999_MIN_SAMPLES_PER_CLIENT.toLocaleString('en-US')} OK calls in the window.`, '');
+  }
+  const regimeOrder = regimesOf(rows).map(regimeKey);
+  const rank = (row: AggregateRow): number => regimeOrder.indexOf(regimeKey(row.regime)) * 2 + (row.layout === 'reference' ? 0 : 1);
+  for (const mine of Array.from(groups.values()).sort((a, b) => rank(a[0]) - rank(b[0]))) {
+    const { scenario, layout, regime, repeats } = mine[0];
+    lines.push(`**${scenario} ${titleOf(results, mine[0])}** (${layout} layout; ${regimeLabel(regime)}; ${repeats} repeat${repeats > 1 ? 's' : ''})`, '');
+    lines.push(markdownTable(detailTable(mine)), '');
+    const rec = REFERENCE_RECOVERY_S[scenario];
+    if (rec && layout === 'reference' && likeReference(regime)) {
+      lines.push(`Reference recovery: peak ${rec.peak_ewma} s, least_request ${rec.least_request} s (here: timeline seconds, the same unit).`, '');
     }
   }
   if (results.simulator) {
     lines.push(
       '## Simulator beside the real runs',
       '',
-      `The simulator (\`${results.simulator.source}\`) runs the same scenario definitions in virtual time at the ` +
-        "reference's scale (8 slots, 10 ms), with src/ as it stood in the work tree when it ran: compare orderings " +
-        '(the targets above), not milliseconds.',
+      `The simulator (\`${results.simulator.source}\`) runs the same scenario definitions in virtual time in the ` +
+        "reference's regime (8 slots, 10 ms), with src/ as it stood in the work tree when it ran. Only real runs of the same " +
+        "regime are compared (8 slots, time-scaled; real ms ÷ the time factor); orderings, not milliseconds. Two differences " +
+        "in bookkeeping remain: both take latency by completion per phase, but the simulator leaves a client with no OK " +
+        "call out of its all-calls p99, while the load test merges every client's histogram (a client with no OK call " +
+        "counts with its failures at the deadline, as the reference's per-client sums of failures do).",
       '',
-      markdownTable(simulatorTable(rows, results.simulator)),
+      markdownTable(simulatorTable(comparable, results.simulator)),
       '',
     );
   }
@@ -382,9 +565,11 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
     lines.push(
       '## How noisy the harness was',
       '',
-      "Event-loop delay (p99 / max, ms) of the client processes and backend hosts during measurement, and the machine's " +
-        '1-minute load average before / after each run. A client that runs late sends late, and the latency is counted ' +
-        'from the intended start, so this delay lands in every policy\'s numbers alike.',
+      "Event-loop delay (p99 / max, ms beyond the monitor's 10 ms resolution) of the client processes and backend hosts " +
+        "during measurement, and the machine's 1-minute load average before / after each run. A client that runs late " +
+        'sends late, and the latency is counted from the intended start, so this delay lands in every policy\'s numbers alike; ' +
+        `"worst p99 ÷ median" sets it against the run's median service time, in bold above ${formatPercent(NOISY_LOOP_SHARE, 0)}: ` +
+        'such a run measured the machine as much as the policies.',
       '',
       markdownTable(noiseTable(results)),
       '',
@@ -422,67 +607,98 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
       '',
     );
   }
-  lines.push(methodNotes());
+  lines.push(methodNotes(results));
   return { markdown: lines.join('\n'), charts: chartList };
 }
 
-/** Plain-language reading of the numbers; every figure in it comes from `results`. */
-function findings(results: BenchResults, rows: readonly AggregateRow[], verdicts: readonly Verdict[]): string[] {
+/** The reference's per-client rate for a fleet kind (its 20 pods, 8 clients, 70 %): 1,338 homo, 1,169 het. */
+function referencePerClientRps(fleet: FleetKind): number {
+  const behaviours = fleetRoles(fleet, 20).map(behaviourOf);
+  return offeredLoad(behaviours, SINGLE_METHOD, 8, REFERENCE_SCALE).perClientRps;
+}
+
+const OUTCOME_WORDS: readonly [Outcome, string][] = [
+  ['win', 'wins'],
+  ['tie', 'ties'],
+  ['split', 'splits (wins on one criterion, loses on another)'],
+  ['loss', 'loses'],
+];
+
+/**
+ * The load test's headline, one sentence per measure, built from the
+ * verdicts alone: every scenario named under "wins" has a win in the
+ * verdict table, and every loss there is named here.
+ */
+export function loadHeadline(loads: readonly LoadVerdict[]): string[] {
   const out: string[] = [];
-  const missed = verdicts.filter((v) => v.met === false);
-  const met = verdicts.filter((v) => v.met === true);
-  out.push(`${met.length} targets met, ${missed.length} missed, ${verdicts.length - met.length - missed.length} not measured.`, '');
-  const loadMissed = missed.filter((v) => /^s\d\d: peak_ewma/.test(v.target));
-  if (rows.length > 0) {
-    out.push(
-      loadMissed.length === 0
-        ? '- **Load test**: in every scenario run, peak_ewma\'s p99 (OK calls and all calls) is the lowest of the ' +
-            'client-only policies or tied with it.'
-        : `- **Load test**: peak_ewma is not the lowest in ${loadMissed.map((v) => v.target.split(':')[0]).filter((x, i, a) => a.indexOf(x) === i).join(', ')} ` +
-            `(${loadMissed.map((v) => v.detail).join('; ')}).`,
-    );
-  }
-  // Slowdowns (not crashes or black holes): where calls sent to the faulty backend wait in its queue.
-  const SLOWDOWNS = ['s03', 's06', 's10'];
-  for (const run of results.load.filter((r) => r.layout === 'reference' && SLOWDOWNS.includes(r.scenario))) {
-    const peak = run.policies.find((p) => p.policy === 'peak_ewma');
-    const { faultStartS, faultEndS } = run.timeline;
-    const during = peak?.faultyShare.slice(faultStartS, faultEndS) ?? [];
-    const share = during.length > 0 ? during.reduce((a, b) => a + b, 0) / during.length : NaN;
-    if (peak && share > 0.01) {
-      out.push(
-        `- **${run.scenario}**: peak_ewma still sent ${formatPercent(share, 1)} of its fault-phase calls to the ` +
-          `faulty backend${run.faultyBackends.length > 1 ? 's' : ''} (fair: ${formatPercent(run.faultyBackends.length / run.backendCount, 0)}), ` +
-          'mostly before it noticed (detection in ' +
-          `${peak.detectS ?? '–'} s): more than 1 %, so those calls, queued behind round_robin's traffic at that ` +
-          `backend, set its p99. Here each client sends ${run.load.perClientRps} calls/s (the reference: 1,169) over a ` +
-          `${faultEndS - faultStartS} s fault (the reference: 40 s), so it learns from fewer answers and the learning ` +
-          'is a larger part of the window; the uniform layout, without round_robin\'s queue, shows the policy alone.',
-      );
+  const rule =
+    `p99 ≥ ${Math.round((1 - WINNER_RULE.p99Ratio) * 100)} % and ≥ ${WINNER_RULE.p99Ms} ms lower, or errors ≥ ${WINNER_RULE.errorPoints * 100} pp and ` +
+    `${WINNER_RULE.errorRatio}× lower, or recovery ≥ ${WINNER_RULE.recoveryS} s sooner`;
+  for (const [measure, what] of [
+    ['reference', `by the reference's winner rule (${rule}), against each of round_robin, least_request and lr+od; the worst pair decides`],
+    ['allCalls', 'on p99 over all calls (failures at the deadline), by the same p99 rule'],
+  ] as const) {
+    const mine = loads.filter((v) => v.measure === measure && v.outcome !== null);
+    if (mine.length === 0) continue;
+    const parts = OUTCOME_WORDS.flatMap(([outcome, word]) => {
+      const names = mine.filter((v) => v.outcome === outcome).map((v) => v.name);
+      return names.length > 0 ? [`${word} in ${names.join(', ')}`] : [];
+    });
+    out.push(`- **Load test, ${what}**: peak_ewma ${parts.join('; ')}.`);
+    for (const v of mine.filter((x) => x.outcome === 'loss' || x.outcome === 'split')) {
+      out.push(`  - ${v.name}: ${v.detail}.`);
     }
   }
-  const crash = rows.find((r) => r.scenario === 's04' && r.layout === 'reference' && r.policy === 'peak_ewma');
-  const crashRun = results.load.find((r) => r.scenario === 's04' && r.layout === 'reference');
-  const crashPeak = crashRun?.policies.find((p) => p.policy === 'peak_ewma');
-  if (crash && crashRun && crashPeak) {
-    const { faultStartS, faultEndS } = crashRun.timeline;
-    const during = crashPeak.faultyShare.slice(faultStartS, faultEndS);
-    const share = during.reduce((a, b) => a + b, 0) / Math.max(1, during.length);
-    const { probeFairShares: fairShares, maxEjectionMs, decayMs } = PEAK_EWMA_DEFAULTS;
-    const [maxEjectionS, decayS, backends] = [maxEjectionMs / 1000, decayMs / 1000, crashRun.backendCount];
+  return out;
+}
+
+/** Plain-language reading of the numbers; every figure in it comes from `results`. */
+function findings(results: BenchResults, rows: readonly AggregateRow[], verdicts: readonly Verdict[], loads: readonly LoadVerdict[]): string[] {
+  const out: string[] = [];
+  const others = verdicts.filter((v) => !isLoadVerdict(v));
+  const count = (outcome: Outcome): number => loads.filter((v) => v.measure === 'reference' && v.outcome === outcome).length;
+  if (loads.length > 0) {
     out.push(
-      `- **s04** (crash loop): peak_ewma's error rate is ${formatPercent(crash.errorRate)} (the reference's: ` +
-        `${formatPercent(REFERENCE_RESULTS.s04?.errorRate.peak_ewma ?? NaN)}); it kept sending ${formatPercent(share, 1)} of its ` +
-        'fault-phase calls to the pod that fails them at once (fair: 5 %). Mostly probes: an avoided endpoint is ' +
-        `admitted again when its estimate is stale — \`maxEjectionTime\` (${maxEjectionS} s) without a sample *and* ${fairShares} fair shares of ` +
-        `the client's own calls since (${fairShares} × ${backends} = ${fairShares * backends} calls: ${((fairShares * backends) / crashRun.load.perClientRps).toFixed(1)} s at this rate) — or when its ` +
-        `estimate has decayed (τ = ${decayS} s) back near the fleet average, about 3 s after a failure sample, whichever ` +
-        `comes first. Each client here sends ${crashRun.load.perClientRps.toFixed(0)} calls/s, so the decay sets the interval and ` +
-        `one probe every ~3 s is ${formatPercent(1 / (3 * crashRun.load.perClientRps), 1)} of a client's calls (the simulator's clients send ` +
-        '1,169 calls/s). Until 2026-11-30 the bound was time only (a probe per second per client): 1.76 % and ' +
-        '1.89 % errors in s04 runs on seeds 1 and 2, against 0.81 % and 0.95 % for this engine (single runs side by side; docs/tuning.md §2). ' +
-        'Longer `decayTime` would cut the rest at the cost of recovery time; outlier_detection with the reference\'s settings never acts here (its request_volume of 50 per ' +
-        '10 s interval is more than one client sends one backend).',
+      `Load test, by the reference's rule: ${count('win')} wins, ${count('tie')} ties, ${count('split')} splits, ${count('loss')} losses. ` +
+        `Other targets: ${others.filter((v) => v.met === true).length} met, ${others.filter((v) => v.met === false).length} missed, ` +
+        `${others.filter((v) => v.met === null).length} not measured.`,
+      '',
+    );
+  } else {
+    out.push(`${others.filter((v) => v.met === true).length} targets met, ${others.filter((v) => v.met === false).length} missed, ${others.filter((v) => v.met === null).length} not measured.`, '');
+  }
+  out.push(...loadHeadline(loads));
+  // Slowdowns (not crashes or black holes): where calls sent to the faulty backend wait in its queue.
+  const SLOWDOWNS = ['s03', 's06', 's10'];
+  for (const peak of rows.filter((r) => r.layout === 'reference' && r.policy === 'peak_ewma' && SLOWDOWNS.includes(r.scenario))) {
+    const run = results.load.find((r) => r.scenario === peak.scenario && r.layout === 'reference' && regimeKey(regimeOfRun(r)) === regimeKey(peak.regime));
+    if (!run || !(peak.faultyShare > peak.fairShare / 3)) continue;
+    const fleet = scenarioById(peak.scenario).fleet;
+    const f = peak.regime.timeFactor;
+    out.push(
+      `- **${groupName(peak.scenario, 'reference', peak.regime)}**: peak_ewma still sent ${shareCell(peak)} of its fault-phase calls to the ` +
+        `faulty backend${run.faultyBackends.length > 1 ? 's' : ''} (fair: ${formatPercent(peak.fairShare, 0)}), ` +
+        `detection in ${peak.detectS === null ? '–' : peak.detectS.toFixed(0)} timeline s; those calls, queued behind round_robin's traffic at that ` +
+        `backend, set its p99. Each client sends ${run.load.perClientRps} calls/s${f === 1 ? '' : ` (${run.load.perClientRps * f} per timeline second)`} ` +
+        `(the reference: ${referencePerClientRps(fleet).toLocaleString('en-US')}) over a ${run.timeline.faultEndS - run.timeline.faultStartS} timeline-s fault ` +
+        '(the reference: 40 s); the uniform layout, without round_robin\'s queue, shows the policy alone.',
+    );
+  }
+  const crash = rows.find((r) => r.scenario === 's04' && r.layout === 'reference' && r.policy === 'peak_ewma' && likeReference(r.regime));
+  const crashRun = crash && results.load.find((r) => r.scenario === 's04' && r.layout === 'reference' && regimeKey(regimeOfRun(r)) === regimeKey(crash.regime));
+  if (crash && crashRun) {
+    const { probeFairShares: fairShares, maxEjectionMs, decayMs } = PEAK_EWMA_DEFAULTS;
+    const backends = crashRun.backendCount;
+    // Per timeline second: the time constants scale with the run, so these are the reference's units.
+    const rate = crashRun.load.perClientRps * crash.regime.timeFactor;
+    out.push(
+      `- **s04** (crash loop): peak_ewma's error rate is ${errorCell(crash)} (the reference's: ` +
+        `${formatPercent(REFERENCE_RESULTS.s04?.errorRate.peak_ewma ?? NaN)}); it kept sending ${shareCell(crash)} of its ` +
+        `fault-phase calls to the pod that fails them at once (fair: ${formatPercent(crash.fairShare, 0)}). Mostly probes: an avoided endpoint is ` +
+        `admitted again when its estimate is stale — \`maxEjectionTime\` (${maxEjectionMs / 1000} s) without a sample *and* ${fairShares} fair shares of ` +
+        `the client's own calls since (${fairShares} × ${backends} = ${fairShares * backends} calls: ${((fairShares * backends) / rate).toFixed(1)} s at ${rate} calls per timeline second) — or when its ` +
+        `estimate has decayed (τ = ${decayMs / 1000} s, both × the time factor here) back near the fleet average, whichever comes first. ` +
+        `The reference's clients send ${referencePerClientRps('homo').toLocaleString('en-US')} calls/s, so each probe is a smaller share of their calls.`,
     );
   }
   const rr = results.cpu?.find((r) => r.policy === 'round_robin' && r.backends === 10);
@@ -539,36 +755,66 @@ function findings(results: BenchResults, rows: readonly AggregateRow[], verdicts
   return out;
 }
 
-function methodNotes(): string {
+/**
+ * Client CPU per call in the open-loop runs (not saturated), µs: the median
+ * over policies and runs; NaN without any. At a few dozen calls/s the
+ * process's fixed costs per second (timers, HTTP/2 pings, ORCA streams) are
+ * spread over few calls, so this is well above the saturated figure.
+ */
+function openLoopCpuMicros(results: BenchResults): number {
+  return median(results.load.flatMap((run) => run.policies.map((p) => p.cpuMicrosPerCall)).filter(Number.isFinite));
+}
+
+/** What a call costs the client: the closed-loop figure (round_robin, 10 backends) and the open-loop runs' median. */
+function cpuText(results: BenchResults): string {
+  const saturated = results.cpu?.find((r) => r.policy === 'round_robin' && r.backends === 10)?.cpuMicrosPerCall;
+  const open = openLoopCpuMicros(results);
+  const parts = [
+    ...(saturated !== undefined ? [`${Math.round(saturated)} µs of client CPU at saturation (closed loop, round_robin, 10 backends)`] : []),
+    ...(Number.isFinite(open) ? [`${Math.round(open)} µs per call in these open-loop runs (median over policies and runs; fixed per-second costs spread over few calls)`] : []),
+  ];
+  return parts.length > 0 ? parts.join(', ') : 'client CPU measured per run';
+}
+
+function methodNotes(results: BenchResults): string {
+  const { decayMs, maxEjectionMs } = PEAK_EWMA_DEFAULTS;
+  const options = results.options;
   return [
     '## How it runs',
     '',
-    '- **Backends**: 20 real grpc-js servers on 127.0.0.1 in 4 backend-host processes. Each answers from the ' +
+    '- **Backends**: real grpc-js servers on 127.0.0.1 in 4 backend-host processes. Each answers from the ' +
       'shared queueing model (scripts/model: slots + FIFO, lognormal service times capped at 50× median, errors ' +
       'before queueing, black hole, GC completion gate, deadline skipping), so a GC pause holds one backend\'s ' +
       'completions only. The model runs under real timers with a logical clock (scripts/bench/logical-scheduler.ts): ' +
-      'a late timer delays the answer but does not cost the backend capacity. Timers have ~1 ms granularity (the ' +
-      'reference used a scheduled executor). Behaviour changes at run time over IPC.',
+      'a late timer delays the answer but does not cost the backend capacity, and a queued call never starts before it ' +
+      'arrived. Timers have ~1 ms granularity (the reference used a scheduled executor). Every run serves ORCA ' +
+      'out-of-band reports, whichever policies it runs. Behaviour changes at run time over IPC.',
     '- **Scenarios**: the simulator\'s definitions (scripts/sim/scenarios.ts) run against the real fleet through a ' +
       'remote `ScenarioControl` (scripts/bench/remote-control.ts): faults, heals, pods joining and leaving (a resolver ' +
-      'fed by the parent; a retired pod gets GOAWAY 1 s after it leaves the list, with 5 s grace), client restarts, ' +
-      'max connection age. Time to detect and recover use the simulator\'s function.',
-    '- **Clients**: one process per policy (the reference ran two), all at once against the same fleet ' +
-      '(reference layout); open loop at a fixed period, latency from the intended start, OK-call p99 and all-call p99 ' +
-      '(failures at the deadline) from HDR histograms merged exactly. The uniform layout runs 6 clients with one ' +
-      'policy, one run per policy (same client count and rate as the reference layout; the reference used 8).',
+      'fed by the parent; a retired pod gets GOAWAY 1 s after it leaves the list, with 5 s grace, both × the time factor), ' +
+      'client restarts, max connection age. Time to detect and recover use the simulator\'s function.',
+    `- **Clients**: the reference layout runs ${options.clientsPerPolicy ?? 1} client process${(options.clientsPerPolicy ?? 1) > 1 ? 'es' : ''} per policy ` +
+      '(the reference: 2), all at once against the same fleet; the uniform layout runs ' +
+      `${options.uniformClients ?? 'a fixed number of'} clients of one policy per run, whatever the policy list. Open loop at a fixed period, latency from the intended start, OK-call p99 and ` +
+      'all-call p99 (failures at the deadline) from HDR histograms merged exactly over the clients (the reference averaged its 2 clients\' p99s). ' +
+      'Latency is binned into phases by completion, as the reference\'s 1 s interval histograms and the simulator; the per-second ' +
+      'shares (who got the calls) by intended start. Repeats run in blocks, each block in a random order (scripts/bench/plan.ts).',
     '- **Policies**: round_robin (grpc-js), least_request_experimental (choiceCount 2), lr+od = least_request in ' +
       'outlier_detection with the reference\'s settings, peak_ewma_experimental (defaults), peak_ewma+od, and ' +
-      'weighted_round_robin with ORCA as the server-assisted bar. grpc-js servers can send ORCA; the backends use ' +
-      'out-of-band reports (`ServerMetricRecorder`, 1 s period: busy-slot utilisation, qps, eps) because per-call ' +
-      'reports cost 60–260 ms of CPU per call in grpc-js 1.14.7 (its `loadOrcaProto()` never caches). Every run checks ' +
+      'weighted_round_robin with ORCA as the server-assisted bar (out-of-band reports, 1 s period × the time factor: per-call ' +
+      'reports cost 60–260 ms of CPU per call in grpc-js 1.14.7, whose `loadOrcaProto()` never caches). Every run checks ' +
       'that our policies accounted the calls (grpc-js silently falls back to pick_first on a bad config). ' +
-      'peak_ewma via xDS gets Envoy\'s PeakEwma cluster from the fake control plane (scripts/xds).',
-    '- **Scale**: the reference offered 10,707 calls/s from 8 JVM clients on 18 cores. Here a unary call costs ' +
-      '~2 ms of client CPU and ~1 ms of server CPU, and the 2 cores are shared with other work, so backend capacity ' +
-      'is scaled down (fewer slots, longer service times) and the 70 % utilisation kept. The deadline is stretched by ' +
-      'the same factor as service times (500 ms × factor), so it stays 50 nominal medians as in the reference; GC ' +
-      'pauses (500 ms every 10 s), decay time (10 s) and the timeline are not scaled.',
+      'peak_ewma via xDS gets Envoy\'s PeakEwma cluster from the fake control plane (scripts/xds), with Envoy\'s and our ' +
+      'defaults unscaled: it shows the xDS path works, not a regime.',
+    `- **Scale**: the reference offered 10,707 calls/s from 8 JVM clients on 18 cores. Here a unary call costs ` +
+      cpuText(results) +
+      ' plus the backend host\'s share, and the 2 cores are shared with other work. Where the load test stands in for the ' +
+      "reference it keeps the reference's 8 slots and multiplies every time by the time factor F: service times, the deadline " +
+      '(500 ms × F, 50 nominal medians), GC pauses and periods, the timeline (warm-up, measurement, fault window, the per-second ' +
+      `buckets) and the policies' time constants (peak_ewma's decayTime ${decayMs / 1000} s × F, maxEjectionTime ${maxEjectionMs / 1000} s × F and defaultRtt; ` +
+      "outlier_detection's interval and ejection times; WRR's periods), so the offered rate is 1/F of the reference's and " +
+      "every dimensionless quantity is kept (scripts/bench/scale.ts). The low-concurrency regimes run the reference's 10 ms " +
+      'median at 1 and 2 slots on a smaller fleet, in real time, as their own regime.',
     '',
   ].join('\n');
 }

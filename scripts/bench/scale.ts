@@ -1,53 +1,99 @@
 /**
- * Scaling the reference's fleet down to what a small machine can drive.
+ * The regime a load-test run measures, and how it maps onto the reference's.
  *
  * The reference offers 70 % of a fleet of 8-slot, 10 ms backends (10,707
- * calls/s for 20 pods) from 8 clients on an 18-core machine. A 2-core machine
- * running 20 servers and 6 clients sustains well under a tenth of that, so
- * capacity is scaled down and the 70 % utilisation kept: every slot count is
- * divided by `slotDivisor` and every service time multiplied by `timeFactor`
- * (as a latencyFactor, so role and fault factors compose with it). The
- * client's deadline is stretched by the same factor, so it stays 50 nominal
- * medians (500 ms for U10) as in the reference: otherwise a noisy pod's slow
- * tail would hit the deadline where the reference's never did. GC pauses,
- * decay times and the timeline stay as in the reference.
+ * calls/s for 20 pods) from 8 clients on an 18-core machine; a shared 2-core
+ * machine sustains a small fraction of that. Where the load test stands in
+ * for the reference it keeps the reference's slots and slows time instead:
+ * with time factor F every service time, deadline, GC pause and period, the
+ * timeline (warm-up, measurement, fault window, per-second buckets) and the
+ * policies' own time constants (decay, probe interval, outlier detection's
+ * intervals, WRR's periods) are F times longer, so the offered rate is 1/F
+ * and every dimensionless quantity of the reference is kept: utilisation,
+ * queueing per slot, deadline and GC pause in medians, calls per client per
+ * decay time, fault length in decay times. What does not scale is the
+ * machine's own cost (loopback round trips, timer granularity, event-loop
+ * stalls), which shrinks against the F-times-longer median. Results are in
+ * real ms; ÷ F gives the reference's units.
+ *
+ * Changing the slots changes the regime (issue 15: at 1–2 slots a random
+ * pick queues far more than at 8) and is its own, labelled, run: the
+ * low-concurrency regimes run the reference's 10 ms median (F = 1) at 1 and 2
+ * slots on a smaller fleet.
  */
-import { Behaviour, fleetCapacityRps, MethodSpec, ratePerClientRps } from '../model';
+import { Behaviour, fleetCapacityRps, MethodSpec, ratePerClientRps, DEFAULT_BEHAVIOUR } from '../model';
 
 export interface Scale {
-  /** Divides slot counts (8 → 8 / slotDivisor). */
-  readonly slotDivisor: number;
-  /** Multiplies service times. */
+  /** Slots of a normal backend (the reference: 8); other roles keep their ratio to it, at least 1. */
+  readonly slots: number;
+  /** Multiplies every time: service times, deadlines, GC, the timeline and the policies' time constants. */
   readonly timeFactor: number;
   /** Offered load as a fraction of the fleet's capacity (the reference's 0.7). */
   readonly load: number;
+  /** Backends in the fleet; undefined: the scenario's (20). */
+  readonly backends?: number;
 }
 
-export const REFERENCE_SCALE: Scale = { slotDivisor: 1, timeFactor: 1, load: 0.7 };
+/** Reference layout: clients per policy, as the reference ran them. */
+export const DEFAULT_CLIENTS_PER_POLICY = 2;
+/** Uniform layout: clients per run, the reference's total, whatever the policy list. */
+export const DEFAULT_UNIFORM_CLIENTS = 8;
+
+export const REFERENCE_SCALE: Scale = { slots: 8, timeFactor: 1, load: 0.7 };
 
 /**
- * Default on a shared 2-core machine: 2-slot, 120 ms backends; 222 calls/s
- * for the homogeneous fleet at 70 %. Measured there: a unary call costs ~2 ms
- * of CPU in the client process and ~1 ms in the backend host (grpc-js over
- * loopback on a small VM), and other work on the machine stalls event loops
- * by 100+ ms at the p99; long service times keep that harness noise small
- * next to the latencies being compared.
+ * The reference stand-in on a shared 2-core machine: 8 slots, time × 16
+ * (160 ms median, 8 s deadline): 20 backends at 70 % take 669 calls/s
+ * (homogeneous fleet), about what the machine serves without its own
+ * event-loop stalls reaching the median. Every run's cost in wall time is
+ * the reference's timeline × 16 (plan.ts estimates it before starting).
  */
-export const DEFAULT_SCALE: Scale = { slotDivisor: 4, timeFactor: 12, load: 0.7 };
+export const DEFAULT_SCALE: Scale = { slots: 8, timeFactor: 16, load: 0.7 };
+
+/**
+ * The low-concurrency regimes (issue 15 item 3): the reference's 10 ms
+ * median at 1 and 2 slots, 6 backends (a 20-backend fleet at 10 ms would be
+ * 1,338–2,677 calls/s, beyond this machine), real time.
+ */
+export const LOW_CONCURRENCY_SCALES: readonly Scale[] = [
+  { slots: 1, timeFactor: 1, load: 0.7, backends: 6 },
+  { slots: 2, timeFactor: 1, load: 0.7, backends: 6 },
+];
+
+/** Older result files described the scale as a slot divisor, with the timeline and time constants unscaled. */
+export interface LegacyScale {
+  readonly slotDivisor: number;
+  readonly timeFactor: number;
+  readonly load: number;
+}
+
+/** Whether the timeline and the policies' time constants were scaled with the service times (legacy runs: no). */
+export function timeScaled(scale: Scale | LegacyScale): boolean {
+  return !('slotDivisor' in scale);
+}
+
+/** A saved scale in today's shape (legacy: slots = 8 ÷ divisor). */
+export function normalScale(scale: Scale | LegacyScale): Scale {
+  return 'slotDivisor' in scale
+    ? { slots: DEFAULT_BEHAVIOUR.slots / scale.slotDivisor, timeFactor: scale.timeFactor, load: scale.load }
+    : scale;
+}
+
+/** A role's slots at this scale: the same fraction of a normal backend's, at least 1 (0 = unlimited stays). */
+function scaledSlots(slots: number, scale: Scale): number {
+  if (slots <= 0) return slots;
+  return Math.max(1, Math.round((slots * scale.slots) / DEFAULT_BEHAVIOUR.slots));
+}
 
 /** Applies the scale to a behaviour or a patch (fields absent stay absent). */
 export function scaleBehaviour<T extends Partial<Behaviour>>(behaviour: T, scale: Scale): T {
   const scaled: { -readonly [K in keyof Behaviour]?: Behaviour[K] } = { ...behaviour };
-  if (behaviour.latencyFactor !== undefined) {
-    scaled.latencyFactor = behaviour.latencyFactor * scale.timeFactor;
-  }
-  if (behaviour.slots !== undefined && behaviour.slots > 0) {
-    const slots = behaviour.slots / scale.slotDivisor;
-    if (!Number.isInteger(slots)) {
-      throw new RangeError(`scale: ${behaviour.slots} slots / slotDivisor ${scale.slotDivisor} is not a whole number`);
-    }
-    scaled.slots = slots;
-  }
+  const f = scale.timeFactor;
+  if (behaviour.latencyFactor !== undefined) scaled.latencyFactor = behaviour.latencyFactor * f;
+  if (behaviour.gcPeriodMs !== undefined) scaled.gcPeriodMs = behaviour.gcPeriodMs * f;
+  if (behaviour.gcPauseMs !== undefined) scaled.gcPauseMs = behaviour.gcPauseMs * f;
+  if (behaviour.extraDelayMs !== undefined) scaled.extraDelayMs = behaviour.extraDelayMs * f;
+  if (behaviour.slots !== undefined) scaled.slots = scaledSlots(behaviour.slots, scale);
   return scaled as T;
 }
 
@@ -72,4 +118,49 @@ export function offeredLoad(
 /** The methods with their deadlines stretched by the time factor. */
 export function scaleMethods(methods: readonly MethodSpec[], scale: Scale): MethodSpec[] {
   return methods.map((method) => ({ ...method, deadlineMs: method.deadlineMs * scale.timeFactor }));
+}
+
+/** What a run measured, stated beside every number it produced. */
+export interface Regime {
+  /** Slots of a normal backend. */
+  readonly slots: number;
+  /** Median service time of the workload's main method (U10_get) at this scale, ms. */
+  readonly medianMs: number;
+  readonly timeFactor: number;
+  /** Whether the timeline and the policies' time constants were scaled with the service times. */
+  readonly timeScaled: boolean;
+  readonly backends: number;
+  readonly perClientRps: number;
+  readonly clientsPerPolicy: number;
+}
+
+export function regimeOf(scale: Scale | LegacyScale, backends: number, perClientRps: number, clientsPerPolicy: number): Regime {
+  const normal = normalScale(scale);
+  return {
+    slots: normal.slots,
+    medianMs: 10 * normal.timeFactor,
+    timeFactor: normal.timeFactor,
+    timeScaled: timeScaled(scale),
+    backends,
+    perClientRps,
+    clientsPerPolicy,
+  };
+}
+
+/** "8 slots, 160 ms median (time × 16), 20 backends, 2 clients per policy at 28 calls/s". */
+export function regimeLabel(regime: Regime): string {
+  const time =
+    regime.timeFactor === 1 ? '' : regime.timeScaled ? ` (time × ${regime.timeFactor})` : ` (service × ${regime.timeFactor}, timeline unscaled)`;
+  const clients = `${regime.clientsPerPolicy} client${regime.clientsPerPolicy === 1 ? '' : 's'} per policy`;
+  return `${regime.slots} slot${regime.slots === 1 ? '' : 's'}, ${regime.medianMs} ms median${time}, ${regime.backends} backends, ${clients} at ${regime.perClientRps} calls/s`;
+}
+
+/** The key runs of one regime share: slots, time and fleet size (rates follow from them and the layout). */
+export function regimeKey(regime: Regime): string {
+  return `${regime.slots}x${regime.medianMs}${regime.timeScaled ? '' : 'u'}/${regime.backends}`;
+}
+
+/** Short form for chart titles and verdict names: "8 slots × 160 ms". */
+export function regimeShort(regime: Regime): string {
+  return `${regime.slots} slot${regime.slots === 1 ? '' : 's'} × ${regime.medianMs} ms`;
 }

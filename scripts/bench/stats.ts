@@ -27,3 +27,48 @@ export function shuffled<T>(items: readonly T[]): T[] {
   }
   return copy;
 }
+
+/** A two-sided interval, [low, high]. */
+export type Interval = readonly [number, number];
+
+/** Bootstrap resamples per interval: enough that the 2.5th and 97.5th percentiles settle to a few %. */
+export const BOOTSTRAP_RESAMPLES = 2000;
+
+/**
+ * Percentile bootstrap interval of the mean of `values` (repeats of one
+ * measurement): resample with replacement, take each resample's mean, report
+ * the (1 − level)/2 and (1 + level)/2 quantiles. `random` is seeded by the
+ * caller, so an interval is reproducible (and assertable). With one value the
+ * interval is that value: one run says nothing about spread, and the report
+ * prints the repeat count beside it.
+ */
+export function bootstrapMeanInterval(
+  values: readonly number[],
+  random: () => number,
+  level = 0.95,
+  resamples = BOOTSTRAP_RESAMPLES,
+): Interval {
+  const finite = values.filter(Number.isFinite);
+  if (finite.length === 0) return [NaN, NaN];
+  if (finite.length === 1) return [finite[0], finite[0]];
+  const means = new Float64Array(resamples);
+  for (let r = 0; r < resamples; r++) {
+    let sum = 0;
+    for (let i = 0; i < finite.length; i++) {
+      sum += finite[Math.floor(random() * finite.length)];
+    }
+    means[r] = sum / finite.length;
+  }
+  means.sort();
+  const at = (q: number): number => means[Math.min(resamples - 1, Math.max(0, Math.round(q * (resamples - 1))))];
+  return [at((1 - level) / 2), at((1 + level) / 2)];
+}
+
+/** A 32-bit FNV-1a hash of `text`: a stable seed per table cell, so intervals do not depend on row order. */
+export function seedOf(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  }
+  return h;
+}

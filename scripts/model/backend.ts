@@ -19,6 +19,12 @@
  *   [0, 10 s), a pause is on while (now + φ) mod P < D. A call whose service
  *   ends inside a pause completes, and frees its slot, when the pause ends;
  *   arrivals are still admitted and start service if a slot is free.
+ * - Service never starts before the call arrived: a queued call reaching a
+ *   slot starts at the later of now and its arrival. In virtual time that is
+ *   always now; under the load test's logical clock a completion may run at a
+ *   logical time before an arrival its host already handled (an event-loop
+ *   stall, then the handler before the late timer), and starting the call
+ *   then would answer it sooner than its service time and hide the stall.
  * - A reply is either OK (after service and `extraDelayMs`) or UNAVAILABLE
  *   (at once, on `errorRate` or in `unavailable` mode). Skipped and
  *   black-holed calls get no reply at all.
@@ -89,6 +95,7 @@ export class BackendModel {
   private queueCallId = new Float64Array(64);
   private queueMedianMs = new Float64Array(64);
   private queueDeadlineMs = new Float64Array(64);
+  private queueArrivalMs = new Float64Array(64);
   private queueHead = 0;
   private queueSize = 0;
 
@@ -166,10 +173,11 @@ export class BackendModel {
       this.onReply(callId, STATUS_UNAVAILABLE);
       return;
     }
+    const nowMs = this.scheduler.nowMs();
     if (this.hasFreeSlot()) {
-      this.startService(callId, medianMs);
+      this.startService(callId, medianMs, nowMs);
     } else {
-      this.enqueue(callId, medianMs, deadlineAtMs);
+      this.enqueue(callId, medianMs, deadlineAtMs, nowMs);
     }
   }
 
@@ -229,14 +237,15 @@ export class BackendModel {
     return slots === 0 || this.busy < slots;
   }
 
-  private startService(callId: number, medianMs: number): void {
+  /** `startMs`: when service begins (now, or a queued call's arrival if that is later). */
+  private startService(callId: number, medianMs: number, startMs: number): void {
     const behaviour = this.current;
     const durationMs = serviceTimeMs(medianMs * behaviour.latencyFactor, behaviour.sigma, this.normal);
     if (this.freeService.length === 0) {
       this.growService();
     }
     const slot = this.freeService.pop() as number;
-    const endMs = this.scheduler.nowMs() + durationMs;
+    const endMs = startMs + durationMs;
     this.serviceCallId[slot] = callId;
     this.serviceEndMs[slot] = endMs;
     this.busy++;
@@ -279,15 +288,17 @@ export class BackendModel {
       this.queueHead = (at + 1) & (this.queueCallId.length - 1);
       this.queueSize--;
       this.changed();
-      if (this.queueDeadlineMs[at] <= nowMs) {
+      const arrivalMs = this.queueArrivalMs[at];
+      const startMs = arrivalMs > nowMs ? arrivalMs : nowMs;
+      if (this.queueDeadlineMs[at] <= startMs) {
         this.counters.skipped++;
         continue;
       }
-      this.startService(this.queueCallId[at], this.queueMedianMs[at]);
+      this.startService(this.queueCallId[at], this.queueMedianMs[at], startMs);
     }
   }
 
-  private enqueue(callId: number, medianMs: number, deadlineAtMs: number): void {
+  private enqueue(callId: number, medianMs: number, deadlineAtMs: number, arrivalMs: number): void {
     if (this.queueSize === this.queueCallId.length) {
       this.growQueue();
     }
@@ -295,6 +306,7 @@ export class BackendModel {
     this.queueCallId[at] = callId;
     this.queueMedianMs[at] = medianMs;
     this.queueDeadlineMs[at] = deadlineAtMs;
+    this.queueArrivalMs[at] = arrivalMs;
     this.queueSize++;
     this.changed();
   }
@@ -311,6 +323,7 @@ export class BackendModel {
     this.queueCallId = unroll(this.queueCallId);
     this.queueMedianMs = unroll(this.queueMedianMs);
     this.queueDeadlineMs = unroll(this.queueDeadlineMs);
+    this.queueArrivalMs = unroll(this.queueArrivalMs);
     this.queueHead = 0;
   }
 

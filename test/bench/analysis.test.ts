@@ -8,13 +8,13 @@ describe('load recorder and analysis', () => {
     { name: 'after', fromS: 4, toS: 6 },
   ];
 
-  it('bins calls by intended start, drops warm-up, counts failures at the deadline in the all-calls histogram', () => {
+  it('bins calls into phases (by completion) and seconds (by intended start), drops warm-up, counts failures at the deadline in the all-calls histogram', () => {
     const recorder = new LoadRecorder(6, phases, 3, 500);
-    recorder.record(-0.5, 10, true, 0); // warm-up: not kept
-    recorder.record(0.2, 10, true, 0);
-    recorder.record(2.5, 20, true, 1);
-    recorder.record(2.6, 3, false, 2, 14); // a fast UNAVAILABLE counts as 500 ms among all calls
-    recorder.record(5.9, 30, true, -1);
+    recorder.record(-500, 10, true, 0); // warm-up: not kept
+    recorder.record(200, 10, true, 0);
+    recorder.record(2500, 20, true, 1);
+    recorder.record(2600, 3, false, 2, 14); // a fast UNAVAILABLE counts as 500 ms among all calls
+    recorder.record(5900, 30, true, -1);
     const run = recorder.export();
     expect(run.ok).toBe(3);
     expect(run.failed).toBe(1);
@@ -38,8 +38,8 @@ describe('load recorder and analysis', () => {
     const a = new LoadRecorder(1, [], 1, 500);
     const b = new LoadRecorder(1, [], 1, 500);
     for (let i = 0; i < 100; i++) {
-      a.record(0.5, 10, true, 0);
-      b.record(0.5, 100, true, 0);
+      a.record(500, 10, true, 0);
+      b.record(500, 100, true, 0);
     }
     const { window } = combineRuns([a.export(), b.export()]);
     expect(window.ok).toBe(200);
@@ -51,11 +51,11 @@ describe('load recorder and analysis', () => {
   it('computes per-second shares over several clients and a group share', () => {
     const a = new LoadRecorder(2, [], 4, 500);
     const b = new LoadRecorder(2, [], 4, 500);
-    a.record(0.1, 1, true, 0);
-    a.record(0.2, 1, true, 1);
-    b.record(0.3, 1, true, 0);
-    b.record(0.4, 1, true, 3);
-    b.record(1.5, 1, true, 2);
+    a.record(100, 1, true, 0);
+    a.record(200, 1, true, 1);
+    b.record(300, 1, true, 0);
+    b.record(400, 1, true, 3);
+    b.record(1500, 1, true, 2);
     const shares = sharePerSecond([a.export(), b.export()]);
     expect(shares[0]).toEqual([0.5, 0.25, 0, 0.25]);
     expect(shares[1]).toEqual([0, 0, 1, 0]);
@@ -64,8 +64,8 @@ describe('load recorder and analysis', () => {
 
   it('grows per-backend counts when backends join mid-run', () => {
     const a = new LoadRecorder(2, [], 2, 500);
-    a.record(0.1, 1, true, 0);
-    a.record(1.1, 1, true, 5);
+    a.record(100, 1, true, 0);
+    a.record(1100, 1, true, 5);
     const shares = sharePerSecond([a.export()]);
     expect(shares[0]).toEqual([1, 0, 0, 0, 0, 0]);
     expect(shares[1]).toEqual([0, 0, 0, 0, 0, 1]);

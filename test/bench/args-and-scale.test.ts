@@ -1,9 +1,18 @@
 import { parseArgs } from '../../scripts/bench/args';
-import { DEFAULT_SCALE, offeredLoad, scaleBehaviour, scaleMethods } from '../../scripts/bench/scale';
+import {
+  DEFAULT_SCALE,
+  LOW_CONCURRENCY_SCALES,
+  offeredLoad,
+  regimeLabel,
+  regimeOf,
+  regimeShort,
+  scaleBehaviour,
+  scaleMethods,
+} from '../../scripts/bench/scale';
 import { behaviourOf, fleetRoles, SINGLE_METHOD } from '../../scripts/model';
 import { QUICK_SCENARIOS, QUICK_TIMELINE, REFERENCE_TIMELINE, SCENARIOS, shortId, timelineFor } from '../../scripts/bench/scenarios';
 import { POLICY_IDS } from '../../scripts/bench/policies';
-import { planLoadRuns } from '../../scripts/bench/plan';
+import { planLoadRuns, planWallTimeS } from '../../scripts/bench/plan';
 
 describe('bench CLI arguments', () => {
   it('defaults to the quick load suite in the reference layout', () => {
@@ -13,8 +22,11 @@ describe('bench CLI arguments', () => {
     expect(options.policies).toEqual([...POLICY_IDS]);
     expect(options.layouts).toEqual(['reference']);
     expect(options.durationS).toBe(45);
-    expect(options.repeats).toBe(1);
+    expect(options.repeats).toBe(5);
     expect(options.scale).toEqual(DEFAULT_SCALE);
+    expect(options.scale).toMatchObject({ slots: 8, timeFactor: 16 });
+    expect(options.clientsPerPolicy).toBe(2);
+    expect(options.uniformClients).toBe(8);
     expect(options.report).toBe(false);
   });
 
@@ -26,7 +38,7 @@ describe('bench CLI arguments', () => {
     expect(options.layouts).toEqual(['reference', 'uniform']);
     expect(options.durationS).toBe(90);
     expect(options.warmupS).toBe(20);
-    expect(options.repeats).toBe(2);
+    expect(options.repeats).toBe(5);
     expect(options.xds).toBe(true);
   });
 
@@ -37,8 +49,12 @@ describe('bench CLI arguments', () => {
       'round_robin,peak_ewma',
       '--duration',
       '30',
-      '--scale',
-      '2x4',
+      '--slots',
+      '2',
+      '--time-factor',
+      '4',
+      '--backends',
+      '6',
       '--suite',
       'overhead',
       '--json',
@@ -47,7 +63,7 @@ describe('bench CLI arguments', () => {
     expect(options.scenarios).toEqual(['s03', 's10']);
     expect(options.policies).toEqual(['round_robin', 'peak_ewma']);
     expect(options.durationS).toBe(30);
-    expect(options.scale).toEqual({ ...DEFAULT_SCALE, slotDivisor: 2, timeFactor: 4 });
+    expect(options.scale).toEqual({ ...DEFAULT_SCALE, slots: 2, timeFactor: 4, backends: 6 });
     expect(options.suites).toEqual(['pick', 'cpu']);
     expect(options.jsonPath).toBe('out.json');
   });
@@ -58,35 +74,58 @@ describe('bench CLI arguments', () => {
     expect(() => parseArgs(['--policy', 'pick_first'])).toThrow(/unknown policy "pick_first"/);
     expect(() => parseArgs(['--duration', '-3'])).toThrow(/--duration must be a number > 0/);
     expect(() => parseArgs(['--repeats', '1.5'])).toThrow(/--repeats must be a whole number/);
-    expect(() => parseArgs(['--scale', 'big'])).toThrow(/--scale must look like 4x3/);
+    expect(() => parseArgs(['--scale', '4x3'])).toThrow(/unknown option --scale/);
+    expect(() => parseArgs(['--slots', '0'])).toThrow(/--slots must be a whole number > 0/);
+    expect(() => parseArgs(['--quick', '--full'])).toThrow(/exclude each other/);
     expect(() => parseArgs(['--layout', 'sideways'])).toThrow(/--layout must be/);
+    expect(() => parseArgs(['--layout', 'none'])).toThrow(/runs nothing without --low-concurrency/);
     expect(() => parseArgs(['--frobnicate', '1'])).toThrow(/unknown option --frobnicate/);
     expect(() => parseArgs(['--json'])).toThrow(/--json needs a value/);
   });
 });
 
 describe('scale', () => {
-  it('divides slots and stretches service times and deadlines, leaving other fields alone', () => {
-    const scale = { slotDivisor: 4, timeFactor: 6, load: 0.7 };
-    expect(scaleBehaviour(behaviourOf('throttled'), scale)).toMatchObject({ slots: 1, latencyFactor: 9, sigma: 0.3 });
+  it('keeps 8 slots and multiplies every time by the factor: service, GC, extra delay, deadline', () => {
+    const scale = { slots: 8, timeFactor: 6, load: 0.7 };
+    expect(scaleBehaviour(behaviourOf('throttled'), scale)).toMatchObject({ slots: 4, latencyFactor: 9, sigma: 0.3 });
     expect(scaleBehaviour({ latencyFactor: 5 }, scale)).toEqual({ latencyFactor: 30 });
     expect(scaleBehaviour({ mode: 'blackhole' as const }, scale)).toEqual({ mode: 'blackhole' });
-    expect(scaleBehaviour({ gcPeriodMs: 10_000, gcPauseMs: 500 }, scale)).toEqual({ gcPeriodMs: 10_000, gcPauseMs: 500 });
+    expect(scaleBehaviour({ gcPeriodMs: 10_000, gcPauseMs: 500 }, scale)).toEqual({ gcPeriodMs: 60_000, gcPauseMs: 3000 });
     expect(scaleMethods(SINGLE_METHOD, scale)[0].deadlineMs).toBe(3000);
-    expect(() => scaleBehaviour({ slots: 4 }, { ...scale, slotDivisor: 3 })).toThrow(/not a whole number/);
+  });
+
+  it('at fewer slots keeps each role\'s ratio to a normal backend, at least 1', () => {
+    const two = { slots: 2, timeFactor: 1, load: 0.7 };
+    expect(scaleBehaviour(behaviourOf('normal'), two).slots).toBe(2);
+    expect(scaleBehaviour(behaviourOf('throttled'), two).slots).toBe(1);
+    expect(scaleBehaviour(behaviourOf('throttled'), { ...two, slots: 1 }).slots).toBe(1);
+    // s10's fault sets 4 slots on an 8-slot fleet: half, whatever the fleet's slots.
+    expect(scaleBehaviour({ slots: 4 }, { ...two, slots: 8 }).slots).toBe(4);
+    expect(scaleBehaviour({ slots: 0 }, two).slots).toBe(0);
+  });
+
+  it('names the regime: slots, median, time factor, fleet, clients and their rate', () => {
+    const regime = regimeOf(DEFAULT_SCALE, 20, 28, 2);
+    expect(regimeLabel(regime)).toBe('8 slots, 160 ms median (time × 16), 20 backends, 2 clients per policy at 28 calls/s');
+    expect(regimeShort(regimeOf(LOW_CONCURRENCY_SCALES[0], 6, 56, 8))).toBe('1 slot × 10 ms');
+    // Older result files: a slot divisor, timeline unscaled.
+    const legacy = regimeOf({ slotDivisor: 4, timeFactor: 12, load: 0.7 }, 20, 37, 1);
+    expect(regimeLabel(legacy)).toBe('2 slots, 120 ms median (service × 12, timeline unscaled), 20 backends, 1 client per policy at 37 calls/s');
   });
 
   it('keeps 70 % utilisation: the reference scale reproduces its published rates', () => {
-    const reference = { slotDivisor: 1, timeFactor: 1, load: 0.7 };
+    const reference = { slots: 8, timeFactor: 1, load: 0.7 };
     const homo = fleetRoles('homo', 20).map((r) => scaleBehaviour(behaviourOf(r), reference));
     const het = fleetRoles('het', 20).map((r) => scaleBehaviour(behaviourOf(r), reference));
     // reference-load-test.md §4: 1,338 (homo) and 1,169 (het) calls/s per client over 8 clients.
     expect(offeredLoad(homo, SINGLE_METHOD, 8, reference).perClientRps).toBe(1338);
     expect(offeredLoad(het, SINGLE_METHOD, 8, reference).perClientRps).toBe(1169);
     const scaled = fleetRoles('homo', 20).map((r) => scaleBehaviour(behaviourOf(r), DEFAULT_SCALE));
-    const load = offeredLoad(scaled, SINGLE_METHOD, 6, DEFAULT_SCALE);
+    const load = offeredLoad(scaled, SINGLE_METHOD, 12, DEFAULT_SCALE);
     expect(load.totalRps / load.fleetCapacityRps).toBeGreaterThan(0.69);
     expect(load.totalRps / load.fleetCapacityRps).toBeLessThanOrEqual(0.7);
+    // Time × 16 at the reference's 8 slots: 1/16 of its rate.
+    expect(load.fleetCapacityRps).toBeCloseTo(15_296 / 16, 0);
   });
 
   it('keeps the reference timeline proportions for shorter windows', () => {
@@ -98,15 +137,46 @@ describe('scale', () => {
 });
 
 describe('run plan', () => {
-  it('runs the reference layout once per scenario with every policy, the uniform layout once per policy, xDS once', () => {
-    const plan = planLoadRuns(
-      parseArgs(['--scenario', 's01,s03', '--uniform-scenario', 's03', '--layout', 'both', '--policy', 'round_robin,peak_ewma', '--xds']),
-    );
-    expect(plan.map((r) => `${r.layout} ${r.scenario} ${r.policies.join('+')}${r.xds ? ' xds' : ''}`)).toEqual([
-      'reference s01 round_robin+peak_ewma',
-      'reference s03 round_robin+peak_ewma xds',
-      'uniform s03 round_robin',
-      'uniform s03 peak_ewma',
+  const describeRun = (r: ReturnType<typeof planLoadRuns>[number]) =>
+    `${r.repeat} ${r.layout} ${r.scenario} ${r.policies.join('+')} ${r.scale.slots}${r.xds ? ' xds' : ''}`;
+
+  it('runs every repeat as a block of everything, shuffled by the seed, xDS once', () => {
+    const options = parseArgs([
+      '--scenario', 's01,s03', '--uniform-scenario', 's03', '--layout', 'both', '--policy', 'round_robin,peak_ewma', '--xds', '--repeats', '3',
     ]);
+    const plan = planLoadRuns(options);
+    expect(plan).toHaveLength(3 * 4);
+    for (let repeat = 0; repeat < 3; repeat++) {
+      const block = plan.slice(repeat * 4, repeat * 4 + 4);
+      expect(block.every((r) => r.repeat === repeat)).toBe(true);
+      expect(block.map(describeRun).map((d) => d.replace(/ xds$/, '')).sort()).toEqual(
+        [`${repeat} reference s01 round_robin+peak_ewma 8`, `${repeat} reference s03 round_robin+peak_ewma 8`, `${repeat} uniform s03 peak_ewma 8`, `${repeat} uniform s03 round_robin 8`],
+      );
+    }
+    expect(plan.filter((r) => r.xds).map(describeRun)).toEqual(['0 reference s03 round_robin+peak_ewma 8 xds']);
+    // Same seed, same order; the order differs between blocks (not one fixed order repeated).
+    expect(planLoadRuns(options).map(describeRun)).toEqual(plan.map(describeRun));
+    const orders = [0, 1, 2].map((k) => plan.slice(k * 4, k * 4 + 4).map((r) => describeRun(r).slice(2).replace(/ xds$/, '')).join());
+    expect(new Set(orders).size).toBeGreaterThan(1);
+  });
+
+  it('adds the low-concurrency regimes: 1 and 2 slots at 10 ms, uniform, every policy, own fleet size', () => {
+    const plan = planLoadRuns(parseArgs(['--scenario', 's02', '--layout', 'reference', '--policy', 'round_robin,peak_ewma', '--low-concurrency', '--repeats', '1']));
+    const low = plan.filter((r) => r.scale.timeFactor === 1);
+    expect(low.map((r) => `${r.layout} ${r.scenario} ${r.policies[0]} ${r.scale.slots}/${r.scale.backends}`).sort()).toEqual(
+      ['s01', 's02', 's03'].flatMap((s) => [1, 2].flatMap((slots) => ['peak_ewma', 'round_robin'].map((p) => `uniform ${s} ${p} ${slots}/6`))).sort(),
+    );
+    expect(plan.filter((r) => r.layout === 'reference').map((r) => r.scale)).toEqual([DEFAULT_SCALE]);
+    // --layout none: the low-concurrency runs alone.
+    const alone = planLoadRuns(parseArgs(['--layout', 'none', '--low-concurrency', '--repeats', '1']));
+    expect(alone.every((r) => r.scale.timeFactor === 1)).toBe(true);
+    expect(alone).toHaveLength(3 * 2 * 6);
+  });
+
+  it('states the wall time: timeline × time factor per run, plus start-up', () => {
+    const options = parseArgs(['--scenario', 's02', '--policy', 'round_robin', '--repeats', '2']);
+    const plan = planLoadRuns(options);
+    // 10 s warm-up + 45 s, × 16, + 16 s each.
+    expect(planWallTimeS(plan, options)).toBe(2 * (55 * 16 + 16));
   });
 });

@@ -1,10 +1,10 @@
-import { aggregate } from '../../scripts/bench/aggregate';
+import { aggregate, P999_MIN_SAMPLES_PER_CLIENT } from '../../scripts/bench/aggregate';
 import type { LatencySummary } from '../../scripts/bench/histogram';
 import type { PolicyResult, ScenarioResult } from '../../scripts/bench/loadtest';
 import type { PolicyId } from '../../scripts/bench/policies';
 import { BenchResults, renderReport } from '../../scripts/bench/report';
 import { orderingDisagreements, readSimulatorJson } from '../../scripts/bench/simulator';
-import { cpuVerdicts, isTieOrBetter, loadVerdicts, pickVerdicts } from '../../scripts/bench/verdicts';
+import { cpuVerdicts, isTieOrBetter, loadVerdicts, lowConcurrencyVerdicts, outcomeOf, pickVerdicts, winsOn } from '../../scripts/bench/verdicts';
 import { parseArgs } from '../../scripts/bench/args';
 
 function latency(p99Ms: number): LatencySummary {
@@ -43,7 +43,7 @@ function scenario(id: string, p99: Partial<Record<PolicyId, number>>, repeat = 0
     title: `title of ${id}`,
     layout: 'reference',
     timeline: { warmupMs: 1000, measureS: 5, faultStartS: 1, faultEndS: 3 },
-    scale: { slotDivisor: 4, timeFactor: 6, load: 0.7 },
+    scale: { slots: 8, timeFactor: 6, load: 0.7 },
     load: { fleetCapacityRps: 637, totalRps: 444, perClientRps: 74 },
     backendCount: 20,
     faultyBackends: [0],
@@ -65,18 +65,41 @@ describe('verdicts', () => {
     expect(isTieOrBetter(4, 3)).toBe(true);
   });
 
-  it('checks that peak_ewma is lowest among client-only policies, OK and all-calls p99', () => {
+  it('judges peak_ewma against each client-only policy, the worst pair deciding', () => {
     const rows = aggregate([
       scenario('s03', { peak_ewma: 30, least_request: 40, lr_od: 35, round_robin: 400, wrr_orca: 10 }),
       scenario('s10', { peak_ewma: 60, least_request: 45, lr_od: 40, round_robin: 400 }),
+      scenario('s01', { peak_ewma: 30, least_request: 40, lr_od: 38, round_robin: 400 }),
     ]);
-    const verdicts = loadVerdicts(rows);
-    const s03 = verdicts.filter((v) => v.target.startsWith('s03'));
-    const s10 = verdicts.filter((v) => v.target.startsWith('s10'));
+    const verdicts = loadVerdicts(rows).filter((v) => v.measure === 'reference');
+    const of = (id: string) => verdicts.find((v) => v.scenario === id)!;
+    // s03: beats least_request and round_robin, but 30 vs lr+od's 35 is not 20 % better: a tie, not a win.
     // wrr (server help) beating peak does not count against it.
-    expect(s03.every((v) => v.met === true)).toBe(true);
-    expect(s10[0].met).toBe(false);
-    expect(s10[0].detail).toContain('lr+od');
+    expect(of('s03').outcome).toBe('tie');
+    expect(of('s03').pairs).toEqual([
+      { policy: 'round_robin', outcome: 'win' },
+      { policy: 'least_request', outcome: 'win' },
+      { policy: 'lr_od', outcome: 'tie' },
+    ]);
+    expect(of('s01').outcome).toBe('win');
+    expect(of('s10').outcome).toBe('loss');
+    expect(of('s10').met).toBe(false);
+    expect(of('s10').detail).toContain('loss vs lr+od');
+  });
+
+  it("applies the reference's whole rule: p99, errors (0.1 pp and 1.5x), recovery (5 s); both ways is a split", () => {
+    expect(winsOn({ p99Ms: 20, errorRate: 0.001 }, { p99Ms: 21, errorRate: 0.0025 })).toEqual(['errors']);
+    // 0.09 pp lower is not enough, however large the ratio.
+    expect(winsOn({ p99Ms: 20, errorRate: 0 }, { p99Ms: 21, errorRate: 0.0009 })).toEqual([]);
+    // 1.4x lower is not enough, however many points.
+    expect(winsOn({ p99Ms: 20, errorRate: 0.05 }, { p99Ms: 21, errorRate: 0.07 })).toEqual([]);
+    expect(winsOn({ p99Ms: 20, recoverS: 3 }, { p99Ms: 21, recoverS: 8 })).toEqual(['recovery']);
+    expect(winsOn({ p99Ms: 20, recoverS: 3 }, { p99Ms: 21, recoverS: null })).toEqual([]);
+    // round_robin never moves away from a faulty backend: its instant "recovery" beats nobody.
+    expect(winsOn({ p99Ms: 20, recoverS: 1, detectS: null }, { p99Ms: 21, recoverS: 7, detectS: 2 })).toEqual([]);
+    expect(winsOn({ p99Ms: 20, recoverS: 1, detectS: 3 }, { p99Ms: 21, recoverS: 7, detectS: 2 })).toEqual(['recovery']);
+    expect(outcomeOf({ p99Ms: 20, recoverS: 13 }, { p99Ms: 30, recoverS: 4 })).toEqual({ outcome: 'split', won: ['p99'], lost: ['recovery'] });
+    expect(outcomeOf({ p99Ms: 21.5 }, { p99Ms: 21.3 }).outcome).toBe('tie');
   });
 
   it('judges the uniform layout too, each scenario on its own rows', () => {
@@ -86,10 +109,26 @@ describe('verdicts', () => {
       uniform('s03', { peak_ewma: 90, least_request: 40 }),
     ]);
     const verdicts = loadVerdicts(rows);
-    expect(verdicts.filter((v) => v.target.startsWith('s03:')).map((v) => v.met)).toEqual([true, true]);
-    const inUniform = verdicts.filter((v) => v.target.startsWith('s03 uniform:'));
-    expect(inUniform.map((v) => v.met)).toEqual([false, false]);
+    expect(verdicts.filter((v) => v.name === 's03 (8 slots × 60 ms)').map((v) => v.outcome)).toEqual(['win', 'win']);
+    const inUniform = verdicts.filter((v) => v.name === 's03 uniform (8 slots × 60 ms)');
+    expect(inUniform.map((v) => v.outcome)).toEqual(['loss', 'loss']);
     expect(inUniform[0].detail).toContain('peak_ewma 90');
+  });
+
+  it('keeps regimes apart: the same scenario at another slot count is judged on its own', () => {
+    const low = { ...scenario('s02', { peak_ewma: 39, round_robin: 30 }), layout: 'uniform' as const, scale: { slots: 1, timeFactor: 1, load: 0.7, backends: 6 } };
+    const rows = aggregate([{ ...scenario('s02', { peak_ewma: 30, round_robin: 30 }), layout: 'uniform' as const }, low]);
+    expect(rows.map((r) => `${r.policy} ${r.regime.slots}`).sort()).toEqual(['peak_ewma 1', 'peak_ewma 8', 'round_robin 1', 'round_robin 8']);
+    const verdicts = loadVerdicts(rows).filter((v) => v.measure === 'reference');
+    expect(verdicts.map((v) => `${v.name}: ${v.outcome}`).sort()).toEqual(['s02 uniform (1 slot × 10 ms): loss', 's02 uniform (8 slots × 60 ms): tie']);
+    // Issue 15's bound on identical backends applies to the low-concurrency regime only: 39 vs 30 ms is 1.30×.
+    expect(lowConcurrencyVerdicts(rows)).toEqual([
+      {
+        target: "s02 uniform (1 slot × 10 ms): peak_ewma p99 over all calls ≤ 1.05× round_robin's",
+        met: false,
+        detail: '39.0ms vs 30.0ms (1.30×, means of 1 repeats)',
+      },
+    ]);
   });
 
   it('averages repeats before judging, as the reference did', () => {
@@ -159,6 +198,27 @@ describe('verdicts', () => {
   });
 });
 
+describe('aggregate', () => {
+  const run = (p99Ms: number, minClientOk: number, faultyShare: number[]) => {
+    const base = scenario('s03', { peak_ewma: p99Ms });
+    const policy = base.policies[0];
+    const timeline = { warmupMs: 1000, measureS: 4, faultStartS: 1, faultEndS: 3 };
+    return { ...base, timeline, policies: [{ ...policy, headline: { ...policy.headline, minClientOk }, faultyShare }] };
+  };
+
+  it('publishes p99.9 only when every client of every repeat had 10,000 OK calls; the faulty share over the fault window', () => {
+    const enough = aggregate([run(20, P999_MIN_SAMPLES_PER_CLIENT, [0.05, 0.02, 0.04, 0.05]), run(30, 20_000, [0.05, 0.0, 0.02, 0.05])]);
+    expect(enough[0].p999Ms).toBe(50);
+    expect(enough[0].p99Ms).toBe(25);
+    expect(enough[0].p99CiMs).toEqual([20, 30]);
+    // Fault window = seconds 1 and 2: (0.02 + 0.04) / 2 and (0 + 0.02) / 2.
+    expect(enough[0].faultyShare).toBeCloseTo(0.02, 10);
+    expect(enough[0].fairShare).toBe(0.05);
+    const short = aggregate([run(20, P999_MIN_SAMPLES_PER_CLIENT - 1, [0, 0, 0, 0]), run(30, 20_000, [0, 0, 0, 0])]);
+    expect(short[0].p999Ms).toBeNaN();
+  });
+});
+
 describe('simulator ordering', () => {
   it("reads the simulator's reference-layout JSON by short scenario id, keeping the compared policies", () => {
     const summary = readSimulatorJson(
@@ -208,15 +268,67 @@ describe('report', () => {
     const { markdown, charts } = renderReport(results);
     expect(markdown).toContain('npm run bench:report');
     expect(markdown).toContain('2 × Test CPU');
-    // Our s03 peak_ewma p99 beside the reference's 21.5 ms, each with its multiple of the nominal median
-    // (60 ms at time factor 6, 10 ms in the reference).
-    expect(markdown).toContain('30.0ms (0.5×) / 21.5ms (2.1×)');
-    expect(markdown).toContain('400ms (6.7×) / 450ms (45.0×)');
-    expect(markdown).toMatch(/s03: peak_ewma p99 \(OK calls\) lowest of client-only policies \| \*\*met\*\*/);
+    // 8 slots, time × 6: our s03 p99 in the reference's units (÷ 6) beside the reference's.
+    expect(markdown).toContain('5.0ms / 21.5ms');
+    expect(markdown).toContain('66.7ms / 450ms');
+    expect(markdown).toContain('8 slots, 60 ms median (time × 6), 20 backends, 1 client per policy at 74 calls/s');
+    // 30 vs lr+od's 35 (÷ 6: 5.0 vs 5.8 ms) is no win by the rule.
+    expect(markdown).toMatch(/s03 \(8 slots × 60 ms\): peak_ewma vs each client-only policy, p99 \(OK calls\), errors, recovery \| tie \|/);
     expect(markdown).toContain('| CPU per RPC vs round_robin | not measured |');
-    expect(charts.map((c) => c.file)).toEqual(['p99.svg', 'p999.svg', 'p99-all-calls.svg', 's03-share.svg']);
+    // No p99.9 chart: the fixture's clients did not record 10,000 OK calls each.
+    expect(charts.map((c) => c.file)).toEqual(['p99.svg', 'p99-all-calls.svg', 's03-share.svg']);
+    // The share chart's title states the run's own fault (2 timeline s here), not the reference's 40 s.
+    expect(charts[2].svg).toContain('for 2 s');
+    expect(charts[2].svg).not.toContain('40 s');
     for (const chart of charts) {
       expect(markdown).toContain(`(benchmarks/${chart.file})`);
     }
+  });
+});
+
+describe('report headline', () => {
+  const machine = { cpuModel: 'Test CPU', cpus: 2, memoryGiB: 24, platform: 'Linux', node: 'v20', grpcJs: '1.14.7', loadAverage: [1, 1, 1] };
+  const uniform = (id: string, p99: Partial<Record<PolicyId, number>>) => ({ ...scenario(id, p99), layout: 'uniform' as const });
+  // s02 uniform is the real report's case: peak_ewma 390 ms vs round_robin 272 (a loss by the rule).
+  const results: BenchResults = {
+    startedAt: '2026-11-29T00:00:00Z',
+    machine,
+    options: parseArgs([]),
+    load: [
+      scenario('s01', { peak_ewma: 30, least_request: 80, lr_od: 80, round_robin: 95 }),
+      scenario('s03', { peak_ewma: 30, least_request: 31, lr_od: 30, round_robin: 400 }),
+      uniform('s02', { peak_ewma: 390, least_request: 346, lr_od: 350, round_robin: 272 }),
+    ],
+    pick: null,
+    cpu: null,
+  };
+
+  it('says a loss is a loss, and claims no win the verdict table does not show', () => {
+    const { markdown } = renderReport(results);
+    // The old headline ("in every scenario run, peak_ewma's p99 ... is the lowest ... or tied") missed uniform losses.
+    expect(markdown).not.toMatch(/in every scenario/);
+    expect(markdown).not.toMatch(/is the lowest/);
+    const table = new Map<string, string>();
+    for (const match of markdown.matchAll(/^\| (s\d\d[^:|]*): peak_ewma vs each client-only policy, p99 \(OK calls\), errors, recovery \| ([^|]+) \|/gm)) {
+      table.set(match[1], match[2].replace(/\*/g, '').trim());
+    }
+    expect(Object.fromEntries(table)).toEqual({
+      's01 (8 slots × 60 ms)': 'win',
+      's03 (8 slots × 60 ms)': 'tie',
+      's02 uniform (8 slots × 60 ms)': 'loss',
+    });
+    const headline = markdown.split('\n').find((l) => l.startsWith("- **Load test, by the reference's winner rule"))!;
+    expect(headline).toBeDefined();
+    const named = (word: string): string[] => {
+      const part = headline.split(/: peak_ewma |; /).find((p) => p.startsWith(`${word} in `));
+      return part ? part.slice(`${word} in `.length).replace(/\.$/, '').split(', ') : [];
+    };
+    // Every outcome in the headline is the table's, and nothing else.
+    for (const [word, outcome] of [['wins', 'win'], ['ties', 'tie'], ['loses', 'loss']] as const) {
+      expect(named(word).sort()).toEqual(Array.from(table).filter(([, o]) => o === outcome).map(([n]) => n).sort());
+    }
+    expect(markdown).toContain('  - s02 uniform (8 slots × 60 ms): peak_ewma 390ms');
+    expect(markdown).toContain('loss vs round_robin 272ms');
+    expect(markdown).toContain('Load test, by the reference\'s rule: 1 wins, 1 ties, 0 splits, 1 losses.');
   });
 });

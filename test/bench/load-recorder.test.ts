@@ -1,0 +1,50 @@
+import { decodeHistogram } from '../../scripts/bench/histogram';
+import { LoadRecorder } from '../../scripts/bench/load-recorder';
+
+const PHASES = [
+  { name: 'before', fromS: 0, toS: 1 },
+  { name: 'fault', fromS: 1, toS: 3 },
+  { name: 'after', fromS: 3, toS: 5 },
+];
+
+const counts = (recorder: LoadRecorder) => {
+  const run = recorder.export();
+  return Object.fromEntries(run.phases.map((p) => [p.name, decodeHistogram(p.allHistogram).totalCount]));
+};
+
+describe('LoadRecorder', () => {
+  it('bins latency by completion, as the reference and the simulator do, and routing by intended start', () => {
+    const recorder = new LoadRecorder(5, PHASES, 2, 500);
+    // Intended at 0.9 s, answered 300 ms later: a fault-phase latency, sent in second 0.
+    recorder.record(900, 300, true, 1);
+    // Intended at 2.9 s, timed out at the deadline: the failure lands in the after phase.
+    recorder.record(2900, 500, false, 0, 4);
+    expect(counts(recorder)).toEqual({ before: 0, fault: 1, after: 1 });
+    const run = recorder.export();
+    expect(run.seconds[0].perBackend).toEqual([0, 1]);
+    expect(run.seconds[2].perBackend).toEqual([1, 0]);
+    expect(run.phases.map((p) => [p.ok, p.failed])).toEqual([
+      [0, 0],
+      [1, 0],
+      [0, 1],
+    ]);
+  });
+
+  it('keeps warm-up sends out of the per-second counts but counts their completions inside the window', () => {
+    const recorder = new LoadRecorder(5, PHASES, 1, 500);
+    recorder.record(-100, 250, true, 0);
+    // Completes after the window: not counted at all.
+    recorder.record(4900, 200, true, 0);
+    expect(counts(recorder)).toEqual({ before: 1, fault: 0, after: 0 });
+    expect(recorder.export().ok).toBe(1);
+    expect(recorder.export().seconds.reduce((n, s) => n + s.sent, 0)).toBe(1);
+  });
+
+  it('measures time-scaled runs in timeline seconds of secondMs real ms', () => {
+    // Time × 4: a timeline second is 4 real seconds; intended at 3.8 real s (0.95), done at 4.2 (1.05).
+    const recorder = new LoadRecorder(5, PHASES, 1, 2000, 4000);
+    recorder.record(3800, 400, true, 0);
+    expect(counts(recorder)).toEqual({ before: 0, fault: 1, after: 0 });
+    expect(recorder.export().seconds[0].sent).toBe(1);
+  });
+});
