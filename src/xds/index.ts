@@ -19,7 +19,7 @@ import {
   UDPA_TYPED_STRUCT_TYPE_URL,
   XDS_TYPED_STRUCT_TYPE_URL,
 } from './type-urls';
-import { assertSingleGrpcJs, loadGrpcJsXds, loadRegisterLbPolicy, ProtoLbPolicyConverter } from './xds-registry';
+import { assertSingleGrpcJs, assertSupportedXdsVersion, loadGrpcJsXds, loadRegisterLbPolicy, ProtoLbPolicyConverter } from './xds-registry';
 
 export {
   LEAST_REQUEST_TYPE_URL,
@@ -59,8 +59,8 @@ let registered = false;
  * Idempotent. Call it before the first xds:/// channel: a Cluster that
  * arrives earlier naming only these policies is NACKed.
  *
- * Throws if the installed @grpc/grpc-js-xds no longer has the internal
- * registry this relies on (see PINNED_XDS_VERSION), if two copies of
+ * Throws if the installed @grpc/grpc-js-xds is outside SUPPORTED_XDS_RANGE
+ * or no longer has the internals this relies on, if two copies of
  * @grpc/grpc-js are installed, or if a proto carries a validation rule the
  * enforcer does not know.
  */
@@ -68,6 +68,7 @@ export function registerXds(): void {
   if (registered) {
     return;
   }
+  assertSupportedXdsVersion();
   const grpcJsXds = loadGrpcJsXds();
   const registerLbPolicy = loadRegisterLbPolicy();
   assertSingleGrpcJs();
