@@ -68,8 +68,9 @@ export function registerXds(): void {
   if (registered) {
     return;
   }
-  assertSupportedXdsVersion();
+  // Loaded first so that a missing package is reported as missing, not as version "unknown".
   const grpcJsXds = loadGrpcJsXds();
+  assertSupportedXdsVersion();
   const registerLbPolicy = loadRegisterLbPolicy();
   assertSingleGrpcJs();
   precompileValidators([PEAK_EWMA_TYPE_URL, LEAST_REQUEST_TYPE_URL, XDS_TYPED_STRUCT_TYPE_URL, UDPA_TYPED_STRUCT_TYPE_URL]);

@@ -51,6 +51,21 @@ describe('registerXds() checks the installed version', () => {
     );
   });
 
+  test('a missing @grpc/grpc-js-xds is reported as missing, with the install command', () => {
+    jest.isolateModules(() => {
+      jest.doMock('@grpc/grpc-js-xds', () => {
+        throw new Error("Cannot find module '@grpc/grpc-js-xds'");
+      });
+      jest.doMock('@grpc/grpc-js-xds/package.json', () => {
+        throw new Error("Cannot find module '@grpc/grpc-js-xds/package.json'");
+      });
+      expect(() => (require('../../src/xds') as typeof import('../../src/xds')).registerXds()).toThrow(
+        /needs @grpc\/grpc-js-xds >=1\.14\.1 <1\.15\.0 \(npm install @grpc\/grpc-js-xds@1\.14\.1\): Cannot find module/,
+      );
+    });
+    jest.dontMock('@grpc/grpc-js-xds');
+  });
+
   test('a patch release (1.14.2, here the 1.14.1 code under that number) registers: the internals pass their shape checks', () => {
     expect(() => registerWithInstalled('1.14.2')).not.toThrow();
   });
