@@ -35,6 +35,8 @@ export interface ResponseRecord {
   readonly streamId: number;
   /** Resource names sent in the response being answered. */
   readonly resourceNames: readonly string[];
+  /** node.id of the client, from the first request on its stream that carried one. */
+  readonly nodeId: string | null;
 }
 
 interface StoredResource {
@@ -56,6 +58,7 @@ interface SentResponse {
 
 interface AdsStream {
   readonly id: number;
+  nodeId: string | null;
   readonly call: ServerDuplexStream<DiscoveryRequest, DiscoveryResponse>;
   readonly subscriptions: Map<ResourceKind, Set<string>>;
   /** The latest nonce sent per type: requests carrying an older one are stale and ignored. */
@@ -66,8 +69,7 @@ interface AdsStream {
 }
 
 interface Waiter {
-  readonly kind: ResourceKind;
-  readonly version: string;
+  readonly matches: (record: ResponseRecord) => boolean;
   readonly resolve: (record: ResponseRecord) => void;
 }
 
@@ -216,20 +218,21 @@ export class FakeControlPlane {
     return this.records.filter((record) => record.status === 'NACK' && (kind === undefined || record.kind === kind));
   }
 
-  /** The first ACK or NACK (from any stream) of `version` of `kind`. */
-  waitForResponse(kind: ResourceKind, version: string, timeoutMs = 10_000): Promise<ResponseRecord> {
-    const found = this.records.find((record) => record.kind === kind && record.version === version);
+  /** The first ACK or NACK of `version` of `kind`, from any client or only from the one with node.id `nodeId`. */
+  waitForResponse(kind: ResourceKind, version: string, timeoutMs = 10_000, nodeId?: string): Promise<ResponseRecord> {
+    const matches = (record: ResponseRecord) =>
+      record.kind === kind && record.version === version && (nodeId === undefined || record.nodeId === nodeId);
+    const found = this.records.find(matches);
     if (found) {
       return Promise.resolve(found);
     }
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((waiter) => waiter !== entry);
-        reject(new Error(`no ACK/NACK of ${kind} version ${version} within ${timeoutMs} ms; responses so far: ${this.describeResponses()}`));
+        reject(new Error(`no ACK/NACK of ${kind} version ${version}${nodeId ? ` from ${nodeId}` : ''} within ${timeoutMs} ms; responses so far: ${this.describeResponses()}`));
       }, timeoutMs);
       const entry: Waiter = {
-        kind,
-        version,
+        matches,
         resolve: (record) => {
           clearTimeout(timer);
           resolve(record);
@@ -239,19 +242,19 @@ export class FakeControlPlane {
     });
   }
 
-  async expectAck(kind: ResourceKind, version: string, timeoutMs?: number): Promise<ResponseRecord> {
-    const record = await this.waitForResponse(kind, version, timeoutMs);
+  async expectAck(kind: ResourceKind, version: string, timeoutMs?: number, nodeId?: string): Promise<ResponseRecord> {
+    const record = await this.waitForResponse(kind, version, timeoutMs, nodeId);
     if (record.status !== 'ACK') {
-      throw new Error(`${kind} version ${version} was NACKed: ${record.errorMessage}`);
+      throw new Error(`${kind} version ${version} was NACKed${nodeId ? ` by ${nodeId}` : ''}: ${record.errorMessage}`);
     }
     return record;
   }
 
   /** Resolves to the NACK's error message. */
-  async expectNack(kind: ResourceKind, version: string, timeoutMs?: number): Promise<string> {
-    const record = await this.waitForResponse(kind, version, timeoutMs);
+  async expectNack(kind: ResourceKind, version: string, timeoutMs?: number, nodeId?: string): Promise<string> {
+    const record = await this.waitForResponse(kind, version, timeoutMs, nodeId);
     if (record.status !== 'NACK') {
-      throw new Error(`${kind} version ${version} was ACKed, expected a NACK`);
+      throw new Error(`${kind} version ${version} was ACKed${nodeId ? ` by ${nodeId}` : ''}, expected a NACK`);
     }
     return record.errorMessage ?? '';
   }
@@ -291,6 +294,7 @@ export class FakeControlPlane {
   private onStream(call: ServerDuplexStream<DiscoveryRequest, DiscoveryResponse>): void {
     const stream: AdsStream = {
       id: this.nextStreamId++,
+      nodeId: null,
       call,
       subscriptions: new Map(),
       latestNonce: new Map(),
@@ -309,6 +313,8 @@ export class FakeControlPlane {
   }
 
   private onRequest(stream: AdsStream, request: DiscoveryRequest): void {
+    // xDS clients send node only on a stream's first request (C-core) or on every one (grpc-js).
+    stream.nodeId ??= request.node?.id || null;
     const kind = kindOfTypeUrl(request.type_url);
     if (kind === null) {
       return; // a type we don't serve: no response, as for an unknown resource
@@ -332,6 +338,7 @@ export class FakeControlPlane {
         errorMessage,
         streamId: stream.id,
         resourceNames: sent.resourceNames,
+        nodeId: stream.nodeId,
       });
     }
     const previous = stream.subscriptions.get(kind);
@@ -366,7 +373,7 @@ export class FakeControlPlane {
 
   private record(record: ResponseRecord): void {
     this.records.push(record);
-    const matching = this.waiters.filter((waiter) => waiter.kind === record.kind && waiter.version === record.version);
+    const matching = this.waiters.filter((waiter) => waiter.matches(record));
     this.waiters = this.waiters.filter((waiter) => !matching.includes(waiter));
     for (const waiter of matching) {
       waiter.resolve(record);

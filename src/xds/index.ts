@@ -8,6 +8,7 @@
  * See docs/xds.md for the field mapping and a Cluster example.
  */
 import { register as registerPolicies } from '../policy/register';
+import { installLegacyLeastRequest } from './legacy-least-request';
 import { convertLeastRequest } from './least-request-converter';
 import { convertPeakEwma } from './peak-ewma-converter';
 import { EncodedAny, precompileValidators } from './policy-protos';
@@ -18,7 +19,7 @@ import {
   UDPA_TYPED_STRUCT_TYPE_URL,
   XDS_TYPED_STRUCT_TYPE_URL,
 } from './type-urls';
-import { assertSingleGrpcJs, loadGrpcJsXds, loadRegisterLbPolicy, ProtoLbPolicyConverter } from './xds-registry';
+import { assertSingleGrpcJs, assertSupportedXdsVersion, loadGrpcJsXds, loadRegisterLbPolicy, ProtoLbPolicyConverter } from './xds-registry';
 
 export {
   LEAST_REQUEST_TYPE_URL,
@@ -32,7 +33,8 @@ export type { LeastRequestView } from './least-request-converter';
 export { convertTypedStruct } from './typed-struct-converter';
 export type { EncodedAny } from './policy-protos';
 export { PgvViolation } from './pgv/enforcer';
-export { PINNED_XDS_VERSION } from './xds-registry';
+export { PINNED_XDS_VERSION, SUPPORTED_XDS_RANGE, TESTED_XDS_VERSION } from './xds-registry';
+export { legacyLeastRequestConfig } from './legacy-least-request';
 export type { PeakEwma } from '../generated/envoy/extensions/load_balancing_policies/peak_ewma/v3alpha/peak_ewma';
 
 /** Adapts a converter of the Any to the registry's signature (it is handed the whole TypedExtensionConfig). */
@@ -51,12 +53,14 @@ let registered = false;
  * Registers, in this order: our policies (peak_ewma_experimental,
  * least_request_experimental) with grpc-js; @grpc/grpc-js-xds (the xds:
  * scheme and its policies); our converters for Envoy's PeakEwma (v3alpha) and
- * LeastRequest (v3), and validating converters for both TypedStruct URLs.
+ * LeastRequest (v3), and validating converters for both TypedStruct URLs;
+ * and acceptance of the Cluster's old `lb_policy: LEAST_REQUEST` enum (gRFC
+ * A48, what Istio's proxyless generator sends; see legacy-least-request.ts).
  * Idempotent. Call it before the first xds:/// channel: a Cluster that
  * arrives earlier naming only these policies is NACKed.
  *
- * Throws if the installed @grpc/grpc-js-xds no longer has the internal
- * registry this relies on (see PINNED_XDS_VERSION), if two copies of
+ * Throws if the installed @grpc/grpc-js-xds is outside SUPPORTED_XDS_RANGE
+ * or no longer has the internals this relies on, if two copies of
  * @grpc/grpc-js are installed, or if a proto carries a validation rule the
  * enforcer does not know.
  */
@@ -64,7 +68,9 @@ export function registerXds(): void {
   if (registered) {
     return;
   }
+  // Loaded first so that a missing package is reported as missing, not as version "unknown".
   const grpcJsXds = loadGrpcJsXds();
+  assertSupportedXdsVersion();
   const registerLbPolicy = loadRegisterLbPolicy();
   assertSingleGrpcJs();
   precompileValidators([PEAK_EWMA_TYPE_URL, LEAST_REQUEST_TYPE_URL, XDS_TYPED_STRUCT_TYPE_URL, UDPA_TYPED_STRUCT_TYPE_URL]);
@@ -75,5 +81,6 @@ export function registerXds(): void {
   // After grpcJsXds.register(), which registered its own (non-validating) ones.
   registerLbPolicy(XDS_TYPED_STRUCT_TYPE_URL, fromTypedConfig(convertTypedStruct));
   registerLbPolicy(UDPA_TYPED_STRUCT_TYPE_URL, fromTypedConfig(convertTypedStruct));
+  installLegacyLeastRequest();
   registered = true;
 }

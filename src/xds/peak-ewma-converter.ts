@@ -43,7 +43,23 @@ export function peakEwmaToJson(message: PeakEwma): LoadBalancingConfig {
   };
 }
 
+/**
+ * Envoy's PGV rules only ask decay_time, default_rtt and penalty_value to be
+ * positive; our policy also caps them (PEAK_EWMA_LIMITS: 1 h, 60 s, 1e12).
+ * A NACK for a cap says so, or an operator whose Envoys take the Cluster
+ * would look for the error in the control plane.
+ */
+export const ABOVE_OUR_LIMIT_NOTE =
+  ' (Envoy accepts any positive value here; grpc-js-peak-ewma caps it: docs/xds.md, "Limits beyond Envoy\'s")';
+
 /** Decodes, enforces PGV, maps, and checks grpc-js accepts the result; throws (→ NACK) otherwise. */
 export function convertPeakEwma(typedConfig: EncodedAny): LoadBalancingConfig {
-  return assertGrpcAccepts(peakEwmaToJson(decodeValidated<PeakEwma>(typedConfig, PEAK_EWMA_TYPE_URL)));
+  const config = peakEwmaToJson(decodeValidated<PeakEwma>(typedConfig, PEAK_EWMA_TYPE_URL));
+  try {
+    return assertGrpcAccepts(config);
+  } catch (error) {
+    const message = (error as Error).message;
+    // Every field we emit except choiceCount (a constant 2) is positive by PGV, so "at most" is one of the caps.
+    throw message.includes('at most') ? new Error(message + ABOVE_OUR_LIMIT_NOTE) : error;
+  }
 }

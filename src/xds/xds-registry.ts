@@ -1,9 +1,15 @@
 /**
- * grpc-js-xds's gRFC A52 converter registry. It is not exported by
- * @grpc/grpc-js-xds (internal module build/src/lb-policy-registry), so we
- * import it by path and check its shape at registration: if a release moves
- * or changes it, registerXds() fails loudly instead of our policies silently
- * never being selected. Pinned to @grpc/grpc-js-xds 1.14.1.
+ * Access to @grpc/grpc-js-xds internals. Two modules we need are not exported
+ * (build/src/lb-policy-registry, the gRFC A52 converter registry, and
+ * build/src/xds-resource-type/cluster-resource-type, the CDS validator), so
+ * we import them by path and check their shape at registration: if a release
+ * moves or changes them, registerXds() fails loudly instead of our policies
+ * silently never being selected.
+ *
+ * Supported: @grpc/grpc-js-xds SUPPORTED_XDS_RANGE (the peerDependencies
+ * range), tested with TESTED_XDS_VERSION (the devDependencies pin). The
+ * installed version is checked at run time too: a version outside the range
+ * fails before any internal module is touched.
  */
 import * as path from 'path';
 import { xdsPackageDir } from './proto-root';
@@ -12,10 +18,16 @@ type RegistryModule = typeof import('@grpc/grpc-js-xds/build/src/lb-policy-regis
 export type RegisterLbPolicy = RegistryModule['registerLbPolicy'];
 export type ProtoLbPolicyConverter = Parameters<RegisterLbPolicy>[1];
 
-export const PINNED_XDS_VERSION = '1.14.1';
+/** The version this package's tests run against (devDependencies). */
+export const TESTED_XDS_VERSION = '1.14.1';
+/** The versions registerXds() accepts (peerDependencies): 1.14.x from 1.14.1, whose internals it checks by shape. */
+export const SUPPORTED_XDS_RANGE = '>=1.14.1 <1.15.0';
+/** @deprecated The tested version; the package now accepts SUPPORTED_XDS_RANGE. */
+export const PINNED_XDS_VERSION = TESTED_XDS_VERSION;
+
 const REGISTRY_MODULE = '@grpc/grpc-js-xds/build/src/lb-policy-registry';
 
-function installedXdsVersion(): string {
+export function installedXdsVersion(): string {
   try {
     return String((require('@grpc/grpc-js-xds/package.json') as { version?: unknown }).version);
   } catch {
@@ -23,12 +35,39 @@ function installedXdsVersion(): string {
   }
 }
 
-function incompatible(detail: string): Error {
+/** Whether `version` is in SUPPORTED_XDS_RANGE: 1.14.p with p >= 1, prereleases excluded. */
+export function isSupportedXdsVersion(version: string): boolean {
+  const match = /^1\.14\.(\d+)$/.exec(version);
+  return match !== null && Number(match[1]) >= 1;
+}
+
+/** Throws unless the installed @grpc/grpc-js-xds is in SUPPORTED_XDS_RANGE. */
+export function assertSupportedXdsVersion(version = installedXdsVersion()): void {
+  if (!isSupportedXdsVersion(version)) {
+    throw new Error(
+      `grpc-js-peak-ewma/xds supports @grpc/grpc-js-xds ${SUPPORTED_XDS_RANGE} (tested with ${TESTED_XDS_VERSION}); ` +
+        `installed: @grpc/grpc-js-xds ${version}. It reaches into grpc-js-xds internals that other minor versions may not have. ` +
+        `Install @grpc/grpc-js-xds@~1.14.1.`,
+    );
+  }
+}
+
+/** The error for an internal module that is not what we expect. */
+export function incompatible(module: string, detail: string): Error {
   return new Error(
-    `grpc-js-peak-ewma/xds: ${detail}. This package registers its xDS converters through ` +
-      `${REGISTRY_MODULE}, an internal module of @grpc/grpc-js-xds ${PINNED_XDS_VERSION}; ` +
-      `installed: @grpc/grpc-js-xds ${installedXdsVersion()}. Install @grpc/grpc-js-xds@${PINNED_XDS_VERSION}.`,
+    `grpc-js-peak-ewma/xds: ${detail}. This package uses ${module}, an internal module of @grpc/grpc-js-xds ` +
+      `${SUPPORTED_XDS_RANGE} (tested with ${TESTED_XDS_VERSION}); installed: @grpc/grpc-js-xds ${installedXdsVersion()}. ` +
+      `Install @grpc/grpc-js-xds@${TESTED_XDS_VERSION}.`,
   );
+}
+
+/** Loads an internal module of @grpc/grpc-js-xds; a failure names the module and the versions. */
+export function requireXdsInternal<T>(module: string): Partial<T> {
+  try {
+    return require(module) as Partial<T>;
+  } catch (error) {
+    throw incompatible(module, `cannot load it (${(error as Error).message})`);
+  }
 }
 
 /**
@@ -41,7 +80,7 @@ export function loadGrpcJsXds(): typeof import('@grpc/grpc-js-xds') {
     return require('@grpc/grpc-js-xds') as typeof import('@grpc/grpc-js-xds');
   } catch (error) {
     throw new Error(
-      `grpc-js-peak-ewma/xds needs @grpc/grpc-js-xds@${PINNED_XDS_VERSION} (npm install @grpc/grpc-js-xds@${PINNED_XDS_VERSION}): ` +
+      `grpc-js-peak-ewma/xds needs @grpc/grpc-js-xds ${SUPPORTED_XDS_RANGE} (npm install @grpc/grpc-js-xds@${TESTED_XDS_VERSION}): ` +
         (error as Error).message,
     );
   }
@@ -49,14 +88,9 @@ export function loadGrpcJsXds(): typeof import('@grpc/grpc-js-xds') {
 
 /** The registry's registerLbPolicy, after checking it is what we expect. */
 export function loadRegisterLbPolicy(): RegisterLbPolicy {
-  let registry: Partial<RegistryModule>;
-  try {
-    registry = require(REGISTRY_MODULE) as Partial<RegistryModule>;
-  } catch (error) {
-    throw incompatible(`cannot load the converter registry (${(error as Error).message})`);
-  }
+  const registry = requireXdsInternal<RegistryModule>(REGISTRY_MODULE);
   if (typeof registry.registerLbPolicy !== 'function') {
-    throw incompatible(`registerLbPolicy is ${typeof registry.registerLbPolicy}, not a function`);
+    throw incompatible(REGISTRY_MODULE, `registerLbPolicy is ${typeof registry.registerLbPolicy}, not a function`);
   }
   return registry.registerLbPolicy;
 }

@@ -10,9 +10,21 @@ import { FakeControlPlane } from '../../../scripts/xds/control-plane';
 import { clusterLoadAssignment, loadBootstrap, loadResource, withAddresses } from '../../../scripts/xds/fixtures';
 import { BalancerStats, getLoadBalancerStats, STATS_LABEL_OPTION } from '../../../src';
 import { registerXds } from '../../../src/xds';
+import { loadGrpcJsXds } from '../../../src/xds/xds-registry';
 import { startBackends, stopBackends, TestBackend } from '../../support/backends';
 
 export const TARGET = 'xds:///listener1';
+
+export interface WorldOptions {
+  /**
+   * Default true. False: only @grpc/grpc-js-xds's own register() runs, as in
+   * an app without this package. Jest gives each test file its own module
+   * registry, so this holds for the whole file.
+   */
+  registerXds?: boolean;
+  /** Default true: start() returns after one call succeeded. False: after the first CDS response was answered. */
+  awaitFirstCall?: boolean;
+}
 
 export class XdsWorld {
   private constructor(
@@ -23,19 +35,34 @@ export class XdsWorld {
   ) {}
 
   /** Three backends b0, b1 (locality region-a) and b2 (region-b), as in xds-fixtures/endpoints.yaml. */
-  static async start(clusterFixture: string, label: string): Promise<XdsWorld> {
-    registerXds();
+  static async start(clusterFixture: string, label: string, options: WorldOptions = {}): Promise<XdsWorld> {
+    if (options.registerXds ?? true) {
+      registerXds();
+    } else {
+      loadGrpcJsXds().register();
+    }
     const controlPlane = await FakeControlPlane.start();
     const backends = await startBackends(3);
     controlPlane.putFromFile('listener.yaml');
-    controlPlane.putFromFile(clusterFixture);
+    const clusterVersion = controlPlane.putFromFile(clusterFixture).cluster!;
     controlPlane.setEndpoints([withAddresses(loadResource('endpoints.yaml'), backends.map((backend) => backend.address))]);
     const client = createProbeClient(TARGET, credentials.createInsecure(), {
       ...controlPlane.channelOptions(loadBootstrap(controlPlane.address)),
       [STATS_LABEL_OPTION]: label,
     });
-    await callOnce(client, 10_000);
-    return new XdsWorld(controlPlane, backends, client, label);
+    const world = new XdsWorld(controlPlane, backends, client, label);
+    try {
+      if (options.awaitFirstCall ?? true) {
+        await callOnce(client, 10_000);
+      } else {
+        client.waitForReady(Date.now() + 1, () => {}); // connect now: the channel is idle until a call or this
+        await controlPlane.waitForResponse('cluster', clusterVersion);
+      }
+    } catch (error) {
+      world.close(); // or the servers keep Jest from exiting
+      throw error;
+    }
+    return world;
   }
 
   /** Our balancers serving this world's client. */
