@@ -6,7 +6,7 @@ import { parsePolicyId, PolicyId, POLICY_IDS } from './policies';
 import { DEFAULT_SCALE, Scale } from './scale';
 import { QUICK_SCENARIOS, scenarioById, SCENARIOS, shortId } from './scenarios';
 
-export type Suite = 'load' | 'pick' | 'cpu' | 'overhead' | 'all';
+export type Suite = 'load' | 'pick' | 'cpu' | 'update' | 'overhead' | 'all';
 
 export interface BenchOptions {
   readonly suites: readonly Exclude<Suite, 'overhead' | 'all'>[];
@@ -34,7 +34,7 @@ export interface BenchOptions {
 }
 
 export const USAGE = `usage: npm run bench -- [options]
-  --suite load|pick|cpu|overhead|all   what to run (default: load; overhead = pick + cpu)
+  --suite load|pick|cpu|update|overhead|all   what to run (default: load; overhead = pick + cpu + update)
   --scenario s01,s03,...               scenarios (default: ${QUICK_SCENARIOS.join(',')}; --full: all)
   --policy round_robin,peak_ewma,...   policies (default: all of ${POLICY_IDS.join(', ')})
   --layout reference|uniform|both      clients per policy side by side, or one policy per run (default: reference)
@@ -113,13 +113,14 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       case 'load':
       case 'pick':
       case 'cpu':
+      case 'update':
         return [suite];
       case 'overhead':
-        return ['pick', 'cpu'];
+        return ['pick', 'cpu', 'update'];
       case 'all':
-        return ['load', 'pick', 'cpu'];
+        return ['load', 'pick', 'cpu', 'update'];
       default:
-        throw new RangeError(`--suite: unknown suite "${suite}"; expected load, pick, cpu, overhead or all`);
+        throw new RangeError(`--suite: unknown suite "${suite}"; expected load, pick, cpu, update, overhead or all`);
     }
   });
   const scenarios = flags.has('--scenario')

@@ -131,7 +131,7 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
       managed.child.startConnecting();
     }
     this.updatesPaused = false;
-    this.recomputeState();
+    this.refreshState();
     return true;
   }
 
@@ -203,10 +203,35 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
     }
   }
 
+  /**
+   * A child's report. While an update is running (paused), only its error is
+   * kept: every reused child re-reports during the update, and scanning all
+   * endpoints per report would make each update O(n²). The update ends with
+   * one scan (refreshState), which also sees any child that left READY
+   * meanwhile, since lastState is only written by that scan.
+   */
   private onChildStateChange(errorMessage: string | null): void {
     if (errorMessage !== null) {
       this.lastError = errorMessage;
     }
+    if (!this.updatesPaused) {
+      this.refreshState();
+    }
+  }
+
+  /**
+   * One pass over the endpoints: asks for re-resolution if one left READY,
+   * then publishes READY if any endpoint is READY; else CONNECTING if any is
+   * CONNECTING or IDLE; else TRANSIENT_FAILURE carrying the last error. IDLE
+   * endpoints are asked to reconnect, so every endpoint stays connected.
+   */
+  private refreshState(): void {
+    if (this.context === null) {
+      return;
+    }
+    const ready: PickableEndpoint[] = [];
+    const idle: LeafLoadBalancer[] = [];
+    let connecting = false;
     let leftReady = false;
     for (const managed of this.endpoints.values()) {
       const state = managed.child.getConnectivityState();
@@ -214,35 +239,19 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
         leftReady = true;
       }
       managed.lastState = state;
+      if (state === connectivityState.READY) {
+        ready.push({ load: managed.load, picker: managed.child.getPicker(), name: managed.key });
+      } else if (state === connectivityState.CONNECTING) {
+        connecting = true;
+      } else if (state === connectivityState.IDLE) {
+        connecting = true;
+        idle.push(managed.child);
+      }
     }
     if (leftReady) {
       this.helper.requestReresolution();
     }
-    this.recomputeState();
-  }
-
-  /**
-   * READY if any endpoint is READY; else CONNECTING if any is CONNECTING or
-   * IDLE; else TRANSIENT_FAILURE carrying the last error. IDLE endpoints are
-   * asked to reconnect, so every endpoint stays connected.
-   */
-  private recomputeState(): void {
-    if (this.updatesPaused || this.context === null) {
-      return;
-    }
-    const ready: PickableEndpoint[] = [];
-    let connecting = false;
-    let idle = 0;
-    for (const managed of this.endpoints.values()) {
-      const state = managed.child.getConnectivityState();
-      if (state === connectivityState.READY) {
-        ready.push({ load: managed.load, picker: managed.child.getPicker(), name: managed.key });
-      } else if (state === connectivityState.CONNECTING || state === connectivityState.IDLE) {
-        connecting = true;
-        idle += state === connectivityState.IDLE ? 1 : 0;
-      }
-    }
-    this.idleEndpoints = idle;
+    this.idleEndpoints = idle.length;
     if (ready.length > 0) {
       this.publish(connectivityState.READY, new EndpointPicker(ready, this.context), null);
     } else if (connecting) {
@@ -251,10 +260,8 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
       const details = `${this.policyName}: No connection established. Last error: ${this.lastError}`;
       this.publish(connectivityState.TRANSIENT_FAILURE, new UnavailablePicker({ details }), details);
     }
-    for (const managed of this.endpoints.values()) {
-      if (managed.child.getConnectivityState() === connectivityState.IDLE) {
-        managed.child.exitIdle();
-      }
+    for (const child of idle) {
+      child.exitIdle();
     }
   }
 
