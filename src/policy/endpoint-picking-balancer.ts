@@ -13,6 +13,7 @@ import { systemRandom } from '../core/random';
 import { endpointKey } from './endpoint-key';
 import { EndpointPickingConfig } from './endpoint-picking-config';
 import { EndpointPicker, PickableEndpoint, PickContext } from './picker';
+import { RetiredLoads } from './retired-loads';
 import { BalancerStatsSource, registerStatsSource, unregisterStatsSource } from './stats';
 import { Tracer } from './trace';
 
@@ -43,6 +44,8 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
   /** Unique in this process: tells one balancer instance from its successor. */
   readonly instanceId = nextInstanceId++;
   private readonly endpoints = new Map<string, ManagedEndpoint>();
+  /** Records of endpoints that just left the list, for when they come back (retired-loads.ts). */
+  private readonly retired = new RetiredLoads();
   private readonly childHelper: experimental.ChannelControlHelper;
   private context: PickContext | null = null;
   private updatesPaused = false;
@@ -89,8 +92,10 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
     }
     const list = endpointList.value;
     this.tracer.info(`address update: ${list.length} endpoints`);
+    const nowMs = this.context!.engine.clock();
+    this.retired.prune(nowMs);
     if (list.length === 0) {
-      this.destroyChildren();
+      this.retireChildren(nowMs);
       const details = `${this.policyName}: No addresses resolved. Resolution note: ${resolutionNote}`;
       this.publish(connectivityState.TRANSIENT_FAILURE, new UnavailablePicker({ details }), details);
       // Accept the (empty) result, as round_robin does: refusing it would
@@ -114,7 +119,7 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
         const managed: ManagedEndpoint = {
           key,
           child: new LeafLoadBalancer(endpoint, this.childHelper, options, resolutionNote),
-          load: new EndpointLoad(),
+          load: this.retired.reclaim(key, nowMs) ?? new EndpointLoad(),
           lastState: connectivityState.IDLE,
         };
         this.endpoints.set(key, managed);
@@ -125,6 +130,7 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
       if (!seen.has(key)) {
         managed.child.destroy();
         this.endpoints.delete(key);
+        this.retired.retire(key, managed.load, nowMs);
       }
     }
     for (const managed of added) {
@@ -157,6 +163,7 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
 
   destroy(): void {
     this.destroyChildren();
+    this.retired.clear();
     unregisterStatsSource(this);
     this.tracer.info('destroyed');
   }
@@ -271,6 +278,13 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
     }
     this.currentState = state;
     this.helper.updateState(state, picker, errorMessage);
+  }
+
+  private retireChildren(nowMs: number): void {
+    for (const [key, managed] of this.endpoints) {
+      this.retired.retire(key, managed.load, nowMs);
+    }
+    this.destroyChildren();
   }
 
   private destroyChildren(): void {
