@@ -36,6 +36,9 @@ export type EndpointPickingConfigClass = abstract new (...args: never[]) => Endp
 
 let nextInstanceId = 1;
 
+/** How pick_first (and we) begin a TRANSIENT_FAILURE message. */
+const CONNECTION_FAILED = 'No connection established';
+
 /**
  * The skeleton both policies share. Not constructed directly: grpc-js builds
  * the concrete policies from their registered names.
@@ -50,6 +53,8 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
   private context: PickContext | null = null;
   private updatesPaused = false;
   private lastError: string | null = null;
+  /** The resolver's error since the last good resolution, for RPCs that fail meanwhile. */
+  private resolutionError: string | null = null;
   private currentState: ConnectivityState = connectivityState.IDLE;
   private statsLabel = '';
   private config: EndpointPickingConfig | null = null;
@@ -84,12 +89,18 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
     this.config = config;
     this.statsLabel = String(options[STATS_LABEL_OPTION] ?? '');
     if (!endpointList.ok) {
-      // A failed resolution while we have endpoints: keep serving them.
+      // A failed resolution while we have endpoints: keep serving them. If
+      // none can serve, the RPCs are told about this failure too (as
+      // grpc-go's balancers do): it may be why the endpoints are stale.
+      this.resolutionError = endpointList.error.details;
       if (this.endpoints.size === 0) {
         this.publish(connectivityState.TRANSIENT_FAILURE, new UnavailablePicker(endpointList.error), endpointList.error.details);
+      } else if (this.currentState === connectivityState.TRANSIENT_FAILURE) {
+        this.refreshState();
       }
       return true;
     }
+    this.resolutionError = null;
     const list = endpointList.value;
     this.tracer.info(`address update: ${list.length} endpoints`);
     const nowMs = this.context!.engine.clock();
@@ -264,12 +275,28 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
     } else if (connecting) {
       this.publish(connectivityState.CONNECTING, new QueuePicker(this), null);
     } else if (this.endpoints.size > 0) {
-      const details = `${this.policyName}: No connection established. Last error: ${this.lastError}`;
+      const details = this.failureDetails();
       this.publish(connectivityState.TRANSIENT_FAILURE, new UnavailablePicker({ details }), details);
     }
     for (const child of idle) {
       child.exitIdle();
     }
+  }
+
+  /**
+   * What failed, said once. The children are pick_first, whose own error
+   * already reads "No connection established. Last error: …"; wrapping it in
+   * the same words again said it twice.
+   */
+  private failureDetails(): string {
+    const connection =
+      this.lastError === null
+        ? CONNECTION_FAILED
+        : this.lastError.startsWith(CONNECTION_FAILED)
+          ? this.lastError
+          : `${CONNECTION_FAILED}. Last error: ${this.lastError}`;
+    const resolution = this.resolutionError === null ? '' : `; name resolution also failed: ${this.resolutionError}`;
+    return `${this.policyName}: ${connection}${resolution}`;
   }
 
   private publish(state: ConnectivityState, picker: experimental.Picker, errorMessage: string | null): void {
