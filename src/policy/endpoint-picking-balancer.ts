@@ -53,6 +53,8 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
   private context: PickContext | null = null;
   private updatesPaused = false;
   private lastError: string | null = null;
+  /** Whether a non-empty list was accepted: the channel then holds a config (see updateAddressList). */
+  private servedAList = false;
   /** The resolver's error since the last good resolution, for RPCs that fail meanwhile. */
   private resolutionError: string | null = null;
   private currentState: ConnectivityState = connectivityState.IDLE;
@@ -109,11 +111,18 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
       this.retireChildren(nowMs);
       const details = `${this.policyName}: No addresses resolved. Resolution note: ${resolutionNote}`;
       this.publish(connectivityState.TRANSIENT_FAILURE, new UnavailablePicker({ details }), details);
-      // Accept the (empty) result, as round_robin does: refusing it would
-      // leave the channel without a config, and calls would wait out their
-      // deadline for name resolution instead of failing fast with this message.
-      return true;
+      // Refused (as grpc-java's least_request and grpc-js's pick_first do)
+      // once we have served a list: grpc-js's DNS resolver takes false as a
+      // failed resolution and resolves again by itself, so an idle client
+      // finds the endpoints when they come back instead of failing its next
+      // call; the channel keeps the config of the earlier list, so calls
+      // meanwhile still fail fast with the message above. Accepted as the
+      // first list: refusing that would leave the channel without a config,
+      // and calls would wait out their deadline instead of failing fast.
+      // Measured: docs/design.md, "Resolution".
+      return !this.servedAList;
     }
+    this.servedAList = true;
     this.updatesPaused = true;
     const seen = new Set<string>();
     const added: ManagedEndpoint[] = [];
