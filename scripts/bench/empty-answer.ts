@@ -16,7 +16,7 @@
  * address list, and the ENOTFOUND error getaddrinfo really gives for a name
  * with no records.
  *
- *   npx tsx scripts/bench/empty-answer.ts [minTimeBetweenResolutionsMs=5000]
+ *   npx tsx scripts/bench/empty-answer.ts [minTimeBetweenResolutionsMs=5000] [repeats=4] [shapes="empty list,ENOTFOUND"]
  */
 import * as dns from 'dns';
 import { credentials, experimental, Server, ServerCredentials, ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
@@ -215,7 +215,8 @@ async function main(): Promise<void> {
   );
   console.log('shape       variant            recovery after back: median (min–max)  failed calls (median)  DNS lookups (median)');
   const variants = VARIANTS;
-  for (const answerShape of ['empty list', 'ENOTFOUND'] as Shape[]) {
+  const shapes = (process.argv[4] ?? 'empty list,ENOTFOUND').split(',') as Shape[];
+  for (const answerShape of shapes) {
     const outcomes = new Map<Variant, Outcome[]>(variants.map((v) => [v, []]));
     for (let r = 0; r < repeats; r++) {
       for (const variant of variants) {
