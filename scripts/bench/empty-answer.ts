@@ -17,6 +17,8 @@
  * with no records.
  *
  *   npx tsx scripts/bench/empty-answer.ts [minTimeBetweenResolutionsMs=5000] [repeats=4] [shapes="empty list,ENOTFOUND"]
+ *
+ * (shapes "" runs only the idle-client and fresh-channel cases.)
  */
 import * as dns from 'dns';
 import { credentials, experimental, Server, ServerCredentials, ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
@@ -30,17 +32,21 @@ type Shape = 'empty list' | 'ENOTFOUND';
 
 const HOST = 'empty-answer.invalid';
 const CALL_EVERY_MS = 25;
+/** A lookup takes time on a real network: without it a call can race its own re-resolution and win. */
+const LOOKUP_MS = 20;
 
 let answer: 'up' | 'gone' = 'up';
 let shape: Shape = 'empty list';
 let lookups = 0;
 
 const realLookup = dns.promises.lookup;
+// Answers in LOOKUP_MS, as a nearby DNS server would.
 (dns.promises as { lookup: unknown }).lookup = async (hostname: string, options: unknown) => {
   if (hostname !== HOST) {
     return (realLookup as (h: string, o: unknown) => Promise<unknown>)(hostname, options);
   }
   lookups++;
+  await new Promise((resolve) => setTimeout(resolve, LOOKUP_MS));
   if (answer === 'up') {
     return [{ address: '127.0.0.1', family: 4 }];
   }
@@ -215,7 +221,7 @@ async function main(): Promise<void> {
   );
   console.log('shape       variant            recovery after back: median (min–max)  failed calls (median)  DNS lookups (median)');
   const variants = VARIANTS;
-  const shapes = (process.argv[4] ?? 'empty list,ENOTFOUND').split(',') as Shape[];
+  const shapes = (process.argv[4] ?? 'empty list,ENOTFOUND').split(',').filter((name) => name.length > 0) as Shape[];
   for (const answerShape of shapes) {
     const outcomes = new Map<Variant, Outcome[]>(variants.map((v) => [v, []]));
     for (let r = 0; r < repeats; r++) {
