@@ -9,6 +9,7 @@
  *   });
  */
 export { register } from './policy/register';
+export type { GrpcJsChoice } from './policy/grpc-js-copies';
 export { PEAK_EWMA_POLICY_NAME, PEAK_EWMA_DEFAULTS, PEAK_EWMA_LIMITS, PeakEwmaLoadBalancingConfig } from './policy/peak-ewma-config';
 export { LEAST_REQUEST_POLICY_NAME, LeastRequestLoadBalancingConfig, SELECTION_METHODS } from './policy/least-request-config';
 export type { SelectionMethod } from './policy/least-request-config';

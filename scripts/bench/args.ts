@@ -6,7 +6,7 @@ import { parsePolicyId, PolicyId, POLICY_IDS } from './policies';
 import { DEFAULT_CLIENTS_PER_POLICY, DEFAULT_SCALE, DEFAULT_UNIFORM_CLIENTS, Scale } from './scale';
 import { QUICK_SCENARIOS, scenarioById, SCENARIOS, shortId } from './scenarios';
 
-export type Suite = 'load' | 'pick' | 'cpu' | 'overhead' | 'all';
+export type Suite = 'load' | 'pick' | 'cpu' | 'update' | 'overhead' | 'all';
 
 export interface BenchOptions {
   readonly suites: readonly Exclude<Suite, 'overhead' | 'all'>[];
@@ -53,7 +53,7 @@ export const DEFAULT_REPEATS = 5;
 export const QUICK = { durationS: 15, warmupS: 5, repeats: 2, timeFactor: 4, backends: 5, scenarios: ['s02', 's03'] } as const;
 
 export const USAGE = `usage: npm run bench -- [options]
-  --suite load|pick|cpu|overhead|all   what to run (default: load; overhead = pick + cpu)
+  --suite load|pick|cpu|update|overhead|all   what to run (default: load; overhead = pick + cpu + update)
   --scenario s01,s03,...               scenarios (default: ${QUICK_SCENARIOS.join(',')}; --full: all)
   --policy round_robin,peak_ewma,...   policies (default: all of ${POLICY_IDS.join(', ')})
   --layout reference|uniform|both|none clients per policy side by side, or one policy per run (default: reference;
@@ -140,13 +140,14 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       case 'load':
       case 'pick':
       case 'cpu':
+      case 'update':
         return [suite];
       case 'overhead':
-        return ['pick', 'cpu'];
+        return ['pick', 'cpu', 'update'];
       case 'all':
-        return ['load', 'pick', 'cpu'];
+        return ['load', 'pick', 'cpu', 'update'];
       default:
-        throw new RangeError(`--suite: unknown suite "${suite}"; expected load, pick, cpu, overhead or all`);
+        throw new RangeError(`--suite: unknown suite "${suite}"; expected load, pick, cpu, update, overhead or all`);
     }
   });
   const scenarios = flags.has('--scenario')

@@ -15,6 +15,7 @@ import { textTable } from './tables';
 import { machineDescription } from './machine';
 import { builtFrom, prebuildForChildren } from './package-under-test';
 import { runSimulator } from './simulator';
+import { runUpdateTimeBenchmark } from './update-time';
 
 async function runLoadSuite(options: BenchOptions, results: BenchResults, save: () => void): Promise<void> {
   const progress = new ProgressLine();
@@ -78,6 +79,11 @@ async function main(): Promise<void> {
     console.log('\nCPU per RPC: closed loop at saturation, client process.cpuUsage per completed call');
     results.cpu = await runCpuPerRpcBenchmark(undefined, (line) => console.log(line));
     console.log(textTable(cpuTable(results.cpu)));
+    save();
+  }
+  if (options.suites.includes('update')) {
+    console.log('\nupdate time: one address update over an unchanged list of READY endpoints, vs round_robin');
+    results.update = await runUpdateTimeBenchmark(undefined, (line) => console.log(line));
     save();
   }
   if (options.suites.includes('load')) {

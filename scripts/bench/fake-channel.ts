@@ -57,6 +57,20 @@ class ReadySubchannel {
   }
 }
 
+/** A channel's side of a balancer, with READY fake subchannels; `onState` sees every published state. */
+export function readyChannelHelper(
+  onState: (state: connectivityState, picker: experimental.Picker) => void,
+): experimental.ChannelControlHelper {
+  return {
+    createSubchannel: (address) =>
+      new ReadySubchannel(experimental.subchannelAddressToString(address)) as unknown as SubchannelInterface,
+    updateState: (state, picker) => onState(state, picker),
+    requestReresolution: () => {},
+    addChannelzChild: () => {},
+    removeChannelzChild: () => {},
+  };
+}
+
 export interface BuiltPicker {
   readonly picker: experimental.Picker;
   readonly state: connectivityState;
@@ -81,16 +95,9 @@ export function fakeEndpoints(count: number): experimental.Endpoint[] {
  */
 export async function buildPicker(lbConfig: object, endpointCount: number): Promise<BuiltPicker> {
   let latest: { state: connectivityState; picker: experimental.Picker } | null = null;
-  const helper: experimental.ChannelControlHelper = {
-    createSubchannel: (address) =>
-      new ReadySubchannel(experimental.subchannelAddressToString(address)) as unknown as SubchannelInterface,
-    updateState: (state, picker) => {
-      latest = { state, picker };
-    },
-    requestReresolution: () => {},
-    addChannelzChild: () => {},
-    removeChannelzChild: () => {},
-  };
+  const helper = readyChannelHelper((state, picker) => {
+    latest = { state, picker };
+  });
   const handler = new experimental.ChildLoadBalancerHandler(helper);
   const config = experimental.parseLoadBalancingConfig(lbConfig as never);
   handler.updateAddressList(experimental.statusOrFromValue(fakeEndpoints(endpointCount)), config, {}, 'benchmark');

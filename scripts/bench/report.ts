@@ -15,6 +15,7 @@ import type { MachineDescription } from './machine';
 import { gitCommit } from './machine';
 import { REPO_ROOT } from './package-under-test';
 import type { PickPathReport } from './pick-path';
+import type { UpdateTimeReport } from './update-time';
 import { ClientKind, clientLabel, PolicyId, POLICY_IDS, POLICY_LABELS } from './policies';
 import { formatMs, formatPercent } from './progress';
 import { REFERENCE_OVERHEAD, REFERENCE_RECOVERY_S, REFERENCE_RESULTS, ReferencePolicy } from '../lib/reference-numbers';
@@ -50,6 +51,7 @@ export interface BenchResults {
   readonly load: (ScenarioResult & { repeat?: number })[];
   pick: PickPathReport | null;
   cpu: CpuPerRpcResult[] | null;
+  update?: UpdateTimeReport | null;
   simulator?: SimulatorSummary | null;
 }
 
@@ -102,6 +104,13 @@ export function pickTable(report: PickPathReport): Table {
           : ['–', '–', '–', '–'];
       }),
     ]),
+  };
+}
+
+export function updateTimeTable(report: UpdateTimeReport): Table {
+  return {
+    headers: ['endpoints', 'policy', 'median ms', '× round_robin'],
+    rows: report.results.map((r) => [String(r.endpoints), POLICY_LABELS[r.policy], r.medianMs.toFixed(2), r.vsRoundRobin.toFixed(2)]),
   };
 }
 
@@ -607,7 +616,20 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
       '',
     );
   }
-  lines.push(methodNotes(results));
+  if (results.update) {
+    lines.push(
+      '## Address-update time',
+      '',
+      'ms for one `updateAddressList` over an unchanged list of READY endpoints (what every DNS re-resolution or ' +
+        'EDS update costs the event loop), the synchronous call plus the work it queued, median of interleaved ' +
+        'rounds; balancers built by grpc-js over READY fake subchannels (scripts/bench/update-time.ts). ' +
+        'Target: ≤ 1.5× round_robin, linear growth.',
+      '',
+      markdownTable(updateTimeTable(results.update)),
+      '',
+    );
+  }
+    lines.push(methodNotes(results));
   return { markdown: lines.join('\n'), charts: chartList };
 }
 

@@ -18,12 +18,57 @@ const ENDPOINT_FAILURES: ReadonlySet<number> = new Set([
 ]);
 
 /**
- * CANCELLED details grpc-js uses when the client itself gave up (call.ts,
- * resolving-call.ts). Any other CANCELLED came from the other side — a
- * server's forceShutdown or a proxy resetting the stream — and says the
- * endpoint failed the call.
+ * Statuses grpc-js produces for decisions that are not the endpoint's, by
+ * code and the start of their details (texts from @grpc/grpc-js 1.14.7,
+ * file named per entry). They say nothing about the endpoint: no sample, no
+ * penalty, only the call leaves the in-flight count. Any other CANCELLED came
+ * from the other side (a server's forceShutdown or a proxy resetting the
+ * stream, "Call cancelled") and stays a failure.
  */
-const CLIENT_CANCEL_DETAILS: ReadonlySet<string> = new Set(['Cancelled on client', 'Cancelled by parent call']);
+export const NOT_THE_ENDPOINT: ReadonlyMap<number, readonly string[]> = new Map([
+  [
+    status.CANCELLED,
+    [
+      'Cancelled on client', // call.ts: the application cancelled
+      'Cancelled by parent call', // resolving-call.ts: cancellation propagation
+      // retrying-call.ts: a hedge lost the race, or a retry committed to another attempt
+      'Discarded in favor of other hedged attempt',
+    ],
+  ],
+  [
+    status.INTERNAL,
+    [
+      'Request message serialization failure: ', // client-interceptors.ts: the client's serializer threw
+      'Response message parsing error: ', // client-interceptors.ts: the client's deserializer threw
+    ],
+  ],
+  [
+    status.RESOURCE_EXHAUSTED,
+    [
+      // The client's own grpc.max_{send,receive}_message_length, or the same
+      // limit on the server for this request: the message's size, which
+      // every endpoint would refuse alike.
+      'Attempted to send message with a size larger than ', // compression-filter.ts
+      'Received message larger than max (', // stream-decoder.ts
+      'Received message that decompresses to a size larger than ', // compression-filter.ts
+    ],
+  ],
+  [
+    status.UNAVAILABLE,
+    [
+      // subchannel-call.ts, RST_STREAM REFUSED_STREAM: a server going away
+      // gracefully (GOAWAY on shutdown or max connection age) refuses streams
+      // it never began; grpc-js retries them transparently. Not a failure:
+      // the endpoint did no work, and a connection-age GOAWAY is routine on a
+      // healthy endpoint (docs/design.md, "Call outcomes").
+      'Stream refused by server',
+    ],
+  ],
+]);
+
+function isNotTheEndpoint(code: number, details: string): boolean {
+  return NOT_THE_ENDPOINT.get(code)?.some((prefix) => details.startsWith(prefix)) ?? false;
+}
 
 export function outcomeOfStatus(code: number, details: string): CallOutcome {
   if (code === status.OK) {
@@ -32,8 +77,11 @@ export function outcomeOfStatus(code: number, details: string): CallOutcome {
   if (code === status.DEADLINE_EXCEEDED) {
     return CallOutcome.DEADLINE_EXCEEDED;
   }
+  if (isNotTheEndpoint(code, details)) {
+    return CallOutcome.CANCELLED;
+  }
   if (code === status.CANCELLED) {
-    return CLIENT_CANCEL_DETAILS.has(details) ? CallOutcome.CANCELLED : CallOutcome.FAILURE;
+    return CallOutcome.FAILURE;
   }
   return ENDPOINT_FAILURES.has(code) ? CallOutcome.FAILURE : CallOutcome.SUCCESS;
 }

@@ -13,6 +13,7 @@ import { systemRandom } from '../core/random';
 import { endpointKey } from './endpoint-key';
 import { EndpointPickingConfig } from './endpoint-picking-config';
 import { EndpointPicker, PickableEndpoint, PickContext } from './picker';
+import { RetiredLoads } from './retired-loads';
 import { BalancerStatsSource, registerStatsSource, unregisterStatsSource } from './stats';
 import { Tracer } from './trace';
 
@@ -35,6 +36,9 @@ export type EndpointPickingConfigClass = abstract new (...args: never[]) => Endp
 
 let nextInstanceId = 1;
 
+/** How pick_first (and we) begin a TRANSIENT_FAILURE message. */
+const CONNECTION_FAILED = 'No connection established';
+
 /**
  * The skeleton both policies share. Not constructed directly: grpc-js builds
  * the concrete policies from their registered names.
@@ -43,10 +47,16 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
   /** Unique in this process: tells one balancer instance from its successor. */
   readonly instanceId = nextInstanceId++;
   private readonly endpoints = new Map<string, ManagedEndpoint>();
+  /** Records of endpoints that just left the list, for when they come back (retired-loads.ts). */
+  private readonly retired = new RetiredLoads();
   private readonly childHelper: experimental.ChannelControlHelper;
   private context: PickContext | null = null;
   private updatesPaused = false;
   private lastError: string | null = null;
+  /** Whether a non-empty list was accepted: the channel then holds a config (see updateAddressList). */
+  private servedAList = false;
+  /** The resolver's error since the last good resolution, for RPCs that fail meanwhile. */
+  private resolutionError: string | null = null;
   private currentState: ConnectivityState = connectivityState.IDLE;
   private statsLabel = '';
   private config: EndpointPickingConfig | null = null;
@@ -81,23 +91,38 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
     this.config = config;
     this.statsLabel = String(options[STATS_LABEL_OPTION] ?? '');
     if (!endpointList.ok) {
-      // A failed resolution while we have endpoints: keep serving them.
+      // A failed resolution while we have endpoints: keep serving them. If
+      // none can serve, the RPCs are told about this failure too (as
+      // grpc-go's balancers do): it may be why the endpoints are stale.
+      this.resolutionError = endpointList.error.details;
       if (this.endpoints.size === 0) {
         this.publish(connectivityState.TRANSIENT_FAILURE, new UnavailablePicker(endpointList.error), endpointList.error.details);
+      } else if (this.currentState === connectivityState.TRANSIENT_FAILURE) {
+        this.refreshState();
       }
       return true;
     }
+    this.resolutionError = null;
     const list = endpointList.value;
     this.tracer.info(`address update: ${list.length} endpoints`);
+    const nowMs = this.context!.engine.clock();
+    this.retired.prune(nowMs);
     if (list.length === 0) {
-      this.destroyChildren();
+      this.retireChildren(nowMs);
       const details = `${this.policyName}: No addresses resolved. Resolution note: ${resolutionNote}`;
       this.publish(connectivityState.TRANSIENT_FAILURE, new UnavailablePicker({ details }), details);
-      // Accept the (empty) result, as round_robin does: refusing it would
-      // leave the channel without a config, and calls would wait out their
-      // deadline for name resolution instead of failing fast with this message.
-      return true;
+      // Refused (as grpc-java's least_request and grpc-js's pick_first do)
+      // once we have served a list: grpc-js's DNS resolver takes false as a
+      // failed resolution and resolves again by itself, so an idle client
+      // finds the endpoints when they come back instead of failing its next
+      // call; the channel keeps the config of the earlier list, so calls
+      // meanwhile still fail fast with the message above. Accepted as the
+      // first list: refusing that would leave the channel without a config,
+      // and calls would wait out their deadline instead of failing fast.
+      // Measured: docs/design.md, "Resolution".
+      return !this.servedAList;
     }
+    this.servedAList = true;
     this.updatesPaused = true;
     const seen = new Set<string>();
     const added: ManagedEndpoint[] = [];
@@ -114,7 +139,7 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
         const managed: ManagedEndpoint = {
           key,
           child: new LeafLoadBalancer(endpoint, this.childHelper, options, resolutionNote),
-          load: new EndpointLoad(),
+          load: this.retired.reclaim(key, nowMs) ?? new EndpointLoad(),
           lastState: connectivityState.IDLE,
         };
         this.endpoints.set(key, managed);
@@ -125,13 +150,14 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
       if (!seen.has(key)) {
         managed.child.destroy();
         this.endpoints.delete(key);
+        this.retired.retire(key, managed.load, nowMs);
       }
     }
     for (const managed of added) {
       managed.child.startConnecting();
     }
     this.updatesPaused = false;
-    this.recomputeState();
+    this.refreshState();
     return true;
   }
 
@@ -157,6 +183,7 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
 
   destroy(): void {
     this.destroyChildren();
+    this.retired.clear();
     unregisterStatsSource(this);
     this.tracer.info('destroyed');
   }
@@ -203,10 +230,35 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
     }
   }
 
+  /**
+   * A child's report. While an update is running (paused), only its error is
+   * kept: every reused child re-reports during the update, and scanning all
+   * endpoints per report would make each update O(n²). The update ends with
+   * one scan (refreshState), which also sees any child that left READY
+   * meanwhile, since lastState is only written by that scan.
+   */
   private onChildStateChange(errorMessage: string | null): void {
     if (errorMessage !== null) {
       this.lastError = errorMessage;
     }
+    if (!this.updatesPaused) {
+      this.refreshState();
+    }
+  }
+
+  /**
+   * One pass over the endpoints: asks for re-resolution if one left READY,
+   * then publishes READY if any endpoint is READY; else CONNECTING if any is
+   * CONNECTING or IDLE; else TRANSIENT_FAILURE carrying the last error. IDLE
+   * endpoints are asked to reconnect, so every endpoint stays connected.
+   */
+  private refreshState(): void {
+    if (this.context === null) {
+      return;
+    }
+    const ready: PickableEndpoint[] = [];
+    const idle: LeafLoadBalancer[] = [];
+    let connecting = false;
     let leftReady = false;
     for (const managed of this.endpoints.values()) {
       const state = managed.child.getConnectivityState();
@@ -214,48 +266,46 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
         leftReady = true;
       }
       managed.lastState = state;
+      if (state === connectivityState.READY) {
+        ready.push({ load: managed.load, picker: managed.child.getPicker(), name: managed.key });
+      } else if (state === connectivityState.CONNECTING) {
+        connecting = true;
+      } else if (state === connectivityState.IDLE) {
+        connecting = true;
+        idle.push(managed.child);
+      }
     }
     if (leftReady) {
       this.helper.requestReresolution();
     }
-    this.recomputeState();
-  }
-
-  /**
-   * READY if any endpoint is READY; else CONNECTING if any is CONNECTING or
-   * IDLE; else TRANSIENT_FAILURE carrying the last error. IDLE endpoints are
-   * asked to reconnect, so every endpoint stays connected.
-   */
-  private recomputeState(): void {
-    if (this.updatesPaused || this.context === null) {
-      return;
-    }
-    const ready: PickableEndpoint[] = [];
-    let connecting = false;
-    let idle = 0;
-    for (const managed of this.endpoints.values()) {
-      const state = managed.child.getConnectivityState();
-      if (state === connectivityState.READY) {
-        ready.push({ load: managed.load, picker: managed.child.getPicker(), name: managed.key });
-      } else if (state === connectivityState.CONNECTING || state === connectivityState.IDLE) {
-        connecting = true;
-        idle += state === connectivityState.IDLE ? 1 : 0;
-      }
-    }
-    this.idleEndpoints = idle;
+    this.idleEndpoints = idle.length;
     if (ready.length > 0) {
       this.publish(connectivityState.READY, new EndpointPicker(ready, this.context), null);
     } else if (connecting) {
       this.publish(connectivityState.CONNECTING, new QueuePicker(this), null);
     } else if (this.endpoints.size > 0) {
-      const details = `${this.policyName}: No connection established. Last error: ${this.lastError}`;
+      const details = this.failureDetails();
       this.publish(connectivityState.TRANSIENT_FAILURE, new UnavailablePicker({ details }), details);
     }
-    for (const managed of this.endpoints.values()) {
-      if (managed.child.getConnectivityState() === connectivityState.IDLE) {
-        managed.child.exitIdle();
-      }
+    for (const child of idle) {
+      child.exitIdle();
     }
+  }
+
+  /**
+   * What failed, said once. The children are pick_first, whose own error
+   * already reads "No connection established. Last error: …"; wrapping it in
+   * the same words again said it twice.
+   */
+  private failureDetails(): string {
+    const connection =
+      this.lastError === null
+        ? CONNECTION_FAILED
+        : this.lastError.startsWith(CONNECTION_FAILED)
+          ? this.lastError
+          : `${CONNECTION_FAILED}. Last error: ${this.lastError}`;
+    const resolution = this.resolutionError === null ? '' : `; name resolution also failed: ${this.resolutionError}`;
+    return `${this.policyName}: ${connection}${resolution}`;
   }
 
   private publish(state: ConnectivityState, picker: experimental.Picker, errorMessage: string | null): void {
@@ -264,6 +314,13 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
     }
     this.currentState = state;
     this.helper.updateState(state, picker, errorMessage);
+  }
+
+  private retireChildren(nowMs: number): void {
+    for (const [key, managed] of this.endpoints) {
+      this.retired.retire(key, managed.load, nowMs);
+    }
+    this.destroyChildren();
   }
 
   private destroyChildren(): void {

@@ -1,5 +1,6 @@
 /** Registration with grpc-js's (module-global) policy registry. */
 import { experimental } from '@grpc/grpc-js';
+import { assertSameGrpcJs, GrpcJsChoice } from './grpc-js-copies';
 import { LeastRequestLoadBalancer } from './least-request';
 import { LEAST_REQUEST_POLICY_NAME, LeastRequestLoadBalancingConfig } from './least-request-config';
 import { PeakEwmaLoadBalancer } from './peak-ewma';
@@ -9,8 +10,13 @@ import { PEAK_EWMA_POLICY_NAME, PeakEwmaLoadBalancingConfig } from './peak-ewma-
  * Registers `peak_ewma_experimental` and `least_request_experimental` with
  * grpc-js. Idempotent. Call it before creating channels that name them: a
  * channel whose config names an unregistered policy silently uses pick_first.
+ *
+ * Throws if the application can end up on another copy of @grpc/grpc-js than
+ * the one registered into (grpc-js-copies.ts), for the same reason; pass
+ * `{ grpcJs: require('@grpc/grpc-js') }` to name the copy your channels use.
  */
-export function register(): void {
+export function register(choice: GrpcJsChoice = {}): void {
+  assertSameGrpcJs(choice);
   experimental.registerLoadBalancerType(PEAK_EWMA_POLICY_NAME, PeakEwmaLoadBalancer, PeakEwmaLoadBalancingConfig);
   experimental.registerLoadBalancerType(
     LEAST_REQUEST_POLICY_NAME,

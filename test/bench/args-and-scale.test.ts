@@ -32,7 +32,7 @@ describe('bench CLI arguments', () => {
 
   it('--full runs everything at the reference timeline', () => {
     const options = parseArgs(['--full']);
-    expect(options.suites).toEqual(['load', 'pick', 'cpu']);
+    expect(options.suites).toEqual(['load', 'pick', 'cpu', 'update']);
     expect(options.scenarios).toEqual(SCENARIOS.map(shortId));
     expect(options.scenarios).toEqual(['s01', 's02', 's03', 's04', 's05', 's06', 's07', 's08', 's09', 's10', 's11', 's12', 's13']);
     expect(options.layouts).toEqual(['reference', 'uniform']);
@@ -64,7 +64,7 @@ describe('bench CLI arguments', () => {
     expect(options.policies).toEqual(['round_robin', 'peak_ewma']);
     expect(options.durationS).toBe(30);
     expect(options.scale).toEqual({ ...DEFAULT_SCALE, slots: 2, timeFactor: 4, backends: 6 });
-    expect(options.suites).toEqual(['pick', 'cpu']);
+    expect(options.suites).toEqual(['pick', 'cpu', 'update']);
     expect(options.jsonPath).toBe('out.json');
   });
 

@@ -1,7 +1,9 @@
 /** How a call's final status becomes a latency outcome. */
+import * as fs from 'fs';
+import * as path from 'path';
 import { status } from '@grpc/grpc-js';
 import { CallOutcome } from '../../src/core';
-import { outcomeOfStatus } from '../../src/policy/call-outcome';
+import { NOT_THE_ENDPOINT, outcomeOfStatus } from '../../src/policy/call-outcome';
 
 describe('outcomeOfStatus', () => {
   it('takes OK and application errors as answers', () => {
@@ -24,5 +26,42 @@ describe('outcomeOfStatus', () => {
     expect(outcomeOfStatus(status.CANCELLED, 'Cancelled on client')).toBe(CallOutcome.CANCELLED);
     expect(outcomeOfStatus(status.CANCELLED, 'Cancelled by parent call')).toBe(CallOutcome.CANCELLED);
     expect(outcomeOfStatus(status.CANCELLED, 'Call cancelled')).toBe(CallOutcome.FAILURE);
+  });
+});
+
+describe('statuses grpc-js produces for the client\'s own decisions', () => {
+  it('are no news about the endpoint', () => {
+    const cases: [number, string][] = [
+      [status.CANCELLED, 'Discarded in favor of other hedged attempt'],
+      [status.INTERNAL, 'Request message serialization failure: bad field'],
+      [status.INTERNAL, 'Response message parsing error: unexpected end'],
+      [status.RESOURCE_EXHAUSTED, 'Attempted to send message with a size larger than 4194304'],
+      [status.RESOURCE_EXHAUSTED, 'Received message larger than max (5000000 vs 4194304)'],
+      [status.RESOURCE_EXHAUSTED, 'Received message that decompresses to a size larger than 4194304'],
+      [status.UNAVAILABLE, 'Stream refused by server'],
+    ];
+    for (const [code, details] of cases) {
+      expect([code, details, outcomeOfStatus(code, details)]).toEqual([code, details, CallOutcome.CANCELLED]);
+    }
+  });
+
+  it('match only their own code: the same words under another code are still the endpoint failing', () => {
+    expect(outcomeOfStatus(status.UNAVAILABLE, 'Discarded in favor of other hedged attempt')).toBe(CallOutcome.FAILURE);
+    expect(outcomeOfStatus(status.INTERNAL, 'Failed to decompress gzip-encoded message')).toBe(CallOutcome.FAILURE);
+    expect(outcomeOfStatus(status.RESOURCE_EXHAUSTED, 'Bandwidth exhausted or memory limit exceeded')).toBe(CallOutcome.FAILURE);
+  });
+
+  it('are texts the installed grpc-js really produces (a grpc-js release that rewords one fails here)', () => {
+    const buildDir = path.join(path.dirname(require.resolve('@grpc/grpc-js/package.json')), 'build', 'src');
+    const sources = fs
+      .readdirSync(buildDir)
+      .filter((name) => name.endsWith('.js'))
+      .map((name) => fs.readFileSync(path.join(buildDir, name), 'utf8'))
+      .join('\n');
+    for (const prefixes of NOT_THE_ENDPOINT.values()) {
+      for (const prefix of prefixes) {
+        expect([prefix, sources.includes(prefix)]).toEqual([prefix, true]);
+      }
+    }
   });
 });

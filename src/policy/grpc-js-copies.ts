@@ -1,0 +1,83 @@
+/**
+ * Finding a second copy of @grpc/grpc-js. grpc-js keeps its policy registry in
+ * a module-global table, so policies registered in one copy are invisible to
+ * channels made with another: such a channel does not find our policy names
+ * and silently uses pick_first. Two copies happen when the application's
+ * @grpc/grpc-js and ours cannot be deduplicated (version ranges that do not
+ * overlap, a nested install, a bundled copy).
+ */
+import * as path from 'path';
+import { experimental } from '@grpc/grpc-js';
+
+/** What the application tells register() about its own grpc-js. */
+export interface GrpcJsChoice {
+  /**
+   * The @grpc/grpc-js module the application makes its channels with
+   * (`require('@grpc/grpc-js')`). Given, it is the only thing checked: it
+   * must be the copy this package registers into. Lets an application that
+   * knowingly has a second copy (used by something else) register.
+   */
+  readonly grpcJs?: { readonly experimental?: unknown };
+}
+
+const ENTRY_FILE = path.join('build', 'src', 'index.js');
+const ENTRY_TAIL = path.join('node_modules', '@grpc', 'grpc-js', ENTRY_FILE);
+
+/** The package directory of a copy, from its entry file. */
+const packageDir = (entryFile: string) => entryFile.slice(0, -ENTRY_FILE.length - 1);
+
+/** The entry file of the copy this package imports and registers into. */
+function ourEntry(): string {
+  return require.resolve('@grpc/grpc-js');
+}
+
+/** Entry files of every copy loaded through require() so far (ESM-only loads are not seen). */
+function loadedEntries(): string[] {
+  return Object.keys(require.cache ?? {}).filter((file) => file.endsWith(ENTRY_TAIL));
+}
+
+/** The copy the application's main module would get from require('@grpc/grpc-js'), if any. */
+function applicationEntry(): string | null {
+  const mainDir = require.main?.path;
+  if (mainDir === undefined) {
+    return null;
+  }
+  try {
+    return require.resolve('@grpc/grpc-js', { paths: [mainDir] });
+  } catch {
+    return null; // the application gets grpc-js through a library, not directly
+  }
+}
+
+function secondCopyError(ours: string, other: string, how: string): Error {
+  return new Error(
+    `grpc-js-peak-ewma: two copies of @grpc/grpc-js: this package registers its policies into ` +
+      `${packageDir(ours)}, but ${how} ${packageDir(other)}. A channel made with that copy does not see ` +
+      `peak_ewma_experimental or least_request_experimental and silently uses pick_first. Dedupe them ` +
+      `(npm ls @grpc/grpc-js; npm dedupe), or, if your channels use the first copy, say so: ` +
+      `register({ grpcJs: require('@grpc/grpc-js') }).`,
+  );
+}
+
+/** Throws, naming both copies, if the application can end up on a copy of grpc-js other than ours. */
+export function assertSameGrpcJs(choice: GrpcJsChoice = {}): void {
+  const ours = ourEntry();
+  if (choice.grpcJs !== undefined) {
+    // Compared by a member, not the module object: `import * as` under
+    // esModuleInterop hands out a wrapper of the exports, not the exports.
+    const given = choice.grpcJs.experimental;
+    if (given !== experimental) {
+      const theirs = loadedEntries().find((file) => require.cache[file]?.exports?.experimental === given);
+      throw secondCopyError(ours, theirs ?? 'an unknown location', 'the grpcJs given to register() is');
+    }
+    return;
+  }
+  const other = loadedEntries().find((file) => file !== ours);
+  if (other !== undefined) {
+    throw secondCopyError(ours, other, 'another copy is loaded from');
+  }
+  const application = applicationEntry();
+  if (application !== null && application !== ours) {
+    throw secondCopyError(ours, application, "the application's require('@grpc/grpc-js') resolves to");
+  }
+}

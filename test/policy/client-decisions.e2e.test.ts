@@ -1,0 +1,91 @@
+/**
+ * The client's own decisions are not endpoint failures. A hedge loser is the client's decision, not the endpoint's failure. grpc-js
+ * ends every losing hedge attempt with CANCELLED "Discarded in favor of other
+ * hedged attempt"; counted as a failure, each one would lift its endpoint's
+ * estimate past the ejection ratio, so every endpoint that lost a race would
+ * be ejected, fast or not.
+ */
+import { getLoadBalancerStats, register, STATS_LABEL_OPTION } from '../../src';
+import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
+import { startBackends, stopBackends, TestBackend } from '../support/backends';
+import { clientFor, runTraffic } from '../support/traffic';
+
+register();
+
+const SERVICE_MS = 10;
+const CALLS = 200;
+
+describe('peak_ewma_experimental under a hedgingPolicy', () => {
+  let backends: TestBackend[];
+
+  beforeAll(async () => {
+    backends = await startBackends(2);
+    backends.forEach((backend) => (backend.behaviour.delayMs = SERVICE_MS));
+  });
+  afterAll(() => stopBackends(backends));
+
+  it('ejects neither of two equal 10 ms backends', async () => {
+    const label = 'hedging';
+    const serviceConfig = {
+      loadBalancingConfig: [{ peak_ewma_experimental: {} }],
+      methodConfig: [{ name: [{ service: 'loadtest.Probe' }], hedgingPolicy: { maxAttempts: 2, hedgingDelay: '0.005s' } }],
+    };
+    const client = clientFor(backends, serviceConfig.loadBalancingConfig, {
+      'grpc.service_config': JSON.stringify(serviceConfig),
+      [STATS_LABEL_OPTION]: label,
+    });
+    try {
+      const result = await runTraffic(client, { concurrency: 2, maxCalls: CALLS, maxDurationMs: 30_000 });
+      expect(result.failures).toEqual([]);
+      // Hedging ran: a 10 ms call outlives the 5 ms hedging delay, so most
+      // calls reached both backends.
+      const attempts = backends.reduce((sum, backend) => sum + backend.calls, 0);
+      expect(attempts).toBeGreaterThan(1.5 * result.total);
+      const stats = getLoadBalancerStats().find((s) => s.label === label)!;
+      expect(stats.policy).toBe('peak_ewma_experimental');
+      expect(stats.fleetRttMs).not.toBeNull();
+      for (const endpoint of stats.endpoints) {
+        // Our policy placed the attempts: both endpoints took a fair part.
+        expect(endpoint.shareOfCalls).toBeGreaterThan(0.3);
+        // Not ejected: the estimate stays within the ejection ratio of the fleet.
+        expect(endpoint.estimateMs!).toBeLessThan(PEAK_EWMA_DEFAULTS.ejectionRatio * stats.fleetRttMs!);
+        expect(endpoint.outstanding).toBe(0);
+      }
+    } finally {
+      client.close();
+    }
+  });
+});
+
+describe("peak_ewma_experimental and the client's own message-size limit", () => {
+  let backends: TestBackend[];
+
+  beforeAll(async () => {
+    backends = await startBackends(2);
+  });
+  afterAll(() => stopBackends(backends));
+
+  it('takes a reply over grpc.max_receive_message_length as no news about the endpoint', async () => {
+    const label = 'max-receive';
+    // Every reply is the backend's id ("b0", 2 bytes): over a 1-byte limit.
+    const client = clientFor(backends, [{ peak_ewma_experimental: {} }], {
+      'grpc.max_receive_message_length': 1,
+      [STATS_LABEL_OPTION]: label,
+    });
+    try {
+      const result = await runTraffic(client, { concurrency: 1, maxCalls: 20, maxDurationMs: 10_000 });
+      expect(result.failures.map((failure) => failure.details)).toEqual(
+        Array(20).fill('Received message larger than max (2 vs 1)'),
+      );
+      const stats = getLoadBalancerStats().find((s) => s.label === label)!;
+      expect(stats.endpoints.reduce((sum, endpoint) => sum + endpoint.callsStarted, 0)).toBe(20);
+      for (const endpoint of stats.endpoints) {
+        // No sample at all: neither a latency nor a failure penalty.
+        expect(endpoint.msSinceLastSample).toBeNull();
+        expect(endpoint.outstanding).toBe(0);
+      }
+    } finally {
+      client.close();
+    }
+  });
+});
