@@ -4,7 +4,7 @@
  */
 import * as net from 'node:net';
 import { TestBackend } from '../support/backends';
-import { ephemeralPortRange, stablePortRange, startOnStablePort } from '../support/ports';
+import { ephemeralPortRange, freeStablePort, stablePortRange, startOnStablePort } from '../support/ports';
 
 function listen(port: number): Promise<net.Server> {
   return new Promise((resolve, reject) => {
@@ -61,6 +61,15 @@ describe('stable ports', () => {
     } finally {
       held.close();
     }
+  });
+
+  it('freeStablePort: a stable port nobody holds, which a later bind gets', async () => {
+    const port = await freeStablePort();
+    const { low, high } = stablePortRange();
+    expect(port).toBeGreaterThanOrEqual(low);
+    expect(port).toBeLessThanOrEqual(high);
+    const server = await listen(port);
+    server.close();
   });
 
   it('rethrow an error that is not about the port being taken', async () => {

@@ -11,6 +11,7 @@
  * explicit bind to that very number can take it.
  */
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 
 /** The range the kernel picks from; Linux reports it, elsewhere IANA's 49152–65535 (macOS, Windows). */
 export function ephemeralPortRange(): { low: number; high: number } {
@@ -61,4 +62,20 @@ export async function startOnStablePort<T>(start: (port: number) => Promise<T>, 
     }
   }
   throw new Error(`no free port in ${low}-${high} after ${attempts} attempts; last error: ${String(lastError)}`);
+}
+
+/**
+ * A stable port that is free now, for a server another process will bind
+ * (e.g. an example run as a child): between this check and that bind only an
+ * explicit bind to the same number could take it, never the kernel.
+ */
+export function freeStablePort(host = '127.0.0.1'): Promise<number> {
+  return startOnStablePort(
+    (port) =>
+      new Promise<number>((resolve, reject) => {
+        const server = net.createServer();
+        server.once('error', reject);
+        server.listen(port, host, () => server.close(() => resolve(port)));
+      }),
+  );
 }
