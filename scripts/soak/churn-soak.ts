@@ -37,6 +37,12 @@ export interface ChurnOptions {
   /** Distinct per concurrent run: the channel's stats label. */
   label: string;
   durationMs: number;
+  /**
+   * Runs on past durationMs until this many ticks: each tick waits for its
+   * updates to be applied, so a loaded machine fits fewer into the duration,
+   * and a test sized by ticks must not depend on machine speed. Default 0.
+   */
+  minTicks?: number;
   /** One add and one removal per tick. */
   tickMs: number;
   /** Endpoints listed at any time. */
@@ -178,7 +184,8 @@ export async function runChurnSoak(options: ChurnOptions): Promise<ChurnReport> 
 
   const startedAt = performance.now();
   let lastProgressAt = startedAt;
-  while (performance.now() - startedAt < options.durationMs) {
+  const minTicks = options.minTicks ?? 0;
+  while (performance.now() - startedAt < options.durationMs || counters.ticks < minTicks) {
     const tickStartedAt = performance.now();
     counters.ticks++;
     active.push(await newBackend());

@@ -5,30 +5,23 @@
  */
 import { Server } from '@grpc/grpc-js';
 import * as fs from 'fs';
-import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { startOrdersServer } from '../../examples/kubernetes/server';
+import { freeStablePort } from '../support/ports';
 import { expectCleanExit, ExampleRun, runExample } from './support/run-example';
 import { parseBackends, parseStatsTables, PrintedBalancer } from './support/stats-table';
 
 const CALLS = 120;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** The fixture bootstrap with its control plane moved to a free port. */
+/**
+ * The fixture bootstrap with its control plane moved to a free port. A stable
+ * one (outside the ephemeral range): the example binds it seconds later, and a
+ * port freed from bind(0) could be handed to another server meanwhile.
+ */
 async function tempBootstrap(dir: string): Promise<{ file: string; port: number }> {
-  const port = await freePort();
+  const port = await freeStablePort();
   const bootstrap = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'xds-fixtures', 'bootstrap.json'), 'utf8'));
   bootstrap.xds_servers[0].server_uri = `127.0.0.1:${port}`;
   const file = path.join(dir, 'bootstrap.json');

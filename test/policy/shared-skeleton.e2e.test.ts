@@ -9,7 +9,8 @@ import { getLoadBalancerStats, LEAST_REQUEST_POLICY_NAME, PEAK_EWMA_POLICY_NAME,
 import { callOnce, createProbeClient, ProbeClient } from '../../scripts/lib/probe-service';
 import { TestBackend, startBackends, stopBackends } from '../support/backends';
 import { ManualTarget } from '../../scripts/lib/manual-resolver';
-import { runTraffic, sleep } from '../support/traffic';
+import { runTraffic } from '../support/traffic';
+import { waitFor } from '../support/wait';
 
 register();
 
@@ -27,6 +28,9 @@ describe.each([PEAK_EWMA_POLICY_NAME, LEAST_REQUEST_POLICY_NAME])('%s: shared sk
     return found[0];
   };
   const callsByAddress = () => new Map(stats().endpoints.map((e) => [e.address, e.callsStarted]));
+  /** The balancer's endpoints, as a sorted key list (what an address update is waited on by). */
+  const endpointKeys = () => stats().endpoints.map((e) => e.address).sort().join(' ');
+  const keysOf = (addresses: string[]) => [...addresses].sort().join(' ');
 
   beforeEach(async () => {
     backends = await startBackends(4);
@@ -53,7 +57,7 @@ describe.each([PEAK_EWMA_POLICY_NAME, LEAST_REQUEST_POLICY_NAME])('%s: shared sk
 
     const [a, b, c, d] = backends.map((backend) => backend.address);
     target.setEndpoints([c, a, d, b, a]); // reordered, one added, one duplicate
-    await sleep(200);
+    await waitFor('the update to reach the balancer', () => endpointKeys() === keysOf([a, b, c, d]));
     const after = callsByAddress();
     expect(after.size).toBe(4);
     for (const address of [a, b, c]) {
@@ -62,7 +66,7 @@ describe.each([PEAK_EWMA_POLICY_NAME, LEAST_REQUEST_POLICY_NAME])('%s: shared sk
     expect(after.get(d)).toBe(0);
 
     target.setEndpoints([a, d]);
-    await sleep(200);
+    await waitFor('the removals to reach the balancer', () => stats().endpoints.length === 2);
     expect([...callsByAddress().keys()].sort()).toEqual([a, d].sort());
     const result = await runTraffic(client, { concurrency: 4, maxCalls: 40, maxDurationMs: 10_000 });
     expect(result.failures).toEqual([]);
@@ -79,16 +83,16 @@ describe.each([PEAK_EWMA_POLICY_NAME, LEAST_REQUEST_POLICY_NAME])('%s: shared sk
     await runTraffic(client, { concurrency: 2, maxCalls: 10, maxDurationMs: 10_000 });
     const keyAB = stats().endpoints.find((e) => e.address.includes(a))!.address;
     const callsAB = callsByAddress().get(keyAB);
+    // Nothing to wait for (the point is that nothing changes): ManualTarget delivers synchronously.
     target.setEndpoints([c, [b, a]]);
-    await sleep(200);
     expect(stats().endpoints).toHaveLength(2);
     expect(callsByAddress().get(keyAB)).toBe(callsAB);
   });
 
   it('keeps serving its endpoints when a re-resolution fails', async () => {
     await runTraffic(client, { concurrency: 2, maxCalls: 10, maxDurationMs: 10_000 });
+    // Delivered at once: ManualTarget calls the channel's resolver listener synchronously.
     target.fail('DNS is having a bad day');
-    await sleep(100);
     const result = await runTraffic(client, { concurrency: 2, maxCalls: 20, maxDurationMs: 10_000 });
     expect(result.failures).toEqual([]);
     expect(stats().state).toBe('READY');
@@ -105,7 +109,7 @@ describe.each([PEAK_EWMA_POLICY_NAME, LEAST_REQUEST_POLICY_NAME])('%s: shared sk
   it('fails calls UNAVAILABLE with the policy name and the last error when every endpoint is down', async () => {
     await runTraffic(client, { concurrency: 1, maxCalls: 3, maxDurationMs: 5_000 });
     stopBackends(backends);
-    await sleep(300);
+    await waitFor('TRANSIENT_FAILURE', () => stats().state === 'TRANSIENT_FAILURE', 10_000);
     await expect(callOnce(client, 3_000)).rejects.toMatchObject({
       code: status.UNAVAILABLE,
       details: expect.stringMatching(new RegExp(`${policy}: No connection established\\. Last error: .+`)),
@@ -120,12 +124,12 @@ describe.each([PEAK_EWMA_POLICY_NAME, LEAST_REQUEST_POLICY_NAME])('%s: shared sk
     // One endpoint at a time, so each kind of ending is sure to happen.
     const phase = async (backend: TestBackend, run: () => Promise<unknown>) => {
       target.setEndpoints([backend.address]);
-      await sleep(100);
+      await waitFor(`${backend.id} alone and READY`, () => endpointKeys() === backend.address && stats().state === 'READY');
       await run();
-      await sleep(300);
-      const endpoint = stats().endpoints.find((e) => e.address === backend.address)!;
-      expect(endpoint.callsStarted).toBeGreaterThan(0);
-      expect(endpoint.outstanding).toBe(0);
+      const endpoint = () => stats().endpoints.find((e) => e.address === backend.address)!;
+      expect(endpoint().callsStarted).toBeGreaterThan(0);
+      // Every call has ended (run() awaited them); a leaked count would stay above 0 and time out here.
+      await waitFor(`${backend.id}'s outstanding back to 0`, () => endpoint().outstanding === 0);
     };
     const calls = (count: number, deadlineMs: number) =>
       Promise.all(Array.from({ length: count }, () => callOnce(client, deadlineMs).catch((e) => e)));
@@ -155,7 +159,7 @@ describe.each([PEAK_EWMA_POLICY_NAME, LEAST_REQUEST_POLICY_NAME])('%s: shared sk
     await runTraffic(client, { concurrency: 2, maxCalls: 30, maxDurationMs: 10_000 });
     const before = callsByAddress();
     target.setServiceConfig([{ [policy]: { choiceCount: 3 } }]);
-    await sleep(200);
+    await waitFor('the new config to reach the balancer', () => JSON.stringify(stats().config).includes('"choiceCount":3'));
     const live = stats();
     expect(live.config).toMatchObject({ [policy]: { choiceCount: 3 } });
     expect(callsByAddress()).toEqual(before);

@@ -105,4 +105,4 @@ export function emptyMetadata(): Metadata {
   return new Metadata();
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export { sleep } from './wait';

@@ -38,7 +38,10 @@ test('an endpoint added by EDS joins the running balancer and gets calls; one re
   try {
     await traffic.moreCalls(100);
 
-    // Add b3 to region-b.
+    // Add b3 to region-b. The others slower than b3's defaultRtt (10 ms) from now on, so that P2C
+    // takes b3 whenever it draws it: otherwise b3's first call waits for a stall to push the others'
+    // cost above 10 ms, which a quiet machine need not produce.
+    for (const backend of [b0, b1, b2]) backend.behaviour.delayMs = 20;
     const startedBeforeAdd = endpointsByAddress();
     await world.pushEndpoints([
       { region: 'region-a', zone: 'zone-1', backends: [b0, b1] },

@@ -42,18 +42,7 @@ export function observeCall(client: ProbeClient, deadlineMs: number): Promise<Ob
   return startCall(client, deadlineMs).done;
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Polls `condition` every `everyMs` until it holds; throws `what` after `timeoutMs`. */
-export async function waitFor(what: string, condition: () => boolean, timeoutMs = 5_000, everyMs = 10): Promise<void> {
-  const giveUpAt = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > giveUpAt) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    }
-    await sleep(everyMs);
-  }
-}
+export { sleep, waitFor } from '../../support/wait';
 
 /** The one live balancer of ours on the channel labelled `label`. */
 export function statsFor(label: string): BalancerStats {
