@@ -60,7 +60,11 @@ export const leastRequestModel: LoadModel = {
 export interface PeakEwmaSettings {
   /** τ, the time constant of the decay, in ms. */
   readonly decayMs: number;
-  /** The estimate of an endpoint that has not answered yet, in ms. */
+  /**
+   * The estimate of an endpoint that has not answered yet, in ms: what
+   * stats report and the floor of the error penalty. Not its cost: idle and
+   * unsampled costs 0, so it is probed at once (see `unsampledCost`).
+   */
   readonly defaultRttMs: number;
   /**
    * The cost of an endpoint with calls in flight and no answer yet, in the
@@ -117,7 +121,7 @@ export interface PeakEwmaSettings {
 /**
  * Peak-EWMA cost, in ms × calls: estimate × (outstanding + 1).
  *
- * - no sample yet, nothing in flight: defaultRtt;
+ * - no sample yet, nothing in flight: 0 (probe it now);
  * - no sample yet, calls in flight:   penaltyValue + outstanding;
  * - otherwise:                        estimate × (outstanding + 1),
  *                                     × (estimate / fleet)^s above the fleet.
@@ -139,8 +143,17 @@ export function peakEwmaCost(
   return costFromEstimate(load, stale, estimateWith(load, currentRttMs(load, nowMs, settings), stale, nowMs, settings, fleet), settings, fleet);
 }
 
+/**
+ * An endpoint that has never answered: free while idle, so the first pick
+ * that draws it sends it a call whatever the service's speed; then
+ * `penaltyValue + outstanding` until that call answers, so each client
+ * probes it one call at a time (Finagle's rule: no history costs 0, pending
+ * calls the penalty). Pricing it at `defaultRtt` instead starved it: with two
+ * choices it lost to every sampled peer cheaper than 10 ms, so a pod added
+ * to a fleet of a 2 ms service got no calls (issue 14).
+ */
 function unsampledCost(load: EndpointLoad, settings: PeakEwmaSettings): number {
-  return load.outstanding > 0 ? settings.penaltyValue + load.outstanding : settings.defaultRttMs;
+  return load.outstanding > 0 ? settings.penaltyValue + load.outstanding : 0;
 }
 
 /** The cost of a sampled endpoint whose estimate (as `estimateMs` gives it) is `rttMs`. */
