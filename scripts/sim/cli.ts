@@ -11,7 +11,7 @@ import { writeFileSync, unlinkSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parsePolicySpec } from './policies';
 import { bundlePath, runAll } from './pool';
-import { assemble, freshTable, gridTable, scaleTable, scenarioTable } from './report';
+import { assemble, freshTable, gridTable, HERD_SCENARIOS, scaleTable, scenarioTable } from './report';
 import { SCENARIOS, scenarioByName } from './scenarios';
 import { Layout, planSuite } from './suite';
 import { QUICK_TIMELINE, REFERENCE_TIMELINE } from './timeline';
@@ -147,7 +147,7 @@ async function main(): Promise<void> {
   if (Object.keys(json.reference.scenarios).length > 0) {
     console.log(scenarioTable('reference layout: round_robin, the policy under test, least_request, lr_od; 2 clients each, one shared fleet', json.reference.scenarios));
   }
-  const uniformScenarios = Object.fromEntries(Object.entries(json.scenarios).filter(([name]) => name !== 'herd'));
+  const uniformScenarios = Object.fromEntries(Object.entries(json.scenarios).filter(([name]) => !HERD_SCENARIOS.includes(name)));
   if (Object.keys(uniformScenarios).length > 0) {
     console.log(scenarioTable('uniform layout: every client on one policy, one run per policy', uniformScenarios));
   }

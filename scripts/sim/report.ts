@@ -64,8 +64,14 @@ export function scenarioTable(title: string, byScenario: Record<string, Record<s
     table(rows);
 }
 
+/** The scenarios the fresh-backend table reports (and the scenario tables leave out). */
+export const HERD_SCENARIOS: readonly string[] = ['herd', 'herd-fast'];
+
 export function freshTable(byScenario: Record<string, Record<string, PolicyResult>>): string {
-  const herd = byScenario['herd'];
+  return HERD_SCENARIOS.map((name) => freshTableOf(name, byScenario[name])).join('');
+}
+
+function freshTableOf(name: string, herd: Record<string, PolicyResult> | undefined): string {
   if (!herd) {
     return '';
   }
@@ -75,7 +81,7 @@ export function freshTable(byScenario: Record<string, Record<string, PolicyResul
       rows.push([policy, i === 0 ? `joins @${event.atS}s` : `restart @${event.atS}s`, fmt(event.firstSecond, 2), fmt(event.peakBin, 2), fmt(r.busiestHealthy.p95, 2), fmt(r.p99)]);
     });
   }
-  return `\n== herd: 16 clients, fresh backend's share ==\n${table(rows)}`;
+  return `\n== ${name}: 16 clients, fresh backend's share ==\n${table(rows)}`;
 }
 
 export function gridTable(grid: Record<string, Record<string, PolicyResult>>): string {

@@ -4,7 +4,7 @@
  * measured window (t = 0 after the 20 s warm-up); faults run over [20, 60).
  */
 import { Behaviour } from '../model/behaviour';
-import { FIVE_METHODS, MethodSpec, SINGLE_METHOD } from '../model/methods';
+import { FIVE_METHODS, MethodSpec, parseMethodMix, SINGLE_METHOD } from '../model/methods';
 import { FleetKind, Role } from '../model/roles';
 import { BackendModel } from '../model/backend';
 
@@ -68,6 +68,38 @@ function fault(ids: readonly number[], patch: Partial<Behaviour>, heal: Partial<
 
 /** The reference's fault scenarios hit pod 0 (pods 0–3 for s10). */
 const POD0 = [0];
+
+/**
+ * The herd: 16 clients of one policy; a cold pod joins at 20 s and pod 1
+ * restarts cold (new address) at 50 s.
+ */
+const HERD = {
+  ...base,
+  fleet: 'homo' as FleetKind,
+  uniformClients: 16,
+  referenceLayout: false,
+  uniformPolicies: ['least_connection', 'least_request', 'peak_ewma', 'round_robin'],
+  setup: (control: ScenarioControl): void => {
+    control.atSecond(control.faultStartS, () => {
+      const fresh = control.addBackend('normal');
+      control.publish([...control.published(), fresh]);
+      control.markFresh(fresh);
+    });
+    // 50 s at reference scale.
+    control.atSecond(control.faultEndS - 10, () => {
+      const fresh = control.addBackend('normal');
+      control.publish([...control.published().filter((id) => id !== 1), fresh]);
+      control.markFresh(fresh);
+    });
+  },
+};
+
+/**
+ * A service five times faster than the engine's defaultRtt (10 ms): a new
+ * endpoint priced at defaultRtt lost every comparison with its peers and
+ * got no calls (issue 14).
+ */
+const FAST_METHOD: readonly MethodSpec[] = parseMethodMix('U2_get');
 
 export const SCENARIOS: readonly Scenario[] = [
   { ...base, name: 's01-steady-uneven', summary: 'het fleet (3 noisy, gc, flaky, throttled), steady', fleet: 'het' },
@@ -185,27 +217,15 @@ export const SCENARIOS: readonly Scenario[] = [
     fleet: 'het',
     methods: FIVE_METHODS,
   },
+  { ...HERD, name: 'herd', summary: '16 independent clients; a cold pod joins at 20 s, pod 1 restarts cold at 50 s' },
   {
-    ...base,
-    name: 'herd',
-    summary: '16 independent clients; a cold pod joins at 20 s, pod 1 restarts cold at 50 s',
-    fleet: 'homo',
-    uniformClients: 16,
-    referenceLayout: false,
-    uniformPolicies: ['least_connection', 'least_request', 'peak_ewma', 'round_robin'],
-    setup: (control) => {
-      control.atSecond(control.faultStartS, () => {
-        const fresh = control.addBackend('normal');
-        control.publish([...control.published(), fresh]);
-        control.markFresh(fresh);
-      });
-      // 50 s at reference scale.
-      control.atSecond(control.faultEndS - 10, () => {
-        const fresh = control.addBackend('normal');
-        control.publish([...control.published().filter((id) => id !== 1), fresh]);
-        control.markFresh(fresh);
-      });
-    },
+    ...HERD,
+    name: 'herd-fast',
+    summary: 'herd with a 2 ms service and 256 light clients (~209 calls/s each): cold pods must still get their share',
+    methods: FAST_METHOD,
+    // Light clients: under one call in flight each, so a peer's cost is its
+    // bare estimate (~2 ms) and never exceeds a 10 ms prior by chance.
+    uniformClients: 256,
   },
   {
     ...base,
