@@ -1,5 +1,6 @@
 /** The stdout tables and the JSON document. */
 import { PolicyResult, RunResult } from './results';
+import { RegimeJson } from './regimes';
 import { PlannedRun } from './suite';
 
 export interface SuiteJson {
@@ -9,11 +10,21 @@ export interface SuiteJson {
   reference: { scenarios: Record<string, Record<string, PolicyResult>> };
   grid: Record<string, Record<string, PolicyResult>>;
   scale: Record<string, PolicyResult>;
+  /** The regime grid (regimes.ts), only when it ran. */
+  regimes?: RegimeJson;
 }
 
 export function assemble(runs: readonly PlannedRun[], results: readonly RunResult[], meta: Record<string, unknown>): SuiteJson {
   const json: SuiteJson = { meta, scenarios: {}, reference: { scenarios: {} }, grid: {}, scale: {} };
   runs.forEach((run, i) => {
+    if (run.kind === 'regime') {
+      const cell = ((json.regimes ??= {})[run.key] ??= {});
+      const target = (cell[run.spec.scenario] ??= {});
+      for (const group of results[i].groups) {
+        target[group.policy] = group;
+      }
+      return;
+    }
     const target =
       run.kind === 'reference'
         ? (json.reference.scenarios[run.key] ??= {})

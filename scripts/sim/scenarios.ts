@@ -3,9 +3,9 @@
  * §5) and this project's own (herd, fast-fail). Times are seconds of the
  * measured window (t = 0 after the 20 s warm-up); faults run over [20, 60).
  */
-import { Behaviour } from '../model/behaviour';
+import { Behaviour, DEFAULT_BEHAVIOUR } from '../model/behaviour';
 import { FIVE_METHODS, MethodSpec, parseMethodMix, SINGLE_METHOD } from '../model/methods';
-import { FleetKind, Role } from '../model/roles';
+import { FleetKind, halfSlots, Role } from '../model/roles';
 import { BackendModel } from '../model/backend';
 
 /** What a scenario may do to a running world. */
@@ -13,6 +13,11 @@ export interface ScenarioControl {
   /** The fault phase, in seconds of the measured window ([20, 60) at reference scale). */
   readonly faultStartS: number;
   readonly faultEndS: number;
+  /**
+   * Calls the default backend serves at once in this run (the simulator's
+   * --slots); absent: DEFAULT_BEHAVIOUR's 8.
+   */
+  readonly slots?: number;
   /** Runs `action` at second `s` of the measured window. */
   atSecond(s: number, action: () => void): void;
   backend(id: number): BackendModel;
@@ -185,11 +190,14 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     ...base,
     name: 's10-node-cpu-contention',
-    summary: 'pods 0–3 2x slower with 4 slots for 40 s',
+    summary: 'pods 0–3 2x slower with half the slots (4 of 8) for 40 s',
     fleet: 'homo',
     faulty: [0, 1, 2, 3],
     faultWindow: true,
-    setup: fault([0, 1, 2, 3], { latencyFactor: 2, slots: 4 }, { latencyFactor: 1, slots: 8 }),
+    setup: (control) => {
+      const slots = control.slots ?? DEFAULT_BEHAVIOUR.slots;
+      fault([0, 1, 2, 3], { latencyFactor: 2, slots: halfSlots(slots) }, { latencyFactor: 1, slots })(control);
+    },
   },
   {
     ...base,
