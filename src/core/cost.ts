@@ -6,7 +6,7 @@
 import { CallOutcome, EndpointLoad } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
 import { BalancerTraffic } from './traffic';
-import { blendRttMs, decayedRttMs, retainedFraction } from './peak-ewma';
+import { blendRttMs, retainedFraction } from './peak-ewma';
 
 /**
  * One candidate's standing in a pick, as `LoadModel.rate` leaves it. The
@@ -29,6 +29,13 @@ export interface LoadModel {
   readonly ignoresTime: boolean;
   /** Whether `rate` can ever eject; false spares the chooser the check. */
   readonly ejects: boolean;
+  /**
+   * The incumbent rule's margin (`PowerOfChoices.chooseAgainst`): > 0, the
+   * first candidate is the next in the engine's rotation and a random other
+   * wins only below margin × its cost; 0 or absent, every candidate is
+   * drawn at random (gRFC A48's rule).
+   */
+  readonly rotationMargin?: number;
   /**
    * The balancer's own traffic, if the model counts in it: the engine records
    * the READY count at each pick and counts each started call there.
@@ -116,6 +123,18 @@ export interface PeakEwmaSettings {
    * after its first answer. false or absent: off (textbook).
    */
   readonly pendingAware?: boolean;
+  /**
+   * m, the incumbent rule (see `LoadModel.rotationMargin`): the next
+   * endpoint in a per-balancer rotation keeps its turn unless a randomly
+   * drawn other costs less than m × its cost. 0 or absent: off.
+   */
+  readonly rotationMargin?: number;
+  /**
+   * C, memory counted in the client's own calls: the estimate forgets at
+   * most 1/e per C fair shares of the balancer's calls (see `retainedAt`),
+   * so a light client keeps what it learnt. 0 or absent: time only.
+   */
+  readonly decayFairShares?: number;
 }
 
 /**
@@ -140,7 +159,7 @@ export function peakEwmaCost(
     return unsampledCost(load, settings);
   }
   const stale = isStale(load, nowMs, settings, fleet, traffic);
-  return costFromEstimate(load, stale, estimateWith(load, currentRttMs(load, nowMs, settings), stale, nowMs, settings, fleet), settings, fleet);
+  return costFromEstimate(load, stale, estimateWith(load, currentRttMs(load, nowMs, settings, traffic), stale, nowMs, settings, fleet), settings, fleet);
 }
 
 /**
@@ -173,11 +192,28 @@ function costFromEstimate(load: EndpointLoad, stale: boolean, rttMs: number, set
 }
 
 /** The endpoint's RTT estimate at `nowMs` (defaultRtt before its first sample). */
-export function currentRttMs(load: EndpointLoad, nowMs: number, settings: PeakEwmaSettings): number {
+export function currentRttMs(load: EndpointLoad, nowMs: number, settings: PeakEwmaSettings, traffic?: BalancerTraffic): number {
   if (!load.hasSample) {
     return settings.defaultRttMs;
   }
-  return decayedRttMs(load.rttMs, nowMs - load.sampledAtMs, settings.decayMs);
+  return load.rttMs * retainedAt(load, nowMs, settings, traffic);
+}
+
+/**
+ * The share of the estimate left since its last sample: exp(−Δt/τ), or,
+ * with `decayFairShares` C and `traffic`, exp(−min(Δt/τ, Δcalls/(C·n))) with
+ * Δcalls the balancer's calls since the sample and n its READY endpoints:
+ * a client that sends each endpoint few calls forgets at most 1/e per C
+ * fair shares of its own calls instead of per τ.
+ */
+function retainedAt(load: EndpointLoad, nowMs: number, settings: PeakEwmaSettings, traffic?: BalancerTraffic): number {
+  const elapsedMs = nowMs - load.sampledAtMs;
+  const shares = settings.decayFairShares;
+  if (!shares || traffic === undefined || traffic.readyEndpoints === 0 || !(elapsedMs > 0)) {
+    return retainedFraction(elapsedMs, settings.decayMs);
+  }
+  const byCalls = (traffic.callsStarted - load.sampledAtCall) / (shares * traffic.readyEndpoints);
+  return Math.exp(-Math.min(elapsedMs / settings.decayMs, byCalls));
 }
 
 /**
@@ -194,7 +230,7 @@ export function estimateMs(
   fleet?: FleetRtt,
   traffic?: BalancerTraffic,
 ): number {
-  return estimateWith(load, currentRttMs(load, nowMs, settings), isStale(load, nowMs, settings, fleet, traffic), nowMs, settings, fleet);
+  return estimateWith(load, currentRttMs(load, nowMs, settings, traffic), isStale(load, nowMs, settings, fleet, traffic), nowMs, settings, fleet);
 }
 
 /**
@@ -281,6 +317,10 @@ export class PeakEwmaModel implements LoadModel {
     return !!this.settings.ejectionRatio;
   }
 
+  get rotationMargin(): number {
+    return this.settings.rotationMargin ?? 0;
+  }
+
   cost(load: EndpointLoad, nowMs: number): number {
     return peakEwmaCost(load, nowMs, this.settings, this.fleet, this.traffic);
   }
@@ -293,7 +333,7 @@ export class PeakEwmaModel implements LoadModel {
       return;
     }
     const stale = isStale(load, nowMs, settings, this.fleet, this.traffic);
-    const rttMs = estimateWith(load, currentRttMs(load, nowMs, settings), stale, nowMs, settings, this.fleet);
+    const rttMs = estimateWith(load, currentRttMs(load, nowMs, settings, this.traffic), stale, nowMs, settings, this.fleet);
     into.cost = costFromEstimate(load, stale, rttMs, settings, this.fleet);
     into.ejected = this.exceedsEjectionRatio(rttMs);
   }
@@ -312,7 +352,7 @@ export class PeakEwmaModel implements LoadModel {
     const settings = this.settings;
     const fleet = this.fleet;
     // One exp serves the estimate the sample is judged against and the blend.
-    const retained = load.hasSample ? retainedFraction(nowMs - load.sampledAtMs, settings.decayMs) : 1;
+    const retained = load.hasSample ? retainedAt(load, nowMs, settings, this.traffic) : 1;
     const estimateNowMs = load.hasSample
       ? estimateWith(load, load.rttMs * retained, isStale(load, nowMs, settings, fleet, this.traffic), nowMs, settings, fleet)
       : settings.defaultRttMs;
