@@ -36,6 +36,8 @@ export interface LoadModel {
    * drawn at random (gRFC A48's rule).
    */
   readonly rotationMargin?: number;
+  /** Experimental: the challenger is the next in rotation (`PowerOfChoices.choosePair`). */
+  readonly rotationPair?: boolean;
   /**
    * The balancer's own traffic, if the model counts in it: the engine records
    * the READY count at each pick and counts each started call there.
@@ -129,6 +131,8 @@ export interface PeakEwmaSettings {
    * drawn other costs less than m × its cost. 0 or absent: off.
    */
   readonly rotationMargin?: number;
+  /** Experimental: the challenger is the next endpoint in the rotation, not a random one. */
+  readonly rotationPair?: boolean;
   /**
    * C, memory counted in the client's own calls: the estimate forgets at
    * most 1/e per C fair shares of the balancer's calls (see `retainedAt`),
@@ -319,6 +323,10 @@ export class PeakEwmaModel implements LoadModel {
 
   get rotationMargin(): number {
     return this.settings.rotationMargin ?? 0;
+  }
+
+  get rotationPair(): boolean {
+    return this.settings.rotationPair ?? false;
   }
 
   cost(load: EndpointLoad, nowMs: number): number {
