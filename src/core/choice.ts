@@ -92,25 +92,6 @@ export class PowerOfChoices {
   }
 
   /**
-   * The rotating pair: `first` against `second` (the next in rotation): the
-   * cheaper wins (ties: `first`), a non-ejected one beats an ejected one;
-   * both ejected: a plain draw over all candidates.
-   */
-  choosePair(first: number, second: number, candidateCount: number, choiceCount: number, margin: number, costOf: CostOf, isEjected?: EjectedOf): number {
-    const firstCost = costOf(first);
-    const firstEjected = isEjected !== undefined && isEjected(first);
-    const secondCost = costOf(second);
-    const secondEjected = isEjected !== undefined && isEjected(second);
-    if (firstEjected && secondEjected) {
-      return this.choose(candidateCount, choiceCount, costOf, isEjected);
-    }
-    if (firstEjected !== secondEjected) {
-      return firstEjected ? second : first;
-    }
-    return secondCost < margin * firstCost ? second : first;
-  }
-
-  /**
    * Draws `wanted` distinct candidates other than `exclude` (-1: none) and
    * leaves the cheapest non-ejected one (or the cheapest ejected one if all
    * are) in `best`, `bestCost`, `bestEjected`.

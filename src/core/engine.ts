@@ -63,15 +63,10 @@ export class LoadBalancingEngine {
     const ejected = model.ejects ? this.ejectedCandidate : undefined;
     const margin = model.rotationMargin;
     const n = candidates.length;
-    let chosen: number;
-    if (margin === undefined || !(margin > 0) || n <= 1) {
-      chosen = this.chooser.choose(n, this.choiceCount, this.costOfCandidate, ejected);
-    } else if (model.rotationPair) {
-      const first = this.nextIncumbent(n);
-      chosen = this.chooser.choosePair(first, (first + 1) % n, n, this.choiceCount, margin, this.costOfCandidate, ejected);
-    } else {
-      chosen = this.chooser.chooseAgainst(this.nextIncumbent(n), n, this.choiceCount, margin, this.costOfCandidate, ejected);
-    }
+    const chosen =
+      margin === undefined || !(margin > 0) || n <= 1
+        ? this.chooser.choose(n, this.choiceCount, this.costOfCandidate, ejected)
+        : this.chooser.chooseAgainst(this.nextIncumbent(n), n, this.choiceCount, margin, this.costOfCandidate, ejected);
     this.pickCandidates = NO_CANDIDATES;
     return chosen;
   }

@@ -104,7 +104,6 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
       probeFairShares: settings.probeFairShares ?? PEAK_EWMA_DEFAULTS.probeFairShares,
       rotationMargin: settings.rotationMargin ?? PEAK_EWMA_DEFAULTS.rotationMargin,
       decayFairShares: settings.decayFairShares ?? PEAK_EWMA_DEFAULTS.decayFairShares,
-      rotationPair: settings.rotationPair ?? false,
     };
   }
 
@@ -211,7 +210,6 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
         min: 0,
         max: PEAK_EWMA_LIMITS.maxDecayFairShares,
       }),
-      rotationPair: readBoolean(name, fields, 'rotationPair', false),
     });
   }
 }
