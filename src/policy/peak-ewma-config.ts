@@ -188,10 +188,7 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
         min: 1,
         max: PEAK_EWMA_LIMITS.maxErrorPenaltyFactor,
       }),
-      fleetPenaltyExponent: readNumber(name, fields, 'fleetPenaltyExponent', PEAK_EWMA_DEFAULTS.fleetPenaltyExponent, {
-        min: 0,
-        max: PEAK_EWMA_LIMITS.maxFleetPenaltyExponent,
-      }),
+      fleetPenaltyExponent: readOffOrUpTo(name, fields, 'fleetPenaltyExponent', PEAK_EWMA_LIMITS.maxFleetPenaltyExponent),
       ejectionRatio: readEjectionRatio(name, fields),
       maxEjectionMs: readDurationMs(
         name,
@@ -202,16 +199,20 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
         true, // "0s" turns the probe bound off
       ),
       pendingAware: readBoolean(name, fields, 'pendingAware', PEAK_EWMA_DEFAULTS.pendingAware),
-      rotationMargin: readNumber(name, fields, 'rotationMargin', PEAK_EWMA_DEFAULTS.rotationMargin, {
-        min: 0,
-        max: PEAK_EWMA_LIMITS.maxRotationMargin,
-      }),
-      decayFairShares: readNumber(name, fields, 'decayFairShares', PEAK_EWMA_DEFAULTS.decayFairShares, {
-        min: 0,
-        max: PEAK_EWMA_LIMITS.maxDecayFairShares,
-      }),
+      rotationMargin: readOffOrUpTo(name, fields, 'rotationMargin', PEAK_EWMA_LIMITS.maxRotationMargin),
+      decayFairShares: readOffOrUpTo(name, fields, 'decayFairShares', PEAK_EWMA_LIMITS.maxDecayFairShares),
     });
   }
+}
+
+/** A knob that 0 turns off: a number in [0, max], defaulting to PEAK_EWMA_DEFAULTS. */
+function readOffOrUpTo(
+  name: string,
+  fields: Record<string, unknown>,
+  field: 'fleetPenaltyExponent' | 'rotationMargin' | 'decayFairShares',
+  max: number,
+): number {
+  return readNumber(name, fields, field, PEAK_EWMA_DEFAULTS[field], { min: 0, max });
 }
 
 /** ejectionRatio: 0 (off) or a ratio of at least 1. */

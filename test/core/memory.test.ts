@@ -9,14 +9,8 @@ import { BalancerTraffic, currentRttMs, EndpointLoad, PeakEwmaSettings } from '.
 const BASE: PeakEwmaSettings = { decayMs: 2_000, defaultRttMs: 10, penaltyValue: 1e6, errorPenaltyFactor: 5 };
 const C20: PeakEwmaSettings = { ...BASE, decayFairShares: 20 };
 
-function sampled(rttMs: number, atMs: number, atCall: number): EndpointLoad {
-  const load = new EndpointLoad();
-  load.rttMs = rttMs;
-  load.hasSample = true;
-  load.sampledAtMs = atMs;
-  load.sampledAtCall = atCall;
-  return load;
-}
+const sampled = (rttMs: number, sampledAtMs: number, sampledAtCall: number): EndpointLoad =>
+  Object.assign(new EndpointLoad(), { rttMs, hasSample: true, sampledAtMs, sampledAtCall });
 
 function traffic(callsStarted: number, readyEndpoints: number): BalancerTraffic {
   const t = new BalancerTraffic();
