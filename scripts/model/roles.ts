@@ -27,8 +27,16 @@ export function halfSlots(slots: number): number {
   return slots === 0 ? 0 : Math.max(1, Math.floor(slots / 2));
 }
 
+/**
+ * A role's behaviour with the reference's 8 slots. One argument on purpose:
+ * callers map role lists with it, and an array index must not become slots.
+ */
+export function behaviourOf(role: Role): Behaviour {
+  return behaviourAtSlots(role, DEFAULT_BEHAVIOUR.slots);
+}
+
 /** A role's behaviour when the default backend serves `slots` calls at once. */
-export function behaviourOf(role: Role, slots: number = DEFAULT_BEHAVIOUR.slots): Behaviour {
+export function behaviourAtSlots(role: Role, slots: number): Behaviour {
   const behaviour = { ...DEFAULT_BEHAVIOUR, slots, ...ROLE_OVERRIDES[role] };
   return role === 'throttled' ? { ...behaviour, slots: halfSlots(slots) } : behaviour;
 }

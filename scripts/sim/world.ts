@@ -19,7 +19,7 @@ import { RandomSource, seededRandom } from '../../src/core/random';
 import { BackendModel, STATUS_OK } from '../model/backend';
 import { fleetCapacityRps, ratePerClientRps } from '../model/capacity';
 import { DEFAULT_BEHAVIOUR } from '../model/behaviour';
-import { behaviourOf, fleetRoles, Role } from '../model/roles';
+import { behaviourAtSlots, fleetRoles, Role } from '../model/roles';
 import { VirtualScheduler } from '../model/virtual-scheduler';
 import { ArrivalCalendar } from './arrivals';
 import { CALL_ENDED, CALL_FREE, CallTable, DeadlineQueue } from './calls';
@@ -119,7 +119,7 @@ export function runSimulation(spec: RunSpec): RunOutput {
   // Load: the harness's rps_each = max(10, int(load · capacity / clients)).
   const roles = fleetRoles(scenario.fleet, backendCount);
   const slots = spec.slots ?? DEFAULT_BEHAVIOUR.slots;
-  const capacityRps = fleetCapacityRps(roles.map((role) => behaviourOf(role, slots)), methods);
+  const capacityRps = fleetCapacityRps(roles.map((role) => behaviourAtSlots(role, slots)), methods);
   const rateRps = ratePerClientRps(capacityRps, load, clientCount);
   const scheduler = new VirtualScheduler(0, { bucketMs: calendarBucketMs((rateRps * clientCount) / 1000) });
 
@@ -140,7 +140,7 @@ export function runSimulation(spec: RunSpec): RunOutput {
       throw new RangeError(`scenario ${scenario.name} adds more than ${maxBackends - backendCount} backends`);
     }
     backends.push(
-      new BackendModel({ scheduler, random: seededRandom(seedFor(spec.seed, 'backend', id)), behaviour: behaviourOf(role, slots), onReply }),
+      new BackendModel({ scheduler, random: seededRandom(seedFor(spec.seed, 'backend', id)), behaviour: behaviourAtSlots(role, slots), onReply }),
     );
     backendRoles.push(role);
     return id;
