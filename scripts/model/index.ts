@@ -16,7 +16,7 @@ export type { RealTimeSchedulerOptions } from './real-time-scheduler';
 export type { Behaviour, BackendMode } from './behaviour';
 export { DEFAULT_BEHAVIOUR, checkBehaviour } from './behaviour';
 export type { Role, FleetKind } from './roles';
-export { ROLE_OVERRIDES, behaviourOf, fleetRoles } from './roles';
+export { ROLE_OVERRIDES, behaviourAtSlots, behaviourOf, fleetRoles, halfSlots } from './roles';
 export type { MethodSpec } from './methods';
 export {
   MIN_DEADLINE_MS,

@@ -1,6 +1,8 @@
 /**
  * Backend roles and fleets (reference-load-test.md §3): on top of 8 slots and
- * σ = 0.3, a role overrides a few behaviour fields.
+ * σ = 0.3, a role overrides a few behaviour fields. The default backend's
+ * slots can change (the simulator's --slots); roles keep their relative
+ * differences: a throttled pod has half the slots.
  */
 import { Behaviour, DEFAULT_BEHAVIOUR } from './behaviour';
 
@@ -13,11 +15,30 @@ export const ROLE_OVERRIDES: Readonly<Record<Role, Partial<Behaviour>>> = {
   noisy: { latencyFactor: 2, sigma: 0.8 },
   gc: { gcPeriodMs: 10_000, gcPauseMs: 500 },
   flaky: { errorRate: 0.05 },
-  throttled: { latencyFactor: 1.5, slots: 4 },
+  /** ...and half the slots (`halfSlots`): 4 of the reference's 8. */
+  throttled: { latencyFactor: 1.5 },
 };
 
+/**
+ * Half of `slots`, at least 1 (a backend cannot serve half a call; 0,
+ * unlimited, stays unlimited): a throttled pod, s10's contended node.
+ */
+export function halfSlots(slots: number): number {
+  return slots === 0 ? 0 : Math.max(1, Math.floor(slots / 2));
+}
+
+/**
+ * A role's behaviour with the reference's 8 slots. One argument on purpose:
+ * callers map role lists with it, and an array index must not become slots.
+ */
 export function behaviourOf(role: Role): Behaviour {
-  return { ...DEFAULT_BEHAVIOUR, ...ROLE_OVERRIDES[role] };
+  return behaviourAtSlots(role, DEFAULT_BEHAVIOUR.slots);
+}
+
+/** A role's behaviour when the default backend serves `slots` calls at once. */
+export function behaviourAtSlots(role: Role, slots: number): Behaviour {
+  const behaviour = { ...DEFAULT_BEHAVIOUR, slots, ...ROLE_OVERRIDES[role] };
+  return role === 'throttled' ? { ...behaviour, slots: halfSlots(slots) } : behaviour;
 }
 
 /**

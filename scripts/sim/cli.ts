@@ -1,18 +1,19 @@
 /**
  * npm run simulate -- [--scenario NAME]... [--layout uniform|reference]... [--seed N] [--json FILE]
  *                     [--quick] [--list] [--policy SPEC] [--uniform-policies A,B] [--grid] [--scale] [--jobs N]
- *                     [--clients N]
+ *                     [--clients N] [--slots N] [--regimes [--regime-slots L] [--regime-clients L]]
  *
- * Without --scenario: every scenario in both layouts, plus the sensitivity
- * grid and the scale run. "grid" and "scale" are also accepted as scenario
- * names. See docs/simulation.md.
+ * Without --scenario (or --regimes): every scenario in both layouts, plus
+ * the sensitivity grid and the scale run. "grid", "scale" and "regimes" are
+ * also accepted as scenario names. See docs/simulation.md.
  */
 import { writeFileSync, unlinkSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parsePolicySpec } from './policies';
 import { bundlePath, runAll } from './pool';
-import { assemble, freshTable, gridTable, scaleTable, scenarioTable } from './report';
+import { assemble, freshTable, gridTable, HERD_SCENARIOS, scaleTable, scenarioTable } from './report';
 import { SCENARIOS, scenarioByName } from './scenarios';
+import { planRegimes, regimeTable } from './regimes';
 import { Layout, planSuite } from './suite';
 import { QUICK_TIMELINE, REFERENCE_TIMELINE } from './timeline';
 
@@ -29,6 +30,13 @@ const USAGE = `usage: npm run simulate -- [options]
   --clients N           clients per run in the reference/uniform layouts (default 8; herd 16) at the same
                         total load, so each sends less: 264 gives ~40 calls/s per client at 20 backends
                         (the reference layout splits them over its 4 policies: a multiple of 4)
+  --slots N             calls each default backend serves at once (default 8); roles keep their relative
+                        differences (throttled and s10's contended pods get half)
+  --regimes             the regime grid: slots {1,2,4,8} × clients {8,64} × s01,s02,s03,s10, uniform layout,
+                        round_robin, least_request, lr_od, peak_ewma (or --policy), oracle; alone unless
+                        --scenario is given too ("regimes" is also a scenario name)
+  --regime-slots L      the grid's slots instead (comma-separated), e.g. 1,2
+  --regime-clients L    the grid's client counts instead, e.g. 64
   --jobs N              worker threads (default: one per core)
   --list                list scenarios and exit`;
 
@@ -48,6 +56,10 @@ async function main(): Promise<void> {
       jobs: { type: 'string' },
       arrivals: { type: 'string', default: 'fixed' },
       clients: { type: 'string' },
+      slots: { type: 'string' },
+      regimes: { type: 'boolean', default: false },
+      'regime-slots': { type: 'string' },
+      'regime-clients': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -69,10 +81,11 @@ async function main(): Promise<void> {
     throw new RangeError(`--seed must be a non-negative integer, got "${values.seed}"`);
   }
   const names = (values.scenario ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
-  const wantsAll = names.length === 0;
+  const regimes = values.regimes || names.includes('regimes');
+  const wantsAll = names.length === 0 && !regimes;
   const grid = values.grid || wantsAll || names.includes('grid');
   const scale = values.scale || wantsAll || names.includes('scale');
-  const scenarioNames = names.filter((n) => n !== 'grid' && n !== 'scale');
+  const scenarioNames = names.filter((n) => n !== 'grid' && n !== 'scale' && n !== 'regimes');
   const scenarios = wantsAll ? SCENARIOS : scenarioNames.map(scenarioByName);
   const layouts = (values.layout ?? ['reference', 'uniform']).flatMap((l) => l.split(','));
   for (const layout of layouts) {
@@ -97,6 +110,10 @@ async function main(): Promise<void> {
     throw new RangeError(`--clients must be a multiple of 4 with the reference layout (4 policies), got ${clients}`);
   }
 
+  const slots = values.slots === undefined ? undefined : positiveInteger('--slots', values.slots);
+  const regimeSlots = values['regime-slots']?.split(',').map((text) => positiveInteger('--regime-slots', text));
+  const regimeClients = values['regime-clients']?.split(',').map((text) => positiveInteger('--regime-clients', text));
+
   if (values.arrivals !== 'fixed' && values.arrivals !== 'poisson') {
     throw new RangeError(`--arrivals must be fixed or poisson, got "${values.arrivals}"`);
   }
@@ -111,7 +128,19 @@ async function main(): Promise<void> {
     grid,
     scale,
     clients,
+    slots,
   });
+  if (regimes) {
+    runs.push(
+      ...planRegimes({
+        seed,
+        timeline: values.quick ? QUICK_TIMELINE : REFERENCE_TIMELINE,
+        policyUnderTest: values.policy,
+        slots: regimeSlots,
+        clients: regimeClients,
+      }),
+    );
+  }
   const wallStart = performance.now();
   // Worker threads share the process, so this counts every run's CPU.
   const cpuStart = process.cpuUsage();
@@ -147,11 +176,12 @@ async function main(): Promise<void> {
   if (Object.keys(json.reference.scenarios).length > 0) {
     console.log(scenarioTable('reference layout: round_robin, the policy under test, least_request, lr_od; 2 clients each, one shared fleet', json.reference.scenarios));
   }
-  const uniformScenarios = Object.fromEntries(Object.entries(json.scenarios).filter(([name]) => name !== 'herd'));
+  const uniformScenarios = Object.fromEntries(Object.entries(json.scenarios).filter(([name]) => !HERD_SCENARIOS.includes(name)));
   if (Object.keys(uniformScenarios).length > 0) {
     console.log(scenarioTable('uniform layout: every client on one policy, one run per policy', uniformScenarios));
   }
-  for (const extra of [freshTable(json.scenarios), gridTable(json.grid), scaleTable(json.scale)]) {
+  const underTestLabel = values.policy === undefined ? 'peak_ewma' : parsePolicySpec(values.policy).label;
+  for (const extra of [freshTable(json.scenarios), gridTable(json.grid), scaleTable(json.scale), regimeTable(json.regimes ?? {}, underTestLabel)]) {
     if (extra !== '') {
       console.log(extra);
     }
@@ -163,6 +193,14 @@ async function main(): Promise<void> {
     writeFileSync(values.json, JSON.stringify(json) + '\n');
     console.log(`wrote ${values.json}`);
   }
+}
+
+function positiveInteger(flag: string, text: string): number {
+  const value = Number(text);
+  if (!(Number.isInteger(value) && value >= 1)) {
+    throw new RangeError(`${flag} must be an integer >= 1, got "${text}"`);
+  }
+  return value;
 }
 
 /** Splits "a,b{"x":1,"y":2},c" at the commas outside braces. */

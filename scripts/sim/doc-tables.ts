@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { REFERENCE_RECOVERY_S, REFERENCE_RESULTS, ReferenceRow } from '../lib/reference-numbers';
 import { PolicyResult } from './results';
-import { SuiteJson } from './report';
+import { HERD_SCENARIOS, SuiteJson } from './report';
 import { REFERENCE_POLICIES } from './suite';
 
 /** The reference's published numbers for a scenario (keyed by its sNN prefix), if it published any. */
@@ -101,7 +101,7 @@ function allScenarios(json: SuiteJson, layout: 'reference' | 'uniform'): string 
   );
   const lines = [header(['scenario', ...names.map((n) => `${n} p99 / p99All`), 'err % (policy under test)'])];
   for (const [scenario, policies] of Object.entries(byScenario)) {
-    if (scenario === 'herd' || scenario === 'fast-fail') continue;
+    if (HERD_SCENARIOS.includes(scenario) || scenario === 'fast-fail') continue;
     const all = Object.values(policies);
     const peak = policies['peak_ewma'] ?? (layout === 'reference' ? underTest(policies) : all[0]);
     lines.push(

@@ -1,5 +1,6 @@
 /** The stdout tables and the JSON document. */
 import { PolicyResult, RunResult } from './results';
+import { RegimeJson } from './regimes';
 import { PlannedRun } from './suite';
 
 export interface SuiteJson {
@@ -9,11 +10,21 @@ export interface SuiteJson {
   reference: { scenarios: Record<string, Record<string, PolicyResult>> };
   grid: Record<string, Record<string, PolicyResult>>;
   scale: Record<string, PolicyResult>;
+  /** The regime grid (regimes.ts), only when it ran. */
+  regimes?: RegimeJson;
 }
 
 export function assemble(runs: readonly PlannedRun[], results: readonly RunResult[], meta: Record<string, unknown>): SuiteJson {
   const json: SuiteJson = { meta, scenarios: {}, reference: { scenarios: {} }, grid: {}, scale: {} };
   runs.forEach((run, i) => {
+    if (run.kind === 'regime') {
+      const cell = ((json.regimes ??= {})[run.key] ??= {});
+      const target = (cell[run.spec.scenario] ??= {});
+      for (const group of results[i].groups) {
+        target[group.policy] = group;
+      }
+      return;
+    }
     const target =
       run.kind === 'reference'
         ? (json.reference.scenarios[run.key] ??= {})
@@ -64,8 +75,14 @@ export function scenarioTable(title: string, byScenario: Record<string, Record<s
     table(rows);
 }
 
+/** The scenarios the fresh-backend table reports (and the scenario tables leave out). */
+export const HERD_SCENARIOS: readonly string[] = ['herd', 'herd-fast'];
+
 export function freshTable(byScenario: Record<string, Record<string, PolicyResult>>): string {
-  const herd = byScenario['herd'];
+  return HERD_SCENARIOS.map((name) => freshTableOf(name, byScenario[name])).join('');
+}
+
+function freshTableOf(name: string, herd: Record<string, PolicyResult> | undefined): string {
   if (!herd) {
     return '';
   }
@@ -75,7 +92,7 @@ export function freshTable(byScenario: Record<string, Record<string, PolicyResul
       rows.push([policy, i === 0 ? `joins @${event.atS}s` : `restart @${event.atS}s`, fmt(event.firstSecond, 2), fmt(event.peakBin, 2), fmt(r.busiestHealthy.p95, 2), fmt(r.p99)]);
     });
   }
-  return `\n== herd: 16 clients, fresh backend's share ==\n${table(rows)}`;
+  return `\n== ${name}: 16 clients, fresh backend's share ==\n${table(rows)}`;
 }
 
 export function gridTable(grid: Record<string, Record<string, PolicyResult>>): string {

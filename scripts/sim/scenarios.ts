@@ -3,9 +3,9 @@
  * §5) and this project's own (herd, fast-fail). Times are seconds of the
  * measured window (t = 0 after the 20 s warm-up); faults run over [20, 60).
  */
-import { Behaviour } from '../model/behaviour';
-import { FIVE_METHODS, MethodSpec, SINGLE_METHOD } from '../model/methods';
-import { FleetKind, Role } from '../model/roles';
+import { Behaviour, DEFAULT_BEHAVIOUR } from '../model/behaviour';
+import { FIVE_METHODS, MethodSpec, parseMethodMix, SINGLE_METHOD } from '../model/methods';
+import { FleetKind, halfSlots, Role } from '../model/roles';
 import { BackendModel } from '../model/backend';
 
 /** What a scenario may do to a running world. */
@@ -13,6 +13,11 @@ export interface ScenarioControl {
   /** The fault phase, in seconds of the measured window ([20, 60) at reference scale). */
   readonly faultStartS: number;
   readonly faultEndS: number;
+  /**
+   * Calls the default backend serves at once in this run (the simulator's
+   * --slots); absent: DEFAULT_BEHAVIOUR's 8.
+   */
+  readonly slots?: number;
   /** Runs `action` at second `s` of the measured window. */
   atSecond(s: number, action: () => void): void;
   backend(id: number): BackendModel;
@@ -68,6 +73,38 @@ function fault(ids: readonly number[], patch: Partial<Behaviour>, heal: Partial<
 
 /** The reference's fault scenarios hit pod 0 (pods 0–3 for s10). */
 const POD0 = [0];
+
+/**
+ * The herd: 16 clients of one policy; a cold pod joins at 20 s and pod 1
+ * restarts cold (new address) at 50 s.
+ */
+const HERD = {
+  ...base,
+  fleet: 'homo' as FleetKind,
+  uniformClients: 16,
+  referenceLayout: false,
+  uniformPolicies: ['least_connection', 'least_request', 'peak_ewma', 'round_robin'],
+  setup: (control: ScenarioControl): void => {
+    control.atSecond(control.faultStartS, () => {
+      const fresh = control.addBackend('normal');
+      control.publish([...control.published(), fresh]);
+      control.markFresh(fresh);
+    });
+    // 50 s at reference scale.
+    control.atSecond(control.faultEndS - 10, () => {
+      const fresh = control.addBackend('normal');
+      control.publish([...control.published().filter((id) => id !== 1), fresh]);
+      control.markFresh(fresh);
+    });
+  },
+};
+
+/**
+ * A service five times faster than the engine's defaultRtt (10 ms): a new
+ * endpoint priced at defaultRtt lost every comparison with its peers and
+ * got no calls (issue 14).
+ */
+const FAST_METHOD: readonly MethodSpec[] = parseMethodMix('U2_get');
 
 export const SCENARIOS: readonly Scenario[] = [
   { ...base, name: 's01-steady-uneven', summary: 'het fleet (3 noisy, gc, flaky, throttled), steady', fleet: 'het' },
@@ -153,11 +190,14 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     ...base,
     name: 's10-node-cpu-contention',
-    summary: 'pods 0–3 2x slower with 4 slots for 40 s',
+    summary: 'pods 0–3 2x slower with half the slots (4 of 8) for 40 s',
     fleet: 'homo',
     faulty: [0, 1, 2, 3],
     faultWindow: true,
-    setup: fault([0, 1, 2, 3], { latencyFactor: 2, slots: 4 }, { latencyFactor: 1, slots: 8 }),
+    setup: (control) => {
+      const slots = control.slots ?? DEFAULT_BEHAVIOUR.slots;
+      fault([0, 1, 2, 3], { latencyFactor: 2, slots: halfSlots(slots) }, { latencyFactor: 1, slots })(control);
+    },
   },
   {
     ...base,
@@ -185,27 +225,15 @@ export const SCENARIOS: readonly Scenario[] = [
     fleet: 'het',
     methods: FIVE_METHODS,
   },
+  { ...HERD, name: 'herd', summary: '16 independent clients; a cold pod joins at 20 s, pod 1 restarts cold at 50 s' },
   {
-    ...base,
-    name: 'herd',
-    summary: '16 independent clients; a cold pod joins at 20 s, pod 1 restarts cold at 50 s',
-    fleet: 'homo',
-    uniformClients: 16,
-    referenceLayout: false,
-    uniformPolicies: ['least_connection', 'least_request', 'peak_ewma', 'round_robin'],
-    setup: (control) => {
-      control.atSecond(control.faultStartS, () => {
-        const fresh = control.addBackend('normal');
-        control.publish([...control.published(), fresh]);
-        control.markFresh(fresh);
-      });
-      // 50 s at reference scale.
-      control.atSecond(control.faultEndS - 10, () => {
-        const fresh = control.addBackend('normal');
-        control.publish([...control.published().filter((id) => id !== 1), fresh]);
-        control.markFresh(fresh);
-      });
-    },
+    ...HERD,
+    name: 'herd-fast',
+    summary: 'herd with a 2 ms service and 256 light clients (~209 calls/s each): cold pods must still get their share',
+    methods: FAST_METHOD,
+    // Light clients: under one call in flight each, so a peer's cost is its
+    // bare estimate (~2 ms) and never exceeds a 10 ms prior by chance.
+    uniformClients: 256,
   },
   {
     ...base,

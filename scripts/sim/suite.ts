@@ -28,7 +28,7 @@ export const GRID_BACKENDS = [5, 20, 50] as const;
 export const GRID_LOADS = [0.3, 0.7, 0.9] as const;
 export const SCALE_POLICIES = ['round_robin', 'least_request', 'peak_ewma'] as const;
 
-export type RunKind = 'reference' | 'uniform' | 'grid' | 'scale';
+export type RunKind = 'reference' | 'uniform' | 'grid' | 'scale' | 'regime';
 
 export interface PlannedRun {
   kind: RunKind;
@@ -57,6 +57,8 @@ export interface SuiteOptions {
    * policies, so this must be a multiple of 4 there.
    */
   clients?: number;
+  /** The default backend's slots for every run (RunSpec.slots); default 8. */
+  slots?: number;
 }
 
 export function substitute(policy: string, underTest: string | undefined): string {
@@ -142,8 +144,12 @@ export function planSuite(options: SuiteOptions): PlannedRun[] {
       });
     }
   }
-  const arrivals = options.arrivals;
-  return arrivals === undefined ? runs : runs.map((run) => ({ ...run, spec: { ...run.spec, arrivals } }));
+  const { arrivals, slots } = options;
+  // Only set when given, so a default run's spec (and JSON) is unchanged.
+  return runs.map((run) => ({
+    ...run,
+    spec: { ...run.spec, ...(arrivals === undefined ? {} : { arrivals }), ...(slots === undefined ? {} : { slots }) },
+  }));
 }
 
 export function allScenarios(): readonly Scenario[] {

@@ -18,7 +18,8 @@ import { CallOutcome } from '../../src/core/endpoint-load';
 import { RandomSource, seededRandom } from '../../src/core/random';
 import { BackendModel, STATUS_OK } from '../model/backend';
 import { fleetCapacityRps, ratePerClientRps } from '../model/capacity';
-import { behaviourOf, fleetRoles, Role } from '../model/roles';
+import { DEFAULT_BEHAVIOUR } from '../model/behaviour';
+import { behaviourAtSlots, fleetRoles, Role } from '../model/roles';
 import { VirtualScheduler } from '../model/virtual-scheduler';
 import { ArrivalCalendar } from './arrivals';
 import { CALL_ENDED, CALL_FREE, CallTable, DeadlineQueue } from './calls';
@@ -55,6 +56,11 @@ export interface RunSpec {
    * policy leads in identical fleets (docs/simulation.md).
    */
   readonly arrivals?: 'fixed' | 'poisson';
+  /**
+   * Calls the default backend serves at once (default 8, the reference's);
+   * roles keep their relative differences (roles.ts).
+   */
+  readonly slots?: number;
 }
 
 export interface FreshEvent {
@@ -112,7 +118,8 @@ export function runSimulation(spec: RunSpec): RunOutput {
 
   // Load: the harness's rps_each = max(10, int(load · capacity / clients)).
   const roles = fleetRoles(scenario.fleet, backendCount);
-  const capacityRps = fleetCapacityRps(roles.map(behaviourOf), methods);
+  const slots = spec.slots ?? DEFAULT_BEHAVIOUR.slots;
+  const capacityRps = fleetCapacityRps(roles.map((role) => behaviourAtSlots(role, slots)), methods);
   const rateRps = ratePerClientRps(capacityRps, load, clientCount);
   const scheduler = new VirtualScheduler(0, { bucketMs: calendarBucketMs((rateRps * clientCount) / 1000) });
 
@@ -133,7 +140,7 @@ export function runSimulation(spec: RunSpec): RunOutput {
       throw new RangeError(`scenario ${scenario.name} adds more than ${maxBackends - backendCount} backends`);
     }
     backends.push(
-      new BackendModel({ scheduler, random: seededRandom(seedFor(spec.seed, 'backend', id)), behaviour: behaviourOf(role), onReply }),
+      new BackendModel({ scheduler, random: seededRandom(seedFor(spec.seed, 'backend', id)), behaviour: behaviourAtSlots(role, slots), onReply }),
     );
     backendRoles.push(role);
     return id;
@@ -291,6 +298,7 @@ export function runSimulation(spec: RunSpec): RunOutput {
   const control: ScenarioControl = {
     faultStartS: timeline.faultStartS,
     faultEndS: timeline.faultEndS,
+    slots,
     atSecond: (s, action) => scheduler.schedule(measureStartMs + s * 1000, () => action()),
     backend: (id) => backends[id],
     addBackend,

@@ -38,6 +38,10 @@ export type EjectedOf = (index: number) => boolean;
 
 export class PowerOfChoices {
   private permutation: Int32Array = new Int32Array(0);
+  // What the last drawBest found, so that drawing allocates nothing.
+  private best = -1;
+  private bestCost = Infinity;
+  private bestEjected = false;
 
   constructor(private readonly random: RandomSource) {}
 
@@ -52,9 +56,51 @@ export class PowerOfChoices {
     if (candidateCount === 1) {
       return 0;
     }
+    this.drawBest(candidateCount, choiceCount, costOf, isEjected, -1);
+    return this.best;
+  }
+
+  /**
+   * The incumbent rule: `incumbent` (the next in the caller's rotation)
+   * against the cheapest of `choiceCount − 1` other candidates drawn as
+   * `choose` draws them. The challenger wins only if it costs less than
+   * `margin` × the incumbent's cost, or the incumbent is ejected and it is
+   * not; otherwise the incumbent keeps its turn. With nothing to tell
+   * candidates apart the picks follow the rotation, so each endpoint gets
+   * every n-th call, as under round_robin, where two random draws spread
+   * them like independent arrivals (the queueing that costs at 1–2 slots
+   * per backend); a clearly cheaper challenger still takes the call.
+   */
+  chooseAgainst(
+    incumbent: number,
+    candidateCount: number,
+    choiceCount: number,
+    margin: number,
+    costOf: CostOf,
+    isEjected?: EjectedOf,
+  ): number {
+    if (candidateCount <= 1) {
+      return candidateCount - 1;
+    }
+    const incumbentCost = costOf(incumbent);
+    const incumbentEjected = isEjected !== undefined && isEjected(incumbent);
+    this.drawBest(candidateCount, choiceCount - 1, costOf, isEjected, incumbent);
+    if (this.best < 0 || this.bestEjected !== incumbentEjected) {
+      return this.best < 0 || this.bestEjected ? incumbent : this.best;
+    }
+    return this.bestCost < margin * incumbentCost ? this.best : incumbent;
+  }
+
+  /**
+   * Draws `wanted` distinct candidates other than `exclude` (-1: none) and
+   * leaves the cheapest non-ejected one (or the cheapest ejected one if all
+   * are) in `best`, `bestCost`, `bestEjected`.
+   */
+  private drawBest(candidateCount: number, wanted: number, costOf: CostOf, isEjected: EjectedOf | undefined, exclude: number): void {
     const permutation = this.permutationFor(candidateCount);
-    let draws = Math.min(choiceCount, candidateCount);
-    let extraDraws = isEjected === undefined ? 0 : Math.min(choiceCount, candidateCount - draws);
+    const pool = exclude < 0 ? candidateCount : candidateCount - 1;
+    let draws = Math.min(wanted, pool);
+    let extraDraws = isEjected === undefined ? 0 : Math.min(wanted, pool - draws);
     let best = -1;
     let bestCost = Infinity;
     let ties = 0;
@@ -66,6 +112,11 @@ export class PowerOfChoices {
       const candidate = permutation[j];
       permutation[j] = permutation[i];
       permutation[i] = candidate;
+      if (candidate === exclude) {
+        // Not a challenger: one more position instead (it occurs once, so at most n positions in all).
+        draws++;
+        continue;
+      }
       const cost = costOf(candidate);
       if (isEjected !== undefined && isEjected(candidate)) {
         if (fallback < 0 || cost < fallbackCost) {
@@ -89,7 +140,9 @@ export class PowerOfChoices {
         }
       }
     }
-    return best >= 0 ? best : fallback;
+    this.bestEjected = best < 0 && fallback >= 0;
+    this.best = best >= 0 ? best : fallback;
+    this.bestCost = best >= 0 ? bestCost : fallbackCost;
   }
 
   private permutationFor(candidateCount: number): Int32Array {

@@ -3,10 +3,22 @@
  * how a finished call changes that. Lower is better. Both policies share all
  * other machinery; only this differs.
  */
+import { exceedsEjectionRatio } from './ejection';
 import { CallOutcome, EndpointLoad } from './endpoint-load';
+import { sampleFrom } from './error-penalty';
+import { fleetPenaltyFactor } from './fleet-penalty';
 import { FleetRtt } from './fleet-rtt';
+import { currentRttMs, retainedAt } from './memory';
+import { probeCost, unsampledCost } from './new-endpoint';
+import { withPendingWaitMs } from './pending';
+import { blendRttMs } from './peak-ewma';
+import { PeakEwmaSettings } from './peak-ewma-settings';
+import { capStaleMs, isStale } from './staleness';
 import { BalancerTraffic } from './traffic';
-import { blendRttMs, decayedRttMs, retainedFraction } from './peak-ewma';
+
+// The settings and the estimate's reader, where the policies and tests have always found them.
+export type { PeakEwmaSettings } from './peak-ewma-settings';
+export { currentRttMs } from './memory';
 
 /**
  * One candidate's standing in a pick, as `LoadModel.rate` leaves it. The
@@ -29,6 +41,13 @@ export interface LoadModel {
   readonly ignoresTime: boolean;
   /** Whether `rate` can ever eject; false spares the chooser the check. */
   readonly ejects: boolean;
+  /**
+   * The incumbent rule's margin (`PowerOfChoices.chooseAgainst`): > 0, the
+   * first candidate is the next in the engine's rotation and a random other
+   * wins only below margin × its cost; 0 or absent, every candidate is
+   * drawn at random (gRFC A48's rule).
+   */
+  readonly rotationMargin?: number;
   /**
    * The balancer's own traffic, if the model counts in it: the engine records
    * the READY count at each pick and counts each started call there.
@@ -57,73 +76,23 @@ export const leastRequestModel: LoadModel = {
   recordCall: () => {},
 };
 
-export interface PeakEwmaSettings {
-  /** τ, the time constant of the decay, in ms. */
-  readonly decayMs: number;
-  /** The estimate of an endpoint that has not answered yet, in ms. */
-  readonly defaultRttMs: number;
-  /**
-   * The cost of an endpoint with calls in flight and no answer yet, in the
-   * cost's unit (ms × calls); `penaltyValue + outstanding` (Envoy's rule),
-   * so each client probes a new endpoint one call at a time.
-   */
-  readonly penaltyValue: number;
-  /**
-   * A failed call counts as a sample of at least `errorPenaltyFactor` times
-   * max(current estimate, defaultRtt), so a backend that fails fast does not
-   * look fast. 1 turns this off: failures are plain latency samples.
-   */
-  readonly errorPenaltyFactor: number;
-  /**
-   * s, the steeper cost far above the fleet: an endpoint whose estimate E
-   * exceeds the fleet average F costs (E/F)^s times more, so a backend at
-   * 2× the fleet costs 2^(1+s)× where the textbook rule says 2×. 0 or
-   * absent: off (the textbook cost).
-   */
-  readonly fleetPenaltyExponent?: number;
-  /**
-   * R, bounded latency ejection: an endpoint whose estimate exceeds R × the
-   * fleet average is skipped by the chooser while it can draw other
-   * candidates (at most choiceCount extra draws). 0 or absent: off.
-   */
-  readonly ejectionRatio?: number;
-  /**
-   * T, in ms: an estimate not refreshed by a sample for T counts at most as
-   * the fleet average, so an endpoint avoided for its latency (or its
-   * errors) is probed again after at most T, and a stale peak cannot keep a
-   * healed backend out. 0 or absent: off.
-   */
-  readonly maxEjectionMs?: number;
-  /**
-   * K, the probe interval counted in the balancer's own calls: an estimate
-   * is stale (see `maxEjectionMs`) only once it is `maxEjectionMs` old AND
-   * the balancer has started at least K × (READY endpoints) calls since its
-   * last sample, i.e. the endpoint has missed about K fair shares. A slow
-   * client thus probes an avoided endpoint about once per K fair shares of
-   * its calls instead of once per `maxEjectionMs`. 0 or absent, or no
-   * `BalancerTraffic`: time only.
-   */
-  readonly probeFairShares?: number;
-  /**
-   * Whether the estimate counts the wait of calls still in flight: with
-   * calls outstanding and no answer for Δ ms, the endpoint is at least Δ
-   * slow, so the estimate is at least Δ. A stalled backend (GC pause, black
-   * hole) stops attracting calls after about one estimate's time instead of
-   * after its first answer. false or absent: off (textbook).
-   */
-  readonly pendingAware?: boolean;
-}
-
 /**
- * Peak-EWMA cost, in ms × calls: estimate × (outstanding + 1).
+ * Peak-EWMA cost, in ms × calls. The textbook rule (Envoy, Finagle, tower):
  *
- * - no sample yet, nothing in flight: defaultRtt;
- * - no sample yet, calls in flight:   penaltyValue + outstanding;
- * - otherwise:                        estimate × (outstanding + 1),
- *                                     × (estimate / fleet)^s above the fleet.
+ *     cost = E(now) · (outstanding + 1)
  *
- * `fleet` (the balancer's fleet average) is optional: without it, or with
- * the fleet settings off, this is the textbook cost.
+ * with E the decayed peak estimate (peak-ewma.ts). Each optional mechanism
+ * lives in its own module and is off when its setting is absent:
+ *
+ * - new-endpoint.ts   no answer yet: 0 while idle, the probe penalty
+ *                     (`penaltyValue + outstanding`) while one is out;
+ * - memory.ts         decay counted in the client's own calls too;
+ * - staleness.ts      a stale estimate counts at most as the fleet average,
+ *                     and while its probe is out costs the probe penalty;
+ * - pending.ts        calls waiting without an answer raise E;
+ * - fleet-penalty.ts  × (E / fleet)^s above the fleet average;
+ * - ejection.ts       above R × the fleet average: skipped (rate's `ejected`);
+ * - error-penalty.ts  what a failed call teaches.
  */
 export function peakEwmaCost(
   load: EndpointLoad,
@@ -136,43 +105,22 @@ export function peakEwmaCost(
     return unsampledCost(load, settings);
   }
   const stale = isStale(load, nowMs, settings, fleet, traffic);
-  return costFromEstimate(load, stale, estimateWith(load, currentRttMs(load, nowMs, settings), stale, nowMs, settings, fleet), settings, fleet);
-}
-
-function unsampledCost(load: EndpointLoad, settings: PeakEwmaSettings): number {
-  return load.outstanding > 0 ? settings.penaltyValue + load.outstanding : settings.defaultRttMs;
+  return costFromEstimate(load, stale, estimateWith(load, currentRttMs(load, nowMs, settings, traffic), stale, nowMs, settings, fleet), settings, fleet);
 }
 
 /** The cost of a sampled endpoint whose estimate (as `estimateMs` gives it) is `rttMs`. */
 function costFromEstimate(load: EndpointLoad, stale: boolean, rttMs: number, settings: PeakEwmaSettings, fleet?: FleetRtt): number {
   if (load.outstanding > 0 && stale) {
     // A stale estimate is no estimate: probe one call at a time, as a new endpoint.
-    return settings.penaltyValue + load.outstanding;
+    return probeCost(load, settings);
   }
-  const cost = rttMs * (load.outstanding + 1);
-  const exponent = settings.fleetPenaltyExponent;
-  if (exponent && fleet !== undefined && fleet.hasSample && rttMs > fleet.rttMs) {
-    // The default exponent, 1, spares the pick path a pow call (pow(x, 1) is x exactly).
-    const ratio = rttMs / fleet.rttMs;
-    return cost * (exponent === 1 ? ratio : Math.pow(ratio, exponent));
-  }
-  return cost;
-}
-
-/** The endpoint's RTT estimate at `nowMs` (defaultRtt before its first sample). */
-export function currentRttMs(load: EndpointLoad, nowMs: number, settings: PeakEwmaSettings): number {
-  if (!load.hasSample) {
-    return settings.defaultRttMs;
-  }
-  return decayedRttMs(load.rttMs, nowMs - load.sampledAtMs, settings.decayMs);
+  return rttMs * (load.outstanding + 1) * fleetPenaltyFactor(rttMs, settings, fleet);
 }
 
 /**
- * The estimate the cost uses: `currentRttMs`, but at most the fleet average
- * once it is stale: `maxEjectionMs` without a sample and, given `traffic`
- * and `probeFairShares`, that many fair shares of the balancer's calls
- * missed (the bound on latency ejection). A function of stored state, the
- * time and the call count only.
+ * The estimate the cost uses: `currentRttMs`, at most the fleet average once
+ * stale (staleness.ts), at least the wait of calls in flight (pending.ts).
+ * A function of stored state, the time and the call count only.
  */
 export function estimateMs(
   load: EndpointLoad,
@@ -181,7 +129,7 @@ export function estimateMs(
   fleet?: FleetRtt,
   traffic?: BalancerTraffic,
 ): number {
-  return estimateWith(load, currentRttMs(load, nowMs, settings), isStale(load, nowMs, settings, fleet, traffic), nowMs, settings, fleet);
+  return estimateWith(load, currentRttMs(load, nowMs, settings, traffic), isStale(load, nowMs, settings, fleet, traffic), nowMs, settings, fleet);
 }
 
 /**
@@ -196,30 +144,7 @@ function estimateWith(
   settings: PeakEwmaSettings,
   fleet?: FleetRtt,
 ): number {
-  let rttMs = currentMs;
-  if (stale && rttMs > fleet!.rttMs) {
-    rttMs = fleet!.rttMs;
-  }
-  if (settings.pendingAware && load.outstanding > 0 && nowMs - load.busySinceMs > rttMs) {
-    rttMs = nowMs - load.busySinceMs;
-  }
-  return rttMs;
-}
-
-function isStale(
-  load: EndpointLoad,
-  nowMs: number,
-  settings: PeakEwmaSettings,
-  fleet?: FleetRtt,
-  traffic?: BalancerTraffic,
-): boolean {
-  const maxEjectionMs = settings.maxEjectionMs;
-  if (!maxEjectionMs || !load.hasSample || fleet === undefined || !fleet.hasSample || nowMs - load.sampledAtMs < maxEjectionMs) {
-    return false;
-  }
-  const fairShares = settings.probeFairShares;
-  // Old enough; stale once it has also missed K fair shares of this balancer's calls.
-  return !fairShares || traffic === undefined || traffic.callsStarted - load.sampledAtCall >= fairShares * traffic.readyEndpoints;
+  return withPendingWaitMs(load, capStaleMs(currentMs, stale, fleet), nowMs, settings);
 }
 
 /** The latency sample a finished call contributes, or null for none. */
@@ -234,21 +159,6 @@ export function sampleForOutcome(
 ): number | null {
   const needsEstimate = outcome === CallOutcome.FAILURE && load.hasSample;
   return sampleFrom(outcome, elapsedMs, needsEstimate ? estimateMs(load, nowMs, settings, fleet, traffic) : settings.defaultRttMs, settings);
-}
-
-/**
- * `sampleForOutcome` given the endpoint's estimate now (`defaultRtt` before
- * its first sample): a failure counts at least errorPenaltyFactor × the
- * larger of that and defaultRtt.
- */
-function sampleFrom(outcome: CallOutcome, elapsedMs: number, estimateNowMs: number, settings: PeakEwmaSettings): number | null {
-  if (outcome === CallOutcome.CANCELLED) {
-    return null;
-  }
-  if (outcome === CallOutcome.FAILURE && settings.errorPenaltyFactor > 1) {
-    return Math.max(elapsedMs, settings.errorPenaltyFactor * Math.max(estimateNowMs, settings.defaultRttMs));
-  }
-  return elapsedMs;
 }
 
 export class PeakEwmaModel implements LoadModel {
@@ -268,6 +178,10 @@ export class PeakEwmaModel implements LoadModel {
     return !!this.settings.ejectionRatio;
   }
 
+  get rotationMargin(): number {
+    return this.settings.rotationMargin ?? 0;
+  }
+
   cost(load: EndpointLoad, nowMs: number): number {
     return peakEwmaCost(load, nowMs, this.settings, this.fleet, this.traffic);
   }
@@ -280,26 +194,21 @@ export class PeakEwmaModel implements LoadModel {
       return;
     }
     const stale = isStale(load, nowMs, settings, this.fleet, this.traffic);
-    const rttMs = estimateWith(load, currentRttMs(load, nowMs, settings), stale, nowMs, settings, this.fleet);
+    const rttMs = estimateWith(load, currentRttMs(load, nowMs, settings, this.traffic), stale, nowMs, settings, this.fleet);
     into.cost = costFromEstimate(load, stale, rttMs, settings, this.fleet);
-    into.ejected = this.exceedsEjectionRatio(rttMs);
+    into.ejected = exceedsEjectionRatio(rttMs, settings, this.fleet);
   }
 
   /** Estimate above ejectionRatio × the fleet average. */
   ejected(load: EndpointLoad, nowMs: number): boolean {
-    return load.hasSample && this.exceedsEjectionRatio(estimateMs(load, nowMs, this.settings, this.fleet, this.traffic));
-  }
-
-  private exceedsEjectionRatio(estimateMs: number): boolean {
-    const ratio = this.settings.ejectionRatio;
-    return !!ratio && this.fleet.hasSample && estimateMs > ratio * this.fleet.rttMs;
+    return load.hasSample && exceedsEjectionRatio(estimateMs(load, nowMs, this.settings, this.fleet, this.traffic), this.settings, this.fleet);
   }
 
   recordCall(load: EndpointLoad, outcome: CallOutcome, elapsedMs: number, nowMs: number): void {
     const settings = this.settings;
     const fleet = this.fleet;
     // One exp serves the estimate the sample is judged against and the blend.
-    const retained = load.hasSample ? retainedFraction(nowMs - load.sampledAtMs, settings.decayMs) : 1;
+    const retained = load.hasSample ? retainedAt(load, nowMs, settings, this.traffic) : 1;
     const estimateNowMs = load.hasSample
       ? estimateWith(load, load.rttMs * retained, isStale(load, nowMs, settings, fleet, this.traffic), nowMs, settings, fleet)
       : settings.defaultRttMs;

@@ -38,12 +38,17 @@ export class LoadBalancingEngine {
     return this.rating.cost;
   };
   private readonly ejectedCandidate = (): boolean => this.rating.ejected;
+  private readonly random: RandomSource;
+  // The next incumbent, for the incumbent rule; -1 until its first pick,
+  // which starts it at a random endpoint (as grpc-js's round_robin starts).
+  private rotation = -1;
 
   constructor(options: EngineOptions) {
     this.model = options.model;
     this.choiceCount = options.choiceCount;
     this.clock = options.clock;
     this.chooser = new PowerOfChoices(options.random);
+    this.random = options.random;
   }
 
   /** The index of the chosen candidate, or -1 if there are none. */
@@ -55,14 +60,24 @@ export class LoadBalancingEngine {
     if (traffic !== undefined) {
       traffic.readyEndpoints = candidates.length;
     }
-    const chosen = this.chooser.choose(
-      candidates.length,
-      this.choiceCount,
-      this.costOfCandidate,
-      model.ejects ? this.ejectedCandidate : undefined,
-    );
+    const ejected = model.ejects ? this.ejectedCandidate : undefined;
+    const margin = model.rotationMargin;
+    const n = candidates.length;
+    const chosen =
+      margin === undefined || !(margin > 0) || n <= 1
+        ? this.chooser.choose(n, this.choiceCount, this.costOfCandidate, ejected)
+        : this.chooser.chooseAgainst(this.nextIncumbent(n), n, this.choiceCount, margin, this.costOfCandidate, ejected);
     this.pickCandidates = NO_CANDIDATES;
     return chosen;
+  }
+
+  private nextIncumbent(candidateCount: number): number {
+    if (this.rotation < 0) {
+      this.rotation = Math.floor(this.random() * candidateCount);
+    }
+    const incumbent = this.rotation % candidateCount;
+    this.rotation = incumbent + 1;
+    return incumbent;
   }
 
   /** The cost of `load` now; for stats and tracing, not the pick path. */

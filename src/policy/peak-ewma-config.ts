@@ -66,6 +66,10 @@ export const PEAK_EWMA_DEFAULTS = {
   probeFairShares: 10,
   /** Calls waiting without an answer count toward the estimate. */
   pendingAware: true,
+  /** The incumbent rule's margin; 0 = off (both candidates random). */
+  rotationMargin: 0,
+  /** Memory in the client's own calls (fair shares per 1/e); 0 = time only. */
+  decayFairShares: 0,
 } as const;
 
 export const PEAK_EWMA_LIMITS = {
@@ -76,6 +80,8 @@ export const PEAK_EWMA_LIMITS = {
   maxFleetPenaltyExponent: 10,
   maxEjectionRatio: 1_000,
   maxEjectionMs: 3_600_000,
+  maxRotationMargin: 1,
+  maxDecayFairShares: 1_000_000,
 } as const;
 
 export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
@@ -96,6 +102,8 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
       maxEjectionMs: settings.maxEjectionMs ?? PEAK_EWMA_DEFAULTS.maxEjectionMs,
       pendingAware: settings.pendingAware ?? PEAK_EWMA_DEFAULTS.pendingAware,
       probeFairShares: settings.probeFairShares ?? PEAK_EWMA_DEFAULTS.probeFairShares,
+      rotationMargin: settings.rotationMargin ?? PEAK_EWMA_DEFAULTS.rotationMargin,
+      decayFairShares: settings.decayFairShares ?? PEAK_EWMA_DEFAULTS.decayFairShares,
     };
   }
 
@@ -118,8 +126,14 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
   }
 
   private nonDefaultFleetFields(): Record<string, number | string | boolean> {
-    const { fleetPenaltyExponent, ejectionRatio, maxEjectionMs, pendingAware } = this.settings;
+    const { fleetPenaltyExponent, ejectionRatio, maxEjectionMs, pendingAware, rotationMargin, decayFairShares } = this.settings;
     const fields: Record<string, number | string | boolean> = {};
+    if (rotationMargin !== PEAK_EWMA_DEFAULTS.rotationMargin) {
+      fields.rotationMargin = rotationMargin!;
+    }
+    if (decayFairShares !== PEAK_EWMA_DEFAULTS.decayFairShares) {
+      fields.decayFairShares = decayFairShares!;
+    }
     if (pendingAware !== PEAK_EWMA_DEFAULTS.pendingAware) {
       fields.pendingAware = pendingAware!;
     }
@@ -174,10 +188,7 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
         min: 1,
         max: PEAK_EWMA_LIMITS.maxErrorPenaltyFactor,
       }),
-      fleetPenaltyExponent: readNumber(name, fields, 'fleetPenaltyExponent', PEAK_EWMA_DEFAULTS.fleetPenaltyExponent, {
-        min: 0,
-        max: PEAK_EWMA_LIMITS.maxFleetPenaltyExponent,
-      }),
+      fleetPenaltyExponent: readOffOrUpTo(name, fields, 'fleetPenaltyExponent', PEAK_EWMA_LIMITS.maxFleetPenaltyExponent),
       ejectionRatio: readEjectionRatio(name, fields),
       maxEjectionMs: readDurationMs(
         name,
@@ -188,8 +199,20 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
         true, // "0s" turns the probe bound off
       ),
       pendingAware: readBoolean(name, fields, 'pendingAware', PEAK_EWMA_DEFAULTS.pendingAware),
+      rotationMargin: readOffOrUpTo(name, fields, 'rotationMargin', PEAK_EWMA_LIMITS.maxRotationMargin),
+      decayFairShares: readOffOrUpTo(name, fields, 'decayFairShares', PEAK_EWMA_LIMITS.maxDecayFairShares),
     });
   }
+}
+
+/** A knob that 0 turns off: a number in [0, max], defaulting to PEAK_EWMA_DEFAULTS. */
+function readOffOrUpTo(
+  name: string,
+  fields: Record<string, unknown>,
+  field: 'fleetPenaltyExponent' | 'rotationMargin' | 'decayFairShares',
+  max: number,
+): number {
+  return readNumber(name, fields, field, PEAK_EWMA_DEFAULTS[field], { min: 0, max });
 }
 
 /** ejectionRatio: 0 (off) or a ratio of at least 1. */

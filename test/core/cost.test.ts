@@ -36,8 +36,11 @@ describe('peak EWMA cost', () => {
     expect(peakEwmaCost(loadWith(1, 20), 1_000, SETTINGS)).toBeCloseTo(2 * 20 * Math.exp(-1), 10);
   });
 
-  it('is defaultRtt for a new endpoint with nothing in flight', () => {
-    expect(peakEwmaCost(loadWith(0), 0, SETTINGS)).toBe(10);
+  // 0, not defaultRtt (since issue 14): a fixed 10 ms lost every comparison
+  // with peers of a faster service, so a new endpoint never got its probe.
+  it('is 0 for a new endpoint with nothing in flight: the first pick that draws it probes it', () => {
+    expect(peakEwmaCost(loadWith(0), 0, SETTINGS)).toBe(0);
+    expect(peakEwmaCost(loadWith(0), 0, SETTINGS)).toBeLessThan(peakEwmaCost(loadWith(0, 0.5), 0, SETTINGS));
   });
 
   it('is penaltyValue + outstanding for a new endpoint with calls in flight, so it is probed one call at a time', () => {
@@ -45,8 +48,8 @@ describe('peak EWMA cost', () => {
     expect(peakEwmaCost(loadWith(2), 0, { ...SETTINGS, penaltyValue: 500_000 })).toBe(500_002);
   });
 
-  it('does not decay the prior: an endpoint that never answered stays at defaultRtt', () => {
-    expect(peakEwmaCost(loadWith(0), 1e9, SETTINGS)).toBe(10);
+  it('an endpoint that never answered stays free while idle, however long', () => {
+    expect(peakEwmaCost(loadWith(0), 1e9, SETTINGS)).toBe(0);
   });
 });
 

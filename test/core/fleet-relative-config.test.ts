@@ -33,6 +33,16 @@ describe('peak_ewma_experimental fleet-relative fields', () => {
     expect(() => parse({ decayTime: '0.000s' })).toThrow(/"decayTime" must be greater than zero/);
   });
 
+  it('rotationMargin and decayFairShares: off by default, read, round-trip', () => {
+    expect(parse({}).settings).toMatchObject({ rotationMargin: 0, decayFairShares: 0 });
+    const switched = parse({ rotation_margin: 0.25, decayFairShares: 20 });
+    expect(switched.settings).toMatchObject({ rotationMargin: 0.25, decayFairShares: 20 });
+    const json = switched.toJsonObject() as Record<string, Record<string, unknown>>;
+    expect(json.peak_ewma_experimental).toMatchObject({ rotationMargin: 0.25, decayFairShares: 20 });
+    expect(parse(json.peak_ewma_experimental)).toEqual(switched);
+    expect(Object.keys((parse({}).toJsonObject() as Record<string, object>).peak_ewma_experimental)).not.toContain('rotationMargin');
+  });
+
   it('appear in toJsonObject only when they differ from the defaults, and round-trip', () => {
     const tuned = parse({});
     expect(Object.keys((tuned.toJsonObject() as Record<string, object>).peak_ewma_experimental)).not.toContain('ejectionRatio');
@@ -55,6 +65,10 @@ describe('peak_ewma_experimental fleet-relative fields', () => {
     [{ maxEjectionTime: '-1s' }, /"maxEjectionTime" must be a duration such as "10s"/],
     [{ maxEjectionTime: '7200s' }, /"maxEjectionTime" must be at most 3600s/],
     [{ pendingAware: 'yes' }, /"pendingAware" must be true or false, got "yes"/],
+    [{ rotationMargin: 1.5 }, /"rotationMargin" must be at least 0 and at most 1/],
+    [{ rotationMargin: -0.1 }, /"rotationMargin" must be at least 0/],
+    [{ decayFairShares: -1 }, /"decayFairShares" must be at least 0/],
+    [{ decayFairShares: 'many' }, /"decayFairShares" must be a finite number/],
   ])('rejects %j', (config, message) => {
     expect(() => parse(config)).toThrow(message);
   });

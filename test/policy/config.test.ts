@@ -28,6 +28,9 @@ describe('peak_ewma_experimental config', () => {
       maxEjectionMs: 1_000,
       pendingAware: true,
       probeFairShares: 10,
+      // Off by default (docs/tuning.md §9).
+      rotationMargin: 0,
+      decayFairShares: 0,
     });
   });
 

@@ -1,0 +1,136 @@
+/**
+ * The regime grid (issue 15): the same four scenarios across backend
+ * concurrency and client count — slots {1, 2, 4, 8} × clients {8, 64} ×
+ * {s01, s02, s03, s10}, uniform layout — because a rule tuned where every
+ * backend serves 8 calls at once and each of 8 clients sends ~1,200 calls/s
+ * can fail a fleet of single-threaded servers or a service with 64 callers.
+ * The load stays 70 % of the fleet's capacity, so fewer slots mean fewer
+ * calls and 64 clients send 1/64 of them each.
+ *
+ * Targets, per cell, on p99 over all calls (failures at the deadline):
+ * peak_ewma's s02 ≤ 1.02 × round_robin's; its s01, s03 and s10 ≤ 1.3 ×
+ * round_robin's s02 in the same cell, and below round_robin's,
+ * least_request's and lr_od's in the same scenario.
+ */
+import { PolicyResult } from './results';
+import { scenarioByName } from './scenarios';
+import { PlannedRun } from './suite';
+import { Timeline } from './timeline';
+
+export const REGIME_SLOTS = [1, 2, 4, 8] as const;
+export const REGIME_CLIENTS = [8, 64] as const;
+export const REGIME_SCENARIOS = ['s01-steady-uneven', 's02-steady-identical', 's03-brownout', 's10-node-cpu-contention'] as const;
+export const REGIME_POLICIES = ['round_robin', 'least_request', 'lr_od', 'peak_ewma', 'oracle'] as const;
+
+/** cell ("<slots>x<clients>") → scenario → policy label → result. */
+export type RegimeJson = Record<string, Record<string, Record<string, PolicyResult>>>;
+
+export interface RegimeOptions {
+  seed: number;
+  timeline: Timeline;
+  /** Replaces peak_ewma (a tuning variant), as the suite's --policy. */
+  policyUnderTest?: string;
+  slots?: readonly number[];
+  clients?: readonly number[];
+  scenarios?: readonly string[];
+  policies?: readonly string[];
+}
+
+export const regimeCell = (slots: number, clients: number): string => `${slots}x${clients}`;
+
+export function planRegimes(options: RegimeOptions): PlannedRun[] {
+  const runs: PlannedRun[] = [];
+  for (const slots of options.slots ?? REGIME_SLOTS) {
+    for (const clients of options.clients ?? REGIME_CLIENTS) {
+      for (const scenario of (options.scenarios ?? REGIME_SCENARIOS).map((name) => scenarioByName(name).name)) {
+        for (const policy of options.policies ?? REGIME_POLICIES) {
+          const label = policy === 'peak_ewma' && options.policyUnderTest !== undefined ? options.policyUnderTest : policy;
+          runs.push({
+            kind: 'regime',
+            key: regimeCell(slots, clients),
+            spec: { scenario, groups: [{ policy: label, clients }], seed: options.seed, timeline: options.timeline, slots },
+          });
+        }
+      }
+    }
+  }
+  return runs;
+}
+
+export interface RegimeCheck {
+  cell: string;
+  scenario: string;
+  target: string;
+  /** The ratio the target bounds. */
+  value: number;
+  bound: number;
+  met: boolean;
+}
+
+const S02 = 's02-steady-identical';
+const SICK = ['s01-steady-uneven', 's03-brownout', 's10-node-cpu-contention'];
+const BASELINES = ['round_robin', 'least_request', 'lr_od'];
+
+/**
+ * Every target of every cell, for the policy labelled `underTest` (default
+ * peak_ewma). Cells or policies missing from `json` are skipped.
+ */
+export function regimeChecks(json: RegimeJson, underTest = 'peak_ewma'): RegimeCheck[] {
+  const checks: RegimeCheck[] = [];
+  for (const [cell, byScenario] of Object.entries(json)) {
+    const healthyRr = byScenario[S02]?.round_robin?.p99All;
+    const healthyPeak = byScenario[S02]?.[underTest]?.p99All;
+    if (healthyRr !== undefined && healthyPeak !== undefined) {
+      checks.push({ cell, scenario: S02, target: '≤ 1.02 × round_robin', value: healthyPeak / healthyRr, bound: 1.02, met: healthyPeak <= 1.02 * healthyRr });
+    }
+    for (const scenario of SICK) {
+      const results = byScenario[scenario];
+      const peak = results?.[underTest]?.p99All;
+      if (peak === undefined) {
+        continue;
+      }
+      if (healthyRr !== undefined) {
+        checks.push({ cell, scenario, target: '≤ 1.3 × round_robin s02', value: peak / healthyRr, bound: 1.3, met: peak <= 1.3 * healthyRr });
+      }
+      const rivals = BASELINES.map((policy) => results[policy]?.p99All).filter((x): x is number => x !== undefined);
+      if (rivals.length > 0) {
+        const best = Math.min(...rivals);
+        checks.push({ cell, scenario, target: 'below every baseline', value: peak / best, bound: 1, met: peak < best });
+      }
+    }
+  }
+  return checks;
+}
+
+const fmt = (x: number | undefined): string => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(1));
+
+/**
+ * One table: a row per cell and scenario, p99All per policy, and the
+ * cell's targets (✓/✗ with the ratio).
+ */
+export function regimeTable(json: RegimeJson, underTest = 'peak_ewma'): string {
+  const cells = Object.keys(json);
+  if (cells.length === 0) {
+    return '';
+  }
+  const policies = [...new Set(cells.flatMap((cell) => Object.values(json[cell]).flatMap((byPolicy) => Object.keys(byPolicy))))];
+  const checks = regimeChecks(json, underTest);
+  const rows = [['slots×clients', 'scenario', ...policies, 'targets']];
+  for (const cell of cells) {
+    for (const [scenario, byPolicy] of Object.entries(json[cell])) {
+      const marks = checks
+        .filter((check) => check.cell === cell && check.scenario === scenario)
+        .map((check) => `${check.met ? '✓' : '✗'}${check.value.toFixed(2)}`)
+        .join(' ');
+      rows.push([cell, scenario.split('-')[0], ...policies.map((policy) => fmt(byPolicy[policy]?.p99All)), marks]);
+    }
+  }
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
+  const text = rows.map((row) => row.map((cell, c) => (c < 2 || c === row.length - 1 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ')).join('\n');
+  const met = checks.filter((check) => check.met).length;
+  return (
+    `\n== regimes: slots × clients, uniform layout, p99 over all calls (ms) ==\n` +
+    `(targets: s02 ${underTest} ÷ round_robin ≤ 1.02; s01/s03/s10 ${underTest} ÷ round_robin's s02 ≤ 1.3, then ÷ the best of round_robin/least_request/lr_od < 1)\n` +
+    `${text}\n${met} of ${checks.length} targets met`
+  );
+}

@@ -1,0 +1,77 @@
+/**
+ * What configures the peak-EWMA cost model: the textbook rule's three
+ * numbers (decay, prior, penalty) and the optional mechanisms, each off when
+ * absent, each in its own module (cost.ts lists them).
+ */
+export interface PeakEwmaSettings {
+  /** τ, the time constant of the decay, in ms. */
+  readonly decayMs: number;
+  /**
+   * The estimate of an endpoint that has not answered yet, in ms: what
+   * stats report and the floor of the error penalty. Not its cost: idle and
+   * unsampled costs 0, so it is probed at once (see `unsampledCost`).
+   */
+  readonly defaultRttMs: number;
+  /**
+   * The cost of an endpoint with calls in flight and no answer yet, in the
+   * cost's unit (ms × calls); `penaltyValue + outstanding` (Envoy's rule),
+   * so each client probes a new endpoint one call at a time.
+   */
+  readonly penaltyValue: number;
+  /**
+   * A failed call counts as a sample of at least `errorPenaltyFactor` times
+   * max(current estimate, defaultRtt), so a backend that fails fast does not
+   * look fast. 1 turns this off: failures are plain latency samples.
+   */
+  readonly errorPenaltyFactor: number;
+  /**
+   * s, the steeper cost far above the fleet: an endpoint whose estimate E
+   * exceeds the fleet average F costs (E/F)^s times more, so a backend at
+   * 2× the fleet costs 2^(1+s)× where the textbook rule says 2×. 0 or
+   * absent: off (the textbook cost).
+   */
+  readonly fleetPenaltyExponent?: number;
+  /**
+   * R, bounded latency ejection: an endpoint whose estimate exceeds R × the
+   * fleet average is skipped by the chooser while it can draw other
+   * candidates (at most choiceCount extra draws). 0 or absent: off.
+   */
+  readonly ejectionRatio?: number;
+  /**
+   * T, in ms: an estimate not refreshed by a sample for T counts at most as
+   * the fleet average, so an endpoint avoided for its latency (or its
+   * errors) is probed again after at most T, and a stale peak cannot keep a
+   * healed backend out. 0 or absent: off.
+   */
+  readonly maxEjectionMs?: number;
+  /**
+   * K, the probe interval counted in the balancer's own calls: an estimate
+   * is stale (see `maxEjectionMs`) only once it is `maxEjectionMs` old AND
+   * the balancer has started at least K × (READY endpoints) calls since its
+   * last sample, i.e. the endpoint has missed about K fair shares. A slow
+   * client thus probes an avoided endpoint about once per K fair shares of
+   * its calls instead of once per `maxEjectionMs`. 0 or absent, or no
+   * `BalancerTraffic`: time only.
+   */
+  readonly probeFairShares?: number;
+  /**
+   * Whether the estimate counts the wait of calls still in flight: with
+   * calls outstanding and no answer for Δ ms, the endpoint is at least Δ
+   * slow, so the estimate is at least Δ. A stalled backend (GC pause, black
+   * hole) stops attracting calls after about one estimate's time instead of
+   * after its first answer. false or absent: off (textbook).
+   */
+  readonly pendingAware?: boolean;
+  /**
+   * m, the incumbent rule (see `LoadModel.rotationMargin`): the next
+   * endpoint in a per-balancer rotation keeps its turn unless a randomly
+   * drawn other costs less than m × its cost. 0 or absent: off.
+   */
+  readonly rotationMargin?: number;
+  /**
+   * C, memory counted in the client's own calls: the estimate forgets at
+   * most 1/e per C fair shares of the balancer's calls (see `retainedAt`),
+   * so a light client keeps what it learnt. 0 or absent: time only.
+   */
+  readonly decayFairShares?: number;
+}

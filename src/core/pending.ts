@@ -1,0 +1,18 @@
+/**
+ * The pending-aware estimate (`pendingAware`): the textbook estimate learns
+ * only when a call ends, so a backend that stops answering (GC pause, black
+ * hole) looks healthy until its first answer. With calls in flight and no
+ * answer for Δ ms the endpoint is at least Δ slow (`busySinceMs` bounds the
+ * oldest call's age from below), so the estimate is at least Δ
+ * (docs/tuning.md §3).
+ */
+import { EndpointLoad } from './endpoint-load';
+import { PeakEwmaSettings } from './peak-ewma-settings';
+
+/** `rttMs`, raised to the wait of the calls in flight when that is longer. */
+export function withPendingWaitMs(load: EndpointLoad, rttMs: number, nowMs: number, settings: PeakEwmaSettings): number {
+  if (settings.pendingAware && load.outstanding > 0 && nowMs - load.busySinceMs > rttMs) {
+    return nowMs - load.busySinceMs;
+  }
+  return rttMs;
+}

@@ -1,0 +1,33 @@
+/**
+ * The bound on latency ejection: an estimate not refreshed by a sample for
+ * `maxEjectionMs` — and, given `probeFairShares` K, for K fair shares of the
+ * balancer's own calls — counts at most as the fleet average, so an endpoint
+ * avoided for its latency or errors is probed again and a stale peak cannot
+ * keep a healed backend out (docs/tuning.md §2).
+ */
+import { EndpointLoad } from './endpoint-load';
+import { FleetRtt } from './fleet-rtt';
+import { PeakEwmaSettings } from './peak-ewma-settings';
+import { BalancerTraffic } from './traffic';
+
+/** Whether `load`'s estimate is stale at `nowMs` (never without a fleet average). */
+export function isStale(
+  load: EndpointLoad,
+  nowMs: number,
+  settings: PeakEwmaSettings,
+  fleet?: FleetRtt,
+  traffic?: BalancerTraffic,
+): boolean {
+  const maxEjectionMs = settings.maxEjectionMs;
+  if (!maxEjectionMs || !load.hasSample || fleet === undefined || !fleet.hasSample || nowMs - load.sampledAtMs < maxEjectionMs) {
+    return false;
+  }
+  const fairShares = settings.probeFairShares;
+  // Old enough; stale once it has also missed K fair shares of this balancer's calls.
+  return !fairShares || traffic === undefined || traffic.callsStarted - load.sampledAtCall >= fairShares * traffic.readyEndpoints;
+}
+
+/** A stale estimate counts at most as the fleet average. */
+export function capStaleMs(rttMs: number, stale: boolean, fleet?: FleetRtt): number {
+  return stale && rttMs > fleet!.rttMs ? fleet!.rttMs : rttMs;
+}

@@ -1,0 +1,93 @@
+/**
+ * The incumbent rule (`rotationMargin`, issue 15): the next endpoint in a
+ * per-balancer rotation keeps its turn unless a randomly drawn other costs
+ * less than margin × its cost, so with nothing to tell endpoints apart the
+ * picks follow a rotation (round_robin's spacing) while a clearly cheaper
+ * one still wins. Off by default (docs/tuning.md §9).
+ */
+import fc from 'fast-check';
+import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, PowerOfChoices, seededRandom } from '../../src/core';
+
+describe('PowerOfChoices.chooseAgainst', () => {
+  it('the incumbent keeps its turn unless a challenger costs less than margin × its cost', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.double({ min: 0, max: 100, noNaN: true }), { minLength: 2, maxLength: 12 }),
+        fc.nat(),
+        fc.double({ min: 0.05, max: 1, noNaN: true }),
+        fc.integer({ min: 2, max: 4 }),
+        fc.integer({ min: 1, max: 1e6 }),
+        (costs, incumbentSeed, margin, choiceCount, seed) => {
+          const incumbent = incumbentSeed % costs.length;
+          const seen: number[] = [];
+          const chooser = new PowerOfChoices(seededRandom(seed));
+          const chosen = chooser.chooseAgainst(incumbent, costs.length, choiceCount, margin, (i) => (seen.push(i), costs[i]));
+          const challengers = seen.slice(1);
+          // The incumbent first, then min(d − 1, n − 1) distinct others.
+          expect(seen[0]).toBe(incumbent);
+          expect(new Set(challengers).size).toBe(challengers.length);
+          expect(challengers).not.toContain(incumbent);
+          expect(challengers.length).toBe(Math.min(choiceCount - 1, costs.length - 1));
+          const best = Math.min(...challengers.map((i) => costs[i]));
+          if (best < margin * costs[incumbent]) {
+            expect(costs[chosen]).toBe(best);
+          } else {
+            expect(chosen).toBe(incumbent);
+          }
+        },
+      ),
+    );
+  });
+
+  it('an ejected incumbent loses to any challenger that is not; an ejected challenger never displaces it', () => {
+    const chooser = new PowerOfChoices(seededRandom(3));
+    const costs = [10, 50, 50, 50];
+    // The incumbent is cheaper but ejected: a non-ejected challenger takes the call.
+    for (let i = 0; i < 100; i++) {
+      expect(chooser.chooseAgainst(0, 4, 2, 0.5, (j) => costs[j], (j) => j === 0)).not.toBe(0);
+    }
+    // Every challenger ejected and far cheaper: the incumbent keeps its turn.
+    for (let i = 0; i < 100; i++) {
+      expect(chooser.chooseAgainst(0, 4, 2, 0.5, (j) => (j === 0 ? 50 : 1), (j) => j !== 0)).toBe(0);
+    }
+  });
+});
+
+describe('the engine with rotationMargin', () => {
+  const SETTINGS: PeakEwmaSettings = { decayMs: 2_000, defaultRttMs: 10, penaltyValue: 1e6, errorPenaltyFactor: 5, rotationMargin: 0.5 };
+
+  it('identical endpoints: each gets exactly one of every n picks, in rotation', () => {
+    const clock = new ManualClock();
+    const engine = new LoadBalancingEngine({ model: new PeakEwmaModel(SETTINGS), choiceCount: 2, clock: clock.now, random: seededRandom(11) });
+    const loads = Array.from({ length: 7 }, () => new EndpointLoad());
+    const picks: number[] = [];
+    for (let i = 0; i < 700; i++) {
+      const index = engine.pick(loads);
+      picks.push(index);
+      const startedAt = engine.callStarted(loads[index]);
+      clock.advance(1);
+      engine.callEnded(loads[index], CallOutcome.SUCCESS, startedAt);
+      clock.advance(1);
+    }
+    // After the first round every endpoint has answered in 1 ms; costs tie
+    // within the margin, so the rotation decides: every window of 7 picks holds each endpoint once.
+    for (let start = 7; start + 7 <= picks.length; start += 7) {
+      expect(new Set(picks.slice(start, start + 7)).size).toBe(7);
+    }
+  });
+
+  it('a clearly slower endpoint loses its turns (plain two-choice draws without the rule)', () => {
+    const clock = new ManualClock();
+    const engine = new LoadBalancingEngine({ model: new PeakEwmaModel(SETTINGS), choiceCount: 2, clock: clock.now, random: seededRandom(5) });
+    const loads = Array.from({ length: 5 }, () => new EndpointLoad());
+    const counts = new Array<number>(5).fill(0);
+    for (let i = 0; i < 5_000; i++) {
+      const index = engine.pick(loads);
+      counts[index]++;
+      const startedAt = engine.callStarted(loads[index]);
+      clock.advance(index === 0 ? 10 : 1); // endpoint 0 answers 10× slower
+      engine.callEnded(loads[index], CallOutcome.SUCCESS, startedAt);
+    }
+    expect(counts[0] / 5_000).toBeLessThan(0.05);
+  });
+});
