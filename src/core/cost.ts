@@ -158,7 +158,13 @@ export function sampleForOutcome(
   traffic?: BalancerTraffic,
 ): number | null {
   const needsEstimate = outcome === CallOutcome.FAILURE && load.hasSample;
-  return sampleFrom(outcome, elapsedMs, needsEstimate ? estimateMs(load, nowMs, settings, fleet, traffic) : settings.defaultRttMs, settings);
+  const estimateNowMs = needsEstimate ? estimateMs(load, nowMs, settings, fleet, traffic) : settings.defaultRttMs;
+  return sampleFrom(outcome, elapsedMs, estimateNowMs, settings, fleetRttOf(fleet));
+}
+
+/** The fleet average, or undefined before its first sample. */
+function fleetRttOf(fleet?: FleetRtt): number | undefined {
+  return fleet !== undefined && fleet.hasSample ? fleet.rttMs : undefined;
 }
 
 export class PeakEwmaModel implements LoadModel {
@@ -212,7 +218,7 @@ export class PeakEwmaModel implements LoadModel {
     const estimateNowMs = load.hasSample
       ? estimateWith(load, load.rttMs * retained, isStale(load, nowMs, settings, fleet, this.traffic), nowMs, settings, fleet)
       : settings.defaultRttMs;
-    const sampleMs = sampleFrom(outcome, elapsedMs, estimateNowMs, settings);
+    const sampleMs = sampleFrom(outcome, elapsedMs, estimateNowMs, settings, fleetRttOf(fleet));
     if (sampleMs === null || !(sampleMs >= 0) || !Number.isFinite(sampleMs)) {
       return;
     }

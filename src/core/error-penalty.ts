@@ -1,24 +1,43 @@
 /**
  * What a finished call teaches. An instant UNAVAILABLE has excellent
  * latency, so a plain EWMA rewards a crash-looping backend; with
- * `errorPenaltyFactor` > 1 each failure counts as at least that many times
- * the endpoint's estimate (docs/tuning.md §5). A client's cancel teaches
- * nothing.
+ * `errorPenaltyFactor` f > 1 a failure counts as a sample of
+ *
+ *     max(elapsed, E, f × max(defaultRtt, F))
+ *
+ * with E the endpoint's estimate now and F the fleet average (defaultRtt
+ * alone before the fleet has a sample): a failure never makes an endpoint
+ * look faster than it did, and makes it look at least f times slower than a
+ * typical call (docs/tuning.md §5). A client's cancel teaches nothing.
+ *
+ * Why F and not E as the base: f × E compounds. Every failure in a row
+ * multiplied the estimate by f, so a burst of 100 fast failures left an
+ * estimate of 5^100 × 10 ms ≈ 1e70 ms that no decay forgets within the
+ * process's life (it needs ln(1e72) ≈ 166 τ); with F the estimate after any
+ * number of failures is bounded by the largest of the elapsed times, the
+ * estimate before them and f × F.
  */
 import { CallOutcome } from './endpoint-load';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 
 /**
- * `sampleForOutcome` given the endpoint's estimate now (`defaultRtt` before
- * its first sample): a failure counts at least errorPenaltyFactor × the
- * larger of that and defaultRtt.
+ * The sample a finished call contributes, given the endpoint's estimate now
+ * (`defaultRtt` before its first sample) and the fleet average (undefined
+ * while it has no sample), or null for none.
  */
-export function sampleFrom(outcome: CallOutcome, elapsedMs: number, estimateNowMs: number, settings: PeakEwmaSettings): number | null {
+export function sampleFrom(
+  outcome: CallOutcome,
+  elapsedMs: number,
+  estimateNowMs: number,
+  settings: PeakEwmaSettings,
+  fleetRttMs?: number,
+): number | null {
   if (outcome === CallOutcome.CANCELLED) {
     return null;
   }
   if (outcome === CallOutcome.FAILURE && settings.errorPenaltyFactor > 1) {
-    return Math.max(elapsedMs, settings.errorPenaltyFactor * Math.max(estimateNowMs, settings.defaultRttMs));
+    const typicalMs = fleetRttMs === undefined ? settings.defaultRttMs : Math.max(settings.defaultRttMs, fleetRttMs);
+    return Math.max(elapsedMs, estimateNowMs, settings.errorPenaltyFactor * typicalMs);
   }
   return elapsedMs;
 }

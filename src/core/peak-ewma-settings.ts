@@ -19,9 +19,11 @@ export interface PeakEwmaSettings {
    */
   readonly penaltyValue: number;
   /**
-   * A failed call counts as a sample of at least `errorPenaltyFactor` times
-   * max(current estimate, defaultRtt), so a backend that fails fast does not
-   * look fast. 1 turns this off: failures are plain latency samples.
+   * A failed call counts as a sample of max(elapsed, current estimate,
+   * `errorPenaltyFactor` × max(defaultRtt, fleet average)), so a backend
+   * that fails fast does not look fast, and a run of failures does not
+   * compound (error-penalty.ts). 1 turns this off: failures are plain
+   * latency samples.
    */
   readonly errorPenaltyFactor: number;
   /**

@@ -2,6 +2,7 @@
  * Costs: peak EWMA = estimate × (outstanding + 1) with a penalty for a busy
  * endpoint that has not answered yet; least_request = outstanding.
  */
+import { FleetRtt } from '../../src/core/fleet-rtt';
 import {
   CallOutcome,
   EndpointLoad,
@@ -69,11 +70,39 @@ describe('what a finished call teaches the estimate', () => {
     expect(sampleForOutcome(load, CallOutcome.FAILURE, 0.1, 0, SETTINGS)).toBe(0.1);
   });
 
-  it('a failure counts as factor × max(estimate, defaultRtt) when the factor is above 1', () => {
+  // The base is the fleet's typical call, not the endpoint's own estimate
+  // (since 2026-12-01): f × estimate compounded, f^n after n failures.
+  it('a failure counts as max(elapsed, estimate, factor × max(defaultRtt, fleet)) when the factor is above 1', () => {
     const penalised = { ...SETTINGS, errorPenaltyFactor: 3 };
-    expect(sampleForOutcome(load, CallOutcome.FAILURE, 0.1, 0, penalised)).toBe(60);
+    // No fleet sample yet: the base is defaultRtt (10 ms).
+    expect(sampleForOutcome(load, CallOutcome.FAILURE, 0.1, 0, penalised)).toBe(30);
     expect(sampleForOutcome(loadWith(0, 1, 0), CallOutcome.FAILURE, 0.1, 0, penalised)).toBe(30);
     expect(sampleForOutcome(load, CallOutcome.FAILURE, 900, 0, penalised)).toBe(900);
+    // A failure never lowers an estimate above the penalty.
+    expect(sampleForOutcome(loadWith(0, 70, 0), CallOutcome.FAILURE, 0.1, 0, penalised)).toBe(70);
+    // With a fleet average above defaultRtt, the base is the fleet average.
+    const fleet = new FleetRtt();
+    fleet.record(40, 0, 1_000);
+    expect(sampleForOutcome(load, CallOutcome.FAILURE, 0.1, 0, penalised, fleet)).toBe(120);
+  });
+});
+
+describe('the error penalty is bounded', () => {
+  // Regression: each failure used to count as 5 × the estimate it raised, so
+  // a run of fast failures grew the estimate 5-fold per failure (1e70 ms
+  // after 100 losing hedges over real gRPC, issue 14).
+  it('a run of failures leaves the estimate at the penalty, not factor^n', () => {
+    const settings = { ...SETTINGS, errorPenaltyFactor: 5 };
+    const model = new PeakEwmaModel(settings);
+    const load = new EndpointLoad();
+    for (let ms = 1; ms <= 20; ms++) {
+      model.recordCall(load, CallOutcome.SUCCESS, 10, ms);
+    }
+    for (let i = 0; i < 100; i++) {
+      model.recordCall(load, CallOutcome.FAILURE, 0.1, 21 + i * 0.001);
+    }
+    expect(load.rttMs).toBeCloseTo(5 * 10, 6);
+    expect(model.cost(load, 21.1)).toBeLessThan(5 * 10 + 1e-6);
   });
 });
 
