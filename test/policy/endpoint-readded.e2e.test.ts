@@ -10,7 +10,7 @@ import { getLoadBalancerStats, PEAK_EWMA_POLICY_NAME, register, STATS_LABEL_OPTI
 import { callOnce, createProbeClient } from '../../scripts/lib/probe-service';
 import { ManualTarget } from '../../scripts/lib/manual-resolver';
 import { startBackends, stopBackends, TestBackend } from '../support/backends';
-import { sleep } from '../support/traffic';
+import { waitFor } from '../support/wait';
 
 register();
 
@@ -50,21 +50,22 @@ describe.each([
     try {
       // Both connected first, so the calls spread over both.
       await callOnce(client, 5_000);
-      for (let i = 0; i < 50 && getLoadBalancerStats().find((s) => s.label === label)!.endpoints.some((e) => e.state !== 'READY'); i++) {
-        await sleep(20);
-      }
+      await waitFor('both endpoints READY', () => getLoadBalancerStats().find((s) => s.label === label)!.endpoints.every((e) => e.state === 'READY'));
       calls = Array.from({ length: CALLS }, () => callOnce(client, 10_000).catch((error: Error) => error));
-      await sleep(300);
+      // Every call has reached its server (was a fixed 300 ms): only then do
+      // the server's count and the balancer's agree.
+      await waitFor('all calls on the servers', () => backends[0].inFlight + backends[1].inFlight === CALLS, CALL_MS);
       const onB = backends[1].inFlight;
       expect(onB).toBeGreaterThan(0);
       expect(endpoint(b)!.outstanding).toBe(onB);
       const startedOnB = endpoint(b)!.callsStarted;
 
+      // ManualTarget delivers synchronously; waiting on the outcome (was a
+      // fixed 100 ms each) also holds if that ever changes.
       remove(target, a);
-      await sleep(100);
-      expect(endpoint(b)).toBeUndefined();
+      await waitFor('b removed', () => endpoint(b) === undefined);
       target.setEndpoints([a, b]);
-      await sleep(100);
+      await waitFor('b back', () => endpoint(b) !== undefined);
       // Its calls from before the removal are still running, and counted.
       expect(backends[1].inFlight).toBe(onB);
       expect(endpoint(b)!.outstanding).toBe(onB);

@@ -21,6 +21,23 @@ async function meanInFlight(backend: TestBackend, work: Promise<unknown>): Promi
   return sum / Math.max(samples, 1);
 }
 
+/**
+ * The "20x longer" test's delays: 50 ms and 1 000 ms, not 20 and 400. The
+ * test needs the slow backend to really hold calls 20x longer as the client
+ * sees them; every call also costs this one process (client and servers) CPU,
+ * and once that process is starved (a loaded machine) the fast calls queue in
+ * its event loop: with 20 ms they took ≈ 140 ms end to end, round_robin's
+ * in-flight on the slow backend fell from ≈ 14 to 7.9–8.4 while
+ * least_request's stayed at ≈ 4.3 (16 workers / 4 endpoints: it counts the
+ * queued calls too), and `< roundRobin / 2` failed (4.33 vs 3.93 in a full
+ * run; 4.26 vs 4.19 with test/support/event-loop-stall.js at 50 ms of every
+ * 60). With 50 ms the same starvation leaves round_robin at 11.4–12.1 and
+ * least_request at 4.9–5.4: the same claim, with room. 2.5x fewer calls per
+ * second, so the window is 6 s (6 slow calls per worker, as 4 s gave 10).
+ */
+const FAST_MS = 50;
+const WINDOW_MS = 6_000;
+
 describe('least_request_experimental', () => {
   let backends: TestBackend[];
 
@@ -31,15 +48,19 @@ describe('least_request_experimental', () => {
   afterEach(() => stopBackends(backends));
 
   it('gives a backend that holds each call 20x longer far fewer concurrent calls than round_robin does', async () => {
-    backends.forEach((backend) => (backend.behaviour.delayMs = 20));
-    backends[0].behaviour.delayMs = 400;
+    backends.forEach((backend) => (backend.behaviour.delayMs = FAST_MS));
+    backends[0].behaviour.delayMs = 20 * FAST_MS;
     const run = async (config: object[]) => {
-      const client = clientFor(backends, config);
+      const client = clientFor(backends, config, { [STATS_LABEL_OPTION]: 'lr-20x' });
       try {
         await runTraffic(client, { concurrency: 4, maxCalls: 20, maxDurationMs: 5_000 }); // connect
-        const traffic = runTraffic(client, { concurrency: 16, maxCalls: 100_000, maxDurationMs: 4_000 });
+        const traffic = runTraffic(client, { concurrency: 16, maxCalls: 100_000, maxDurationMs: WINDOW_MS });
         const inFlight = await meanInFlight(backends[0], traffic);
         expect((await traffic).failures).toEqual([]);
+        if ('least_request_experimental' in config[0]) {
+          // Ours ran (pick_first on another backend would also give a low number).
+          expect(getLoadBalancerStats().find((s) => s.label === 'lr-20x')?.policy).toBe('least_request_experimental');
+        }
         return inFlight;
       } finally {
         client.close();

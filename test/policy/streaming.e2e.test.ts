@@ -34,9 +34,9 @@ describe('peak_ewma_experimental and long server streams', () => {
   });
   afterEach(() => stopBackends(backends));
 
-  const clientWith = (interceptors: object[], label: string) =>
+  const clientWith = (interceptors: object[], label: string, policyConfig: object = {}) =>
     createProbeClient('ipv4:' + backends.map((b) => b.address).join(','), credentials.createInsecure(), {
-      'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ peak_ewma_experimental: {} }] }),
+      'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ peak_ewma_experimental: policyConfig }] }),
       [STATS_LABEL_OPTION]: label,
       interceptors,
     });
@@ -67,13 +67,28 @@ describe('peak_ewma_experimental and long server streams', () => {
   }, 60_000);
 
   it('control: without the marker, a stream that ends normally is taken as one huge RTT sample', async () => {
-    const client = clientWith([], 'stream-unmarked');
+    // maxEjectionTime off: with it (1 s), the avoided endpoint's estimate
+    // counts as the fleet average (≈ 100 ms here) after 1 s, and one event-
+    // loop stall of a few hundred ms during the window gives every other
+    // endpoint a stall-made estimate above that, so the held one served 18 %
+    // of the window on a loaded machine (reproduced with
+    // test/support/event-loop-stall.js, 300 ms of every 700). Probing is not
+    // what this control is about: the sample is. Without the cap the held
+    // endpoint stays at 3 000 ms × exp(-t / 2 s) ≥ 1 100 ms for the 2 s window,
+    // so only a single stall longer than that could make another look slower.
+    const client = clientWith([], 'stream-unmarked', { maxEjectionTime: '0s' });
     try {
       await runTraffic(client, { concurrency: 2, maxCalls: 100, maxDurationMs: 5_000 });
       const stream = openStream(client, 3_000);
       const backendId = await stream.backendId;
       const held = backends.find((b) => b.id === backendId)!;
       await stream.ended;
+      // The sample itself, read as the stream ends: ≈ 3 000 ms (10 ms unary
+      // calls cannot lift it past 1 000 ms; only a > 2 s stall right here
+      // could decay it below that).
+      const stats = getLoadBalancerStats().find((s) => s.label === 'stream-unmarked')!;
+      expect(stats.policy).toBe('peak_ewma_experimental');
+      expect(stats.endpoints.find((e) => e.address === held.address)!.estimateMs!).toBeGreaterThan(1_000);
       const after = await runTraffic(client, { concurrency: 2, maxCalls: 1_000_000, maxDurationMs: 2_000 });
       expect(shareOf(after, held)).toBeLessThan(0.05);
     } finally {

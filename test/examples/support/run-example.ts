@@ -43,3 +43,17 @@ export function expectCleanExit(run: ExampleRun): void {
     throw new Error(`exit code ${run.code} signal ${run.signal}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`);
   }
 }
+
+/**
+ * Runs `check`; if it throws, adds the example's stdout (its stats tables:
+ * estimates, costs, last samples) to the error, so that a failure on a
+ * loaded machine shows why, not only the counts.
+ */
+export function withOutputOnFailure(run: ExampleRun, check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    (error as Error).message += `\n--- example stdout (${run.elapsedMs} ms)\n${run.stdout}`;
+    throw error;
+  }
+}
