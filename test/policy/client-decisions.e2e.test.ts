@@ -60,7 +60,8 @@ describe('peak_ewma_experimental under a hedgingPolicy', () => {
         // fleet average moves at most 1/16 per call, so on a loaded machine
         // the bare ratio failed (295 ms against 182, reproduced with
         // test/support/event-loop-stall.js). Losers scored as failures would
-        // compound (× errorPenaltyFactor 5 per lost race), far past any stall.
+        // count as errorPenaltyFactor × the fleet average each (5 F, twice the
+        // ejection ratio): past this bound whenever the process did not stall.
         const stallMadeMs = 2 * (SERVICE_MS + longestStallMs);
         expect(endpoint.estimateMs!).toBeLessThan(Math.max(PEAK_EWMA_DEFAULTS.ejectionRatio * stats.fleetRttMs!, stallMadeMs));
         expect(endpoint.outstanding).toBe(0);
