@@ -168,7 +168,7 @@ async function main(): Promise<void> {
   );
   console.log(
     '\nFull report with all scenarios, charts and overhead numbers: docs/benchmarks.md ' +
-      '(regenerate with `npm run bench:report`; a few-minute load test: `npm run bench`).',
+      '(regenerate with `npm run bench:report`; a load test of a few minutes: `npm run bench -- --quick`).',
   );
 
   clients.forEach((c) => c.close());
