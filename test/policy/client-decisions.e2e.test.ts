@@ -13,7 +13,15 @@ import { clientFor, runTraffic } from '../support/traffic';
 
 register();
 
-const SERVICE_MS = 10;
+// The set-up is 10 ms backends with a 5 ms hedging delay; the same
+// ratio at 50 / 25 ms hedges as often, but an event-loop stall has to last
+// over 75 ms (not 15 ms) to make a healthy endpoint's peak pass 2.5 × the
+// fleet and eject it for a probe interval. At 10 ms a routine stall on a
+// loaded machine did that and one endpoint's share fell to 0.17 of 200 calls
+// (npm run test:stress -- --hog). Losers scored as failures still count as
+// 5 × the fleet average each, 250 ms here, far past the bound below.
+const SERVICE_MS = 50;
+const HEDGING_DELAY = '0.025s';
 const CALLS = 200;
 
 describe('peak_ewma_experimental under a hedgingPolicy', () => {
@@ -25,11 +33,11 @@ describe('peak_ewma_experimental under a hedgingPolicy', () => {
   });
   afterAll(() => stopBackends(backends));
 
-  it('ejects neither of two equal 10 ms backends', async () => {
+  it('ejects neither of two equal 50 ms backends', async () => {
     const label = 'hedging';
     const serviceConfig = {
       loadBalancingConfig: [{ peak_ewma_experimental: {} }],
-      methodConfig: [{ name: [{ service: 'loadtest.Probe' }], hedgingPolicy: { maxAttempts: 2, hedgingDelay: '0.005s' } }],
+      methodConfig: [{ name: [{ service: 'loadtest.Probe' }], hedgingPolicy: { maxAttempts: 2, hedgingDelay: HEDGING_DELAY } }],
     };
     const client = clientFor(backends, serviceConfig.loadBalancingConfig, {
       'grpc.service_config': JSON.stringify(serviceConfig),
@@ -43,7 +51,7 @@ describe('peak_ewma_experimental under a hedgingPolicy', () => {
       loopDelay.disable();
       const longestStallMs = loopDelay.max / 1e6;
       expect(result.failures).toEqual([]);
-      // Hedging ran: a 10 ms call outlives the 5 ms hedging delay, so most
+      // Hedging ran: a 50 ms call outlives the 25 ms hedging delay, so most
       // calls reached both backends.
       const attempts = backends.reduce((sum, backend) => sum + backend.calls, 0);
       expect(attempts).toBeGreaterThan(1.5 * result.total);
