@@ -63,10 +63,12 @@ export class LoadBalancingEngine {
     const ejected = model.ejects ? this.ejectedCandidate : undefined;
     const margin = model.rotationMargin;
     const n = candidates.length;
+    // Both choosers handle n <= 1 themselves; the rotation only starts once
+    // there is something to rotate over.
     const chosen =
-      margin === undefined || !(margin > 0) || n <= 1
-        ? this.chooser.choose(n, this.choiceCount, this.costOfCandidate, ejected)
-        : this.chooser.chooseAgainst(this.nextIncumbent(n), n, this.choiceCount, margin, this.costOfCandidate, ejected);
+      margin !== undefined && margin > 0 && n > 1
+        ? this.chooser.chooseAgainst(this.nextIncumbent(n), n, this.choiceCount, margin, this.costOfCandidate, ejected)
+        : this.chooser.choose(n, this.choiceCount, this.costOfCandidate, ejected);
     this.pickCandidates = NO_CANDIDATES;
     return chosen;
   }
