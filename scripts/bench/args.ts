@@ -14,6 +14,8 @@ export interface BenchOptions {
   /** Scenarios of the uniform layout (one run per policy each); default: the same as `scenarios`. */
   readonly uniformScenarios: readonly string[];
   readonly policies: readonly PolicyId[];
+  /** Policies of the one-policy-per-run layouts (uniform, low-concurrency); default: `policies`. */
+  readonly uniformPolicies: readonly PolicyId[];
   readonly layouts: readonly ('reference' | 'uniform')[];
   /** Measurement window per scenario, s (the reference: 90). */
   readonly durationS: number;
@@ -56,6 +58,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --suite load|pick|cpu|update|overhead|all   what to run (default: load; overhead = pick + cpu + update)
   --scenario s01,s03,...               scenarios (default: ${QUICK_SCENARIOS.join(',')}; --full: all)
   --policy round_robin,peak_ewma,...   policies (default: all of ${POLICY_IDS.join(', ')})
+  --uniform-policy round_robin,...     policies of the uniform and low-concurrency runs, one run each (default: the --policy list)
   --layout reference|uniform|both|none clients per policy side by side, or one policy per run (default: reference;
                                        none: only the --low-concurrency runs)
   --uniform-scenario s03,...           scenarios for the uniform layout (default: the --scenario list; --full: ${QUICK_SCENARIOS.join(',')})
@@ -118,7 +121,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     throw new RangeError(USAGE);
   }
   const known = new Set([
-    '--suite', '--scenario', '--uniform-scenario', '--policy', '--layout', '--duration', '--warmup', '--repeats',
+    '--suite', '--scenario', '--uniform-scenario', '--policy', '--uniform-policy', '--layout', '--duration', '--warmup', '--repeats',
     '--slots', '--time-factor', '--backends', '--clients-per-policy', '--uniform-clients', '--low-scenario',
     '--hosts', '--seed', '--json', '--report-from',
   ]);
@@ -158,6 +161,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
         ? [...QUICK.scenarios]
         : QUICK_SCENARIOS;
   const policies = flags.has('--policy') ? list(flags.get('--policy')!).map(parsePolicyId) : [...POLICY_IDS];
+  const uniformPolicies = flags.has('--uniform-policy') ? list(flags.get('--uniform-policy')!).map(parsePolicyId) : policies;
   const layoutText = flags.get('--layout') ?? (full ? 'both' : 'reference');
   if (!['reference', 'uniform', 'both', 'none'].includes(layoutText)) {
     throw new RangeError(`--layout must be reference, uniform, both or none, got "${layoutText}"`);
@@ -178,6 +182,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     scenarios,
     uniformScenarios,
     policies,
+    uniformPolicies,
     layouts,
     durationS: number('--duration', full ? 90 : quick ? QUICK.durationS : 45, false),
     warmupS: flags.has('--warmup') ? positiveNumber('--warmup', flags.get('--warmup')!) : full ? 20 : quick ? QUICK.warmupS : undefined,

@@ -39,6 +39,8 @@ export function planLoadRuns(options: BenchOptions): PlannedRun[] {
   // One xDS client beside the others, in the first reference-layout run of s03 (or of the first scenario).
   const xdsScenario = options.scenarios.includes('s03') ? 's03' : options.scenarios[0];
   const random = seededRandom(options.seed * 7919 + 17);
+  // Result files written before --uniform-policy existed ran every policy in those layouts.
+  const onePolicyRuns: readonly BenchOptions['policies'][number][] = options.uniformPolicies ?? options.policies;
   const runs: PlannedRun[] = [];
   for (let repeat = 0; repeat < options.repeats; repeat++) {
     const block: PlannedRun[] = [];
@@ -51,7 +53,7 @@ export function planLoadRuns(options: BenchOptions): PlannedRun[] {
     }
     if (options.layouts.includes('uniform')) {
       for (const scenario of options.uniformScenarios) {
-        for (const policy of options.policies) {
+        for (const policy of onePolicyRuns) {
           block.push({ layout: 'uniform', scenario, repeat, policies: [policy], xds: false, scale });
         }
       }
@@ -59,7 +61,7 @@ export function planLoadRuns(options: BenchOptions): PlannedRun[] {
     if (options.lowConcurrency) {
       for (const low of LOW_CONCURRENCY_SCALES) {
         for (const scenario of options.lowScenarios) {
-          for (const policy of options.policies) {
+          for (const policy of onePolicyRuns) {
             block.push({ layout: 'uniform', scenario, repeat, policies: [policy], xds: false, scale: { ...low, load: scale.load } });
           }
         }

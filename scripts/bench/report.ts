@@ -448,13 +448,28 @@ function legacyText(results: BenchResults): string[] {
   ];
 }
 
-/** What `npm run bench:report` (its arguments read from package.json) costs in load-test wall time. */
-function benchReportCost(): string {
+/** The options `npm run <script>` runs the bench with (its arguments read from package.json). */
+function optionsOf(script: string): BenchOptions {
   const scripts = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-  const argv = scripts['bench:report'].split(/\s+/);
-  const options = parseArgs(argv.slice(argv.indexOf('scripts/bench/cli.ts') + 1));
+  const argv = scripts[script].split(/\s+/);
+  return parseArgs(argv.slice(argv.indexOf('scripts/bench/cli.ts') + 1));
+}
+
+/** What a plan measures, in a phrase. */
+function planSummary(options: BenchOptions): string {
+  const parts: string[] = [];
+  const all = (policies: readonly PolicyId[]): string => (policies.length === POLICY_IDS.length ? 'every policy' : policies.join(', '));
+  if (options.layouts.includes('reference')) parts.push(`${options.scenarios.join(', ')} in the reference layout (every policy side by side)`);
+  if (options.layouts.includes('uniform')) parts.push(`${options.uniformScenarios.join(', ')} in the uniform layout (${all(options.uniformPolicies)})`);
+  if (options.lowConcurrency) parts.push(`${options.lowScenarios.join(', ')} at 1 and 2 slots (${all(options.uniformPolicies)})`);
+  return `${parts.join('; ')}; ${options.durationS} s windows, ${options.repeats} repeats`;
+}
+
+/** What `npm run <script>` costs in load-test wall time. */
+function benchReportCost(script = 'bench:report'): string {
+  const options = optionsOf(script);
   const plan = planLoadRuns(options);
-  return `${plan.length} load-test runs, about ${(planWallTimeS(plan, options) / 3600).toFixed(0)} h on this machine`;
+  return `${plan.length} load-test runs, about ${(planWallTimeS(plan, options) / 3600).toFixed(1)} h on this machine`;
 }
 
 export const REPORT_PATH = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
@@ -466,7 +481,11 @@ function costText(results: BenchResults): string {
   if (options.clientsPerPolicy === undefined || results.load.length === 0) return '';
   const plan = planLoadRuns(options);
   const hours = planWallTimeS(plan, options) / 3600;
-  return `This report's load test is ${plan.length} runs (${options.repeats} repeat${options.repeats > 1 ? 's' : ''} of each, interleaved in random order): about ${hours.toFixed(1)} h of wall time on this machine (each run's timeline × its time factor, plus ~${RUN_OVERHEAD_S} s to start and stop its processes), before the overhead benchmarks.`;
+  return (
+    `This report's load test is ${plan.length} runs (${options.repeats} repeat${options.repeats > 1 ? 's' : ''} of each, interleaved in random order): about ${hours.toFixed(1)} h of wall time on this machine (each run's timeline × its time factor, plus ~${RUN_OVERHEAD_S} s to start and stop its processes), before the overhead benchmarks. ` +
+    `\`npm run bench:report\` is sized to fit a working session on this 2-core machine: ${planSummary(optionsOf('bench:report'))}. ` +
+    `The whole suite (\`npm run bench:report:full\`: seven scenarios, every policy in both layouts and at 1–2 slots, 45 s windows) is ${benchReportCost('bench:report:full')}: a quiet machine's job.`
+  );
 }
 
 export function renderReport(results: BenchResults): { markdown: string; charts: Chart[] } {
@@ -657,7 +676,7 @@ export function loadHeadline(loads: readonly LoadVerdict[]): string[] {
     `p99 ≥ ${Math.round((1 - WINNER_RULE.p99Ratio) * 100)} % and ≥ ${WINNER_RULE.p99Ms} ms lower, or errors ≥ ${WINNER_RULE.errorPoints * 100} pp and ` +
     `${WINNER_RULE.errorRatio}× lower, or recovery ≥ ${WINNER_RULE.recoveryS} s sooner`;
   for (const [measure, what] of [
-    ['reference', `by the reference's winner rule (${rule}), against each of round_robin, least_request and lr+od; the worst pair decides`],
+    ['reference', `by the reference's winner rule (${rule}), against each of round_robin, least_request and lr+od that ran in the same layout and regime; the worst pair decides`],
     ['allCalls', 'on p99 over all calls (failures at the deadline), by the same p99 rule'],
   ] as const) {
     const mine = loads.filter((v) => v.measure === measure && v.outcome !== null);

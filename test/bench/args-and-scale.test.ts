@@ -1,3 +1,5 @@
+import * as fs from 'fs';
+import * as path from 'path';
 import { parseArgs } from '../../scripts/bench/args';
 import {
   DEFAULT_SCALE,
@@ -171,6 +173,31 @@ describe('run plan', () => {
     const alone = planLoadRuns(parseArgs(['--layout', 'none', '--low-concurrency', '--repeats', '1']));
     expect(alone.every((r) => r.scale.timeFactor === 1)).toBe(true);
     expect(alone).toHaveLength(3 * 2 * 6);
+  });
+
+  it('--uniform-policy narrows the one-policy-per-run layouts, not the side-by-side one', () => {
+    const plan = planLoadRuns(
+      parseArgs(['--scenario', 's03', '--layout', 'both', '--uniform-scenario', 's02', '--uniform-policy', 'round_robin,peak_ewma', '--low-concurrency', '--low-scenario', 's02', '--repeats', '1']),
+    );
+    expect(plan.filter((r) => r.layout === 'reference').map((r) => r.policies)).toEqual([[...POLICY_IDS]]);
+    const onePolicy = plan.filter((r) => r.layout === 'uniform');
+    // s02 at 8 slots, then at 1 and 2 slots: two policies each.
+    expect(onePolicy.map((r) => `${r.scenario} ${r.policies[0]} ${r.scale.slots}`).sort()).toEqual(
+      [1, 2, 8].flatMap((slots) => ['peak_ewma', 'round_robin'].map((p) => `s02 ${p} ${slots}`)).sort(),
+    );
+    expect(() => parseArgs(['--uniform-policy', 'fastest'])).toThrow(/unknown policy "fastest"/);
+  });
+
+  it('the fitted report plan fits a session; the full one is stated, not hidden', () => {
+    const scripts = (JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    const hoursOf = (script: string): number => {
+      const argv = scripts[script].split(/\s+/);
+      const options = parseArgs(argv.slice(argv.indexOf('scripts/bench/cli.ts') + 1));
+      expect(options.repeats).toBeGreaterThanOrEqual(5);
+      return planWallTimeS(planLoadRuns(options), options) / 3600;
+    };
+    expect(hoursOf('bench:report')).toBeLessThan(1.5);
+    expect(hoursOf('bench:report:full')).toBeGreaterThan(10);
   });
 
   it('states the wall time: timeline × time factor per run, plus start-up', () => {
