@@ -19,6 +19,7 @@
  * mixing this copy with a tsx-loaded src/ would give two registries.
  */
 import { execFileSync } from 'child_process';
+import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -28,9 +29,17 @@ type PackageModule = typeof import('../../src/index');
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 /**
  * Four levels below the repo root, so that src/xds/proto-root.ts (which looks
- * up to 5 levels for protos/) still finds the repo's protos/.
+ * up to 5 levels for protos/) still finds the repo's protos/. One per
+ * checkout (named by a hash of its path): git worktrees that share one
+ * node_modules through a symlink would otherwise build into the same
+ * directory, and a benchmark started in one checkout would swap the code a
+ * running benchmark in another loads into each new process.
  */
-export const BUILD_DIR = path.join(REPO_ROOT, 'node_modules', '.peak-ewma-bench');
+export function buildDirFor(repoRoot: string): string {
+  return path.join(repoRoot, 'node_modules', `.peak-ewma-bench-${createHash('sha1').update(repoRoot).digest('hex').slice(0, 8)}`);
+}
+
+export const BUILD_DIR = buildDirFor(REPO_ROOT);
 
 function listSources(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

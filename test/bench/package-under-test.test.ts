@@ -1,0 +1,26 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { buildDirFor } from '../../scripts/bench/package-under-test';
+
+describe('the benchmarks\' build of the package', () => {
+  it('is one directory per checkout, even where worktrees share node_modules through a symlink', () => {
+    const shared = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-build-'));
+    try {
+      fs.mkdirSync(path.join(shared, 'main', 'node_modules'), { recursive: true });
+      fs.mkdirSync(path.join(shared, 'worktree'));
+      fs.symlinkSync(path.join(shared, 'main', 'node_modules'), path.join(shared, 'worktree', 'node_modules'));
+      const main = buildDirFor(path.join(shared, 'main'));
+      const worktree = buildDirFor(path.join(shared, 'worktree'));
+      fs.mkdirSync(main);
+      fs.mkdirSync(worktree);
+      // Both land in the one real node_modules, side by side, not in one directory.
+      expect(fs.realpathSync(path.dirname(worktree))).toBe(fs.realpathSync(path.dirname(main)));
+      expect(fs.realpathSync(worktree)).not.toBe(fs.realpathSync(main));
+      // Same depth as before (node_modules/<dir>), which proto-root.ts's upward search for protos/ relies on.
+      expect(path.relative(path.join(shared, 'main'), main).split(path.sep)).toHaveLength(2);
+    } finally {
+      fs.rmSync(shared, { recursive: true, force: true });
+    }
+  });
+});
