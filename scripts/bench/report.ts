@@ -580,10 +580,12 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
       '',
       `The simulator (\`${results.simulator.source}\`) runs the same scenario definitions in virtual time in the ` +
         "reference's regime (8 slots, 10 ms), with src/ as it stood in the work tree when it ran. Only real runs of the same " +
-        "regime are compared (8 slots, time-scaled; real ms ÷ the time factor); orderings, not milliseconds. Two differences " +
-        "in bookkeeping remain: both take latency by completion per phase, but the simulator leaves a client with no OK " +
-        "call out of its all-calls p99, while the load test merges every client's histogram (a client with no OK call " +
-        "counts with its failures at the deadline, as the reference's per-client sums of failures do).",
+        "regime are compared (8 slots, time-scaled; real ms ÷ the time factor); orderings, not milliseconds. Both take " +
+        "latency by completion per phase and count every client in the all-calls p99, a client with no OK call included " +
+        "(its failures at the deadline). One difference in bookkeeping remains: a policy's simulated percentile is the " +
+        "mean of its clients' (the reference's report.py), the load test's is that of its clients' merged histograms; " +
+        "the clients of one policy send at the same rate, so the two differ only where one client fares much worse than " +
+        "its peers.",
       '',
       markdownTable(simulatorTable(comparable, results.simulator)),
       '',

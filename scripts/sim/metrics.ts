@@ -162,7 +162,10 @@ export interface LatencySummary {
 export function summariseLatency(metrics: RunMetrics, clients: readonly number[], window: Window): LatencySummary {
   const phases = phasesOf(window);
   const sums = { p50: 0, p99: 0, p999: 0, p99All: 0 };
+  // OK-call percentiles average the clients that had an OK call; p99All averages every client that ended a call, so
+  // a client whose every call failed counts (at its deadline) rather than vanishing from the figure meant to show it.
   let counted = 0;
+  let countedAll = 0;
   let ok = 0;
   let failed = 0;
   for (const client of clients) {
@@ -174,6 +177,10 @@ export function summariseLatency(metrics: RunMetrics, clients: readonly number[]
       ok += metrics.ok[client * 3 + phase];
       failed += metrics.failed[client * 3 + phase];
     }
+    if (allHist.total > 0) {
+      countedAll++;
+      sums.p99All += allHist.percentileMs(99);
+    }
     if (okHist.total === 0) {
       continue;
     }
@@ -181,14 +188,13 @@ export function summariseLatency(metrics: RunMetrics, clients: readonly number[]
     sums.p50 += okHist.percentileMs(50);
     sums.p99 += okHist.percentileMs(99);
     sums.p999 += okHist.percentileMs(99.9);
-    sums.p99All += allHist.percentileMs(99);
   }
-  const mean = (x: number): number => (counted > 0 ? x / counted : NaN);
+  const mean = (x: number, n = counted): number => (n > 0 ? x / n : NaN);
   return {
     p50: mean(sums.p50),
     p99: mean(sums.p99),
     p999: mean(sums.p999),
-    p99All: mean(sums.p99All),
+    p99All: mean(sums.p99All, countedAll),
     errorRate: ok + failed > 0 ? failed / (ok + failed) : 0,
     okCalls: ok,
     failedCalls: failed,
