@@ -174,7 +174,7 @@ describe('per-method scoring', () => {
 
   it('without a method (no interceptor) or with scoring off, methodOf is undefined and the weight 1', () => {
     const off = new LoadBalancingEngine({
-      model: PeakEwmaLoadBalancingConfig.parse({}).createModel(),
+      model: PeakEwmaLoadBalancingConfig.parse({ methodScoring: 'off' }).createModel(),
       choiceCount: 2,
       clock: new ManualClock().now,
       random: seededRandom(1),
