@@ -34,7 +34,9 @@
  *
  * Memory: at most `MAX_TRACKED_METHODS` methods per balancer (a FleetRtt and
  * three counters each, ~100 bytes); a method with no call for
- * `METHOD_IDLE_MS` is dropped, at most one sweep per METHOD_IDLE_MS / 4.
+ * `METHOD_IDLE_MS` is dropped when a new method is seen, at most one sweep
+ * (O(tracked methods)) per METHOD_IDLE_MS / 4; so a method seen while the
+ * table is full waits up to 30 s for a slot, scoring as weight 1 meanwhile.
  */
 import { FleetRtt } from './fleet-rtt';
 
@@ -99,7 +101,9 @@ export class MethodTable {
    * idle methods); undefined if not: its calls score as weight 1.
    */
   add(name: string, nowMs: number): MethodStats | undefined {
-    if (this.byName.size >= this.maxMethods || nowMs - this.sweptAtMs >= this.idleMs / 4) {
+    // At most one sweep per idleMs / 4, full or not: over the cap, every
+    // call of an untracked method comes here, and must not pay O(methods).
+    if (nowMs - this.sweptAtMs >= this.idleMs / 4) {
       this.dropIdle(nowMs);
     }
     if (this.byName.size >= this.maxMethods) {

@@ -203,7 +203,13 @@ describe('MethodTable bounds', () => {
     // m0 stays in use; the others go idle.
     table.get('m0')!.lastSeenMs = METHOD_IDLE_MS;
     expect(table.add('late', METHOD_IDLE_MS + 1)).toBeDefined();
-    expect(table.size).toBe(2);
+    // Full again soon after: no sweep before idleMs / 4 has passed since the last.
+    for (let i = 0; table.size < MAX_TRACKED_METHODS; i++) {
+      table.add(`again${i}`, METHOD_IDLE_MS + 2);
+    }
+    table.get('late')!.lastSeenMs = 0;
+    expect(table.add('too-soon', METHOD_IDLE_MS + 3)).toBeUndefined();
+    expect(table.get('late')).toBeDefined();
     expect(table.get('m0')).toBeDefined();
     expect(table.get('m1')).toBeUndefined();
   });
