@@ -5,7 +5,7 @@
  *   register();
  *   const client = new Client('dns:///my-service:50051', credentials, {
  *     'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ peak_ewma_experimental: {} }] }),
- *     interceptors: [streamingCallMarker],
+ *     interceptors: [callMarker], // streams out of latency; each call's method for per-method scoring
  *   });
  */
 export { register } from './policy/register';
@@ -16,9 +16,10 @@ export type { SelectionMethod } from './policy/least-request-config';
 export { ConfigError } from './policy/config-fields';
 export type { EndpointPickingConfig } from './policy/endpoint-picking-config';
 export { validateServiceConfig, validateLoadBalancingConfigList } from './policy/validate';
-export { streamingCallMarker, markUntimed, isUntimed } from './policy/streaming';
+export { callMarker, streamingCallMarker, markUntimed, isUntimed } from './policy/streaming';
 export { getLoadBalancerStats } from './policy/stats';
-export type { BalancerStats, EndpointStats } from './policy/stats';
+export { STATS_MAX_METHODS } from './policy/stats';
+export type { BalancerStats, EndpointStats, MethodStatsView } from './policy/stats';
 export { STATS_LABEL_OPTION } from './policy/endpoint-picking-balancer';
 export { PeakEwmaLoadBalancer } from './policy/peak-ewma';
 export { LeastRequestLoadBalancer } from './policy/least-request';

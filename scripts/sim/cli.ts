@@ -11,7 +11,7 @@ import { writeFileSync, unlinkSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parsePolicySpec } from './policies';
 import { bundlePath, runAll } from './pool';
-import { assemble, freshTable, gridTable, HERD_SCENARIOS, scaleTable, scenarioTable } from './report';
+import { assemble, freshTable, gridTable, HERD_SCENARIOS, methodTable, scaleTable, scenarioTable } from './report';
 import { SCENARIOS, scenarioByName } from './scenarios';
 import { planRegimes, regimeTable } from './regimes';
 import { Layout, planSuite } from './suite';
@@ -175,16 +175,16 @@ async function main(): Promise<void> {
   });
   if (Object.keys(json.reference.scenarios).length > 0) {
     console.log(scenarioTable('reference layout: round_robin, the policy under test, least_request, lr_od; 2 clients each, one shared fleet', json.reference.scenarios));
+    printIfAny(methodTable('reference layout', json.reference.scenarios));
   }
   const uniformScenarios = Object.fromEntries(Object.entries(json.scenarios).filter(([name]) => !HERD_SCENARIOS.includes(name)));
   if (Object.keys(uniformScenarios).length > 0) {
     console.log(scenarioTable('uniform layout: every client on one policy, one run per policy', uniformScenarios));
+    printIfAny(methodTable('uniform layout', uniformScenarios));
   }
   const underTestLabel = values.policy === undefined ? 'peak_ewma' : parsePolicySpec(values.policy).label;
   for (const extra of [freshTable(json.scenarios), gridTable(json.grid), scaleTable(json.scale), regimeTable(json.regimes ?? {}, underTestLabel)]) {
-    if (extra !== '') {
-      console.log(extra);
-    }
+    printIfAny(extra);
   }
   console.log(
     `\n${runs.length} runs, ${(calls / 1e6).toFixed(1)} M simulated calls, ${(cpuMs / 1000).toFixed(1)} s CPU (all threads), ${(wallMs / 1000).toFixed(1)} s wall`,
@@ -192,6 +192,12 @@ async function main(): Promise<void> {
   if (values.json !== undefined) {
     writeFileSync(values.json, JSON.stringify(json) + '\n');
     console.log(`wrote ${values.json}`);
+  }
+}
+
+function printIfAny(text: string): void {
+  if (text !== '') {
+    console.log(text);
   }
 }
 

@@ -9,6 +9,8 @@ import { LoadBalancingEngine } from '../../src/core/engine';
 import { CallOutcome, EndpointLoad } from '../../src/core/endpoint-load';
 import { RandomSource } from '../../src/core/random';
 import { LoadModel } from '../../src/core/cost';
+import { MethodStats } from '../../src/core/methods';
+import { resized } from '../model/typed-arrays';
 import { ClientPolicy } from './client-policy';
 
 export interface EngineSetup {
@@ -22,8 +24,20 @@ export class EnginePolicy implements ClientPolicy {
   private readonly loads: EndpointLoad[] = [];
   private ready: EndpointLoad[] = [];
   private readyIds: number[] = [];
+  // The method and weight of the call just picked, as the grpc-js picker
+  // keeps them in the call's closure.
+  private pickMethod: MethodStats | undefined = undefined;
+  private pickWeight = 1;
+  // With per-method scoring, calls in flight by token: start, weight, method.
+  private readonly inFlight = new CallsInFlight();
 
-  constructor(setup: EngineSetup, clock: () => number, random: RandomSource) {
+  constructor(
+    setup: EngineSetup,
+    clock: () => number,
+    random: RandomSource,
+    /** Method names by index, as the interceptor would pass them. */
+    private readonly methodNames: readonly string[] = [],
+  ) {
     this.engine = new LoadBalancingEngine({ model: setup.model, choiceCount: setup.choiceCount, clock, random });
   }
 
@@ -32,21 +46,62 @@ export class EnginePolicy implements ClientPolicy {
     this.ready = backendIds.map((id) => (this.loads[id] ??= new EndpointLoad()));
   }
 
-  pick(): number {
-    const index = this.engine.pick(this.ready);
+  pick(method: number): number {
+    const engine = this.engine;
+    this.pickMethod = engine.model.methods === undefined ? undefined : engine.methodOf(this.methodNames[method]);
+    this.pickWeight = engine.callWeight(this.pickMethod);
+    const index = engine.pick(this.ready, this.pickWeight);
     return index < 0 ? -1 : this.readyIds[index];
   }
 
   started(backendId: number): number {
-    return this.engine.callStarted(this.loads[backendId]);
+    const startedAtMs = this.engine.callStarted(this.loads[backendId], this.pickWeight, this.pickMethod);
+    // Without per-method scoring the token is the start time, as before.
+    return this.pickMethod === undefined ? startedAtMs : -1 - this.inFlight.add(startedAtMs, this.pickWeight, this.pickMethod);
   }
 
-  ended(backendId: number, outcome: CallOutcome, _ok: boolean, startedAtMs: number): void {
-    this.engine.callEnded(this.loads[backendId], outcome, startedAtMs);
+  ended(backendId: number, outcome: CallOutcome, _ok: boolean, token: number): void {
+    if (token >= 0) {
+      this.engine.callEnded(this.loads[backendId], outcome, token);
+      return;
+    }
+    const call = -1 - token;
+    const inFlight = this.inFlight;
+    this.engine.callEnded(this.loads[backendId], outcome, inFlight.startedAtMs[call], inFlight.weight[call], inFlight.method[call]);
+    inFlight.release(call);
   }
 
   /** The engine's state for `backendId` (for tests and traces). */
   loadOf(backendId: number): EndpointLoad | undefined {
     return this.loads[backendId];
+  }
+}
+
+/** Calls in flight by slot, with a free list: what the picker's per-call closure holds. */
+class CallsInFlight {
+  startedAtMs = new Float64Array(64);
+  weight = new Float64Array(64);
+  method: (MethodStats | undefined)[] = [];
+  private free: number[] = [];
+  private used = 0;
+
+  add(startedAtMs: number, weight: number, method: MethodStats | undefined): number {
+    let slot = this.free.pop();
+    if (slot === undefined) {
+      slot = this.used++;
+      if (slot >= this.weight.length) {
+        this.startedAtMs = resized(this.startedAtMs, slot * 2);
+        this.weight = resized(this.weight, slot * 2);
+      }
+    }
+    this.startedAtMs[slot] = startedAtMs;
+    this.weight[slot] = weight;
+    this.method[slot] = method;
+    return slot;
+  }
+
+  release(slot: number): void {
+    this.method[slot] = undefined;
+    this.free.push(slot);
   }
 }

@@ -7,6 +7,8 @@
  *   and, for p99All, every call with each failure counted at its deadline;
  * - a policy group's percentile = the mean of its clients' percentiles;
  * - error rate = 1 − OK / ended over the reporting window;
+ * - with several methods, the same per method group, pooled over the
+ *   group's clients (the reference records one histogram per method group);
  * - where each group's calls were sent, per backend, in 100 ms bins by send
  *   time (shares per second, detection, recovery, herd shares).
  */
@@ -25,6 +27,8 @@ export interface MetricsLayout {
   groupCount: number;
   maxBackends: number;
   timeline: Timeline;
+  /** The scenario's methods; with more than one, latency is also kept per (group, method). */
+  methodCount?: number;
 }
 
 export class RunMetrics {
@@ -41,6 +45,12 @@ export class RunMetrics {
   /** Backends published at each second ([second * maxBackends + backend]). */
   readonly published: Uint8Array;
   readonly bins: number;
+  /** Per (group, phase, method), only with several methods: [((group * 3 + phase) * methods + method) * BUCKETS + bucket]. */
+  private readonly methodOkCounts: Uint32Array;
+  private readonly methodAllCounts: Uint32Array;
+  readonly methodOk: Float64Array;
+  readonly methodFailed: Float64Array;
+  readonly methodCount: number;
 
   readonly measureStartMs: number;
 
@@ -60,24 +70,36 @@ export class RunMetrics {
     this.failed = new Float64Array(clients * 3);
     this.sent = new Int32Array(layout.groupCount * this.bins * layout.maxBackends);
     this.published = new Uint8Array(this.seconds * layout.maxBackends);
+    this.methodCount = layout.methodCount ?? 1;
+    const methodRows = this.methodCount > 1 ? layout.groupCount * 3 * this.methodCount : 0;
+    this.methodOkCounts = new Uint32Array(methodRows * BUCKETS);
+    this.methodAllCounts = new Uint32Array(methodRows * BUCKETS);
+    this.methodOk = new Float64Array(methodRows);
+    this.methodFailed = new Float64Array(methodRows);
   }
 
-  /** A call ended at `nowMs`; failures enter p99All at `deadlineMs`. */
-  recordEnd(client: number, latencyMs: number, ok: boolean, deadlineMs: number, nowMs: number): void {
+  /** A call of `method` ended at `nowMs`; failures enter p99All at `deadlineMs`. */
+  recordEnd(client: number, latencyMs: number, ok: boolean, deadlineMs: number, nowMs: number, method = 0): void {
     const second = Math.floor((nowMs - this.measureStartMs) / 1000);
     if (second < 0 || second >= this.seconds) {
       return;
     }
-    const row = client * 3 + this.phaseOfSecond[second];
-    if (ok) {
-      const bucket = bucketOf(latencyMs * 1000);
-      this.okCounts[row * BUCKETS + bucket]++;
-      this.allCounts[row * BUCKETS + bucket]++;
-      this.ok[row]++;
-    } else {
-      this.allCounts[row * BUCKETS + bucketOf(deadlineMs * 1000)]++;
-      this.failed[row]++;
+    const phase = this.phaseOfSecond[second];
+    const bucket = bucketOf((ok ? latencyMs : deadlineMs) * 1000);
+    record(this.okCounts, this.allCounts, this.ok, this.failed, client * 3 + phase, bucket, ok);
+    if (this.methodCount > 1) {
+      const row = (this.layout.clientGroups[client] * 3 + phase) * this.methodCount + method;
+      record(this.methodOkCounts, this.methodAllCounts, this.methodOk, this.methodFailed, row, bucket, ok);
     }
+  }
+
+  /** The histogram of one group's OK (or all) calls of `method` in one phase (several methods only). */
+  methodHistogram(group: number, method: number, phase: number, okOnly: boolean): Histogram {
+    const row = (group * 3 + phase) * this.methodCount + method;
+    const counts = (okOnly ? this.methodOkCounts : this.methodAllCounts).subarray(row * BUCKETS, (row + 1) * BUCKETS);
+    const histogram = new Histogram(counts);
+    histogram.total = okOnly ? this.methodOk[row] : this.methodOk[row] + this.methodFailed[row];
+    return histogram;
   }
 
   /** The histogram of one client's OK (or all) calls in one phase. */
@@ -127,6 +149,17 @@ export class RunMetrics {
       count += this.published[base + b];
     }
     return count;
+  }
+}
+
+/** Counts one ended call in row `row` of a histogram set (OK calls at their latency's bucket, failures at the deadline's). */
+function record(okCounts: Uint32Array, allCounts: Uint32Array, ok: Float64Array, failed: Float64Array, row: number, bucket: number, isOk: boolean): void {
+  allCounts[row * BUCKETS + bucket]++;
+  if (isOk) {
+    okCounts[row * BUCKETS + bucket]++;
+    ok[row]++;
+  } else {
+    failed[row]++;
   }
 }
 
@@ -198,6 +231,35 @@ export function summariseLatency(metrics: RunMetrics, clients: readonly number[]
     errorRate: ok + failed > 0 ? failed / (ok + failed) : 0,
     okCalls: ok,
     failedCalls: failed,
+  };
+}
+
+/** One method group's latency over a window, pooled over the policy group's clients. */
+export interface MethodLatency {
+  p50: number;
+  p99: number;
+  p999: number;
+  p99All: number;
+  /** Failed / ended: for a scenario without faults, the share that missed the method's deadline. */
+  errorRate: number;
+  calls: number;
+}
+
+export function summariseMethod(metrics: RunMetrics, group: number, method: number, window: Window): MethodLatency {
+  const okHist = new Histogram();
+  const allHist = new Histogram();
+  for (const phase of phasesOf(window)) {
+    okHist.add(metrics.methodHistogram(group, method, phase, true));
+    allHist.add(metrics.methodHistogram(group, method, phase, false));
+  }
+  const failed = allHist.total - okHist.total;
+  return {
+    p50: okHist.percentileMs(50),
+    p99: okHist.percentileMs(99),
+    p999: okHist.percentileMs(99.9),
+    p99All: allHist.percentileMs(99),
+    errorRate: allHist.total > 0 ? failed / allHist.total : 0,
+    calls: allHist.total,
   };
 }
 

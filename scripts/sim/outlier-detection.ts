@@ -72,12 +72,12 @@ export class OutlierDetectionPolicy implements ClientPolicy {
     this.updateChild();
   }
 
-  pick(): number {
-    return this.child.pick();
+  pick(method: number): number {
+    return this.child.pick(method);
   }
 
-  started(backendId: number): number {
-    return this.child.started(backendId);
+  started(backendId: number, method: number): number {
+    return this.child.started(backendId, method);
   }
 
   ended(backendId: number, outcome: CallOutcome, ok: boolean, token: number): void {

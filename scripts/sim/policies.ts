@@ -89,6 +89,8 @@ export interface PolicyContext {
   random: RandomSource;
   /** The nominal median of the call being picked for (oracles). */
   currentMedianMs: () => number;
+  /** The scenario's method names, by method index (what the interceptor would tell the picker). */
+  methodNames: readonly string[];
 }
 
 export function createPolicy(spec: PolicySpec, context: PolicyContext): ClientPolicy {
@@ -103,12 +105,12 @@ export function createPolicy(spec: PolicySpec, context: PolicyContext): ClientPo
     case 'lr_od':
     case 'peak_ewma_od':
       return new OutlierDetectionPolicy(
-        new EnginePolicy(setup!, clock, context.random),
+        new EnginePolicy(setup!, clock, context.random, context.methodNames),
         context.scheduler,
         context.random,
         REFERENCE_OUTLIER_DETECTION,
       );
     default:
-      return new EnginePolicy(setup!, clock, context.random);
+      return new EnginePolicy(setup!, clock, context.random, context.methodNames);
   }
 }

@@ -75,6 +75,34 @@ export function scenarioTable(title: string, byScenario: Record<string, Record<s
     table(rows);
 }
 
+/**
+ * Per method group, for the scenarios that mix methods: p50/p99/p99.9 over
+ * OK calls and p99All (failures at that method's deadline), all of a
+ * policy's clients pooled; "failed" = failed / ended (deadline misses when
+ * the scenario has no fault).
+ */
+export function methodTable(title: string, byScenario: Record<string, Record<string, PolicyResult>>): string {
+  const rows = [['scenario / method', 'policy', 'p50', 'p99', 'p99.9', 'p99All', 'failed', 'calls']];
+  for (const [scenario, policies] of Object.entries(byScenario)) {
+    const methods = Object.values(policies).find((r) => r.methods !== undefined)?.methods;
+    if (methods === undefined) {
+      continue;
+    }
+    for (const method of Object.keys(methods)) {
+      for (const [policy, r] of Object.entries(policies)) {
+        const m = r.methods?.[method];
+        if (m !== undefined) {
+          rows.push([`${scenario} ${method}`, policy, fmt(m.p50), fmt(m.p99), fmt(m.p999), fmt(m.p99All), pct(m.errorRate), String(m.calls)]);
+        }
+      }
+    }
+  }
+  if (rows.length === 1) {
+    return '';
+  }
+  return `\n== ${title}: per method (ms; all of a policy's clients pooled; p99All and failed count failures at the method's deadline) ==\n${table(rows)}`;
+}
+
 /** The scenarios the fresh-backend table reports (and the scenario tables leave out). */
 export const HERD_SCENARIOS: readonly string[] = ['herd', 'herd-fast'];
 

@@ -12,6 +12,8 @@ import {
   Window,
   windowSeconds,
   LatencySummary,
+  MethodLatency,
+  summariseMethod,
 } from './metrics';
 import { RunOutput } from './world';
 
@@ -42,6 +44,8 @@ export interface PolicyResult extends LatencySummary {
   /** Per second × backend share (rounded), for charts. */
   shareBySecond: number[][];
   fresh?: FreshResult[];
+  /** With several methods: per method group (pooled over the group's clients), over `window`. */
+  methods?: Record<string, MethodLatency>;
 }
 
 export interface RunResult {
@@ -76,14 +80,7 @@ export function summariseRun(output: RunOutput): RunResult {
     const phases: Record<string, LatencySummary> = {};
     for (const phase of [...PHASES, 'window'] as const) {
       const summary = summariseLatency(metrics, clients, phase);
-      phases[phase] = {
-        ...summary,
-        p50: round(summary.p50, 3),
-        p99: round(summary.p99, 3),
-        p999: round(summary.p999, 3),
-        p99All: round(summary.p99All, 3),
-        errorRate: round(summary.errorRate, 6),
-      };
+      phases[phase] = roundLatency(summary);
     }
     const result: PolicyResult = {
       policy: output.policies[g].label,
@@ -98,6 +95,12 @@ export function summariseRun(output: RunOutput): RunResult {
       phases,
       shareBySecond: perSecond.map((row) => Array.from(row.subarray(0, backendsUsed), (x) => round(x, 4))),
     };
+    const methods = scenario.methods;
+    if (methods.length > 1) {
+      result.methods = Object.fromEntries(
+        methods.map((method, m) => [method.name, roundLatency(summariseMethod(metrics, g, m, window))]),
+      );
+    }
     if (output.fresh.length > 0) {
       result.fresh = output.fresh.map((event) => {
         const share = freshShare(metrics, g, event.backend, event.atMs, 1000, event.publishedCount);
@@ -118,6 +121,18 @@ export function summariseRun(output: RunOutput): RunResult {
     calls: output.calls,
     events: output.events,
     wallMs: Math.round(output.wallMs),
+  };
+}
+
+/** Percentiles to the µs, error rates to 6 digits, the rest as is. */
+function roundLatency<T extends MethodLatency | LatencySummary>(summary: T): T {
+  return {
+    ...summary,
+    p50: round(summary.p50, 3),
+    p99: round(summary.p99, 3),
+    p999: round(summary.p999, 3),
+    p99All: round(summary.p99All, 3),
+    errorRate: round(summary.errorRate, 6),
   };
 }
 

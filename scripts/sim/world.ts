@@ -154,12 +154,14 @@ export function runSimulation(spec: RunSpec): RunOutput {
   const methodCumulative = cumulativeWeights(methods.map((m) => m.weight));
   const methodMedian = methods.map((m) => m.medianMs);
   const methodDeadline = methods.map((m) => m.deadlineMs);
+  const methodNames = methods.map((m) => m.name);
 
   const metrics = new RunMetrics({
     clientGroups,
     groupCount: spec.groups.length,
     maxBackends,
     timeline,
+    methodCount: methods.length,
   });
 
   // Deadlines: one FIFO per distinct deadline.
@@ -182,6 +184,7 @@ export function runSimulation(spec: RunSpec): RunOutput {
       backends,
       random: seededRandom(seedFor(spec.seed, 'policy', client, restarts)),
       currentMedianMs: () => methodMedian[currentMethod],
+      methodNames,
     });
   let restarts = 0;
 
@@ -214,7 +217,7 @@ export function runSimulation(spec: RunSpec): RunOutput {
       (calls.owner[slot] as ClientPolicy).ended(backend, outcome, ok, calls.token[slot]);
     }
     const method = calls.method[slot];
-    metrics.recordEnd(client, nowMs - calls.intendedMs[slot], ok, methodDeadline[method], nowMs);
+    metrics.recordEnd(client, nowMs - calls.intendedMs[slot], ok, methodDeadline[method], nowMs, method);
   }
 
   // Open loop: client c sends at startMs + k · period, or after exponential gaps of mean period.
@@ -227,14 +230,14 @@ export function runSimulation(spec: RunSpec): RunOutput {
     const callId = calls.open(c, method, nowMs);
     const slot = callId & calls.mask;
     const policy = client.policy;
-    const backend = policy.pick();
+    const backend = policy.pick(method);
     if (backend < 0) {
       // No READY endpoint: the call fails (wait-for-ready is off).
       endCall(slot, CallOutcome.FAILURE);
       calls.state[slot] = CALL_FREE;
     } else {
       calls.backend[slot] = backend;
-      calls.token[slot] = policy.started(backend);
+      calls.token[slot] = policy.started(backend, method);
       // Calls end on the policy instance that started them (s11 replaces instances).
       calls.owner[slot] = policy;
       metrics.recordSend(client.group, backend, nowMs);

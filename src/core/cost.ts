@@ -9,6 +9,7 @@ import { sampleFrom } from './error-penalty';
 import { fleetPenaltyFactor } from './fleet-penalty';
 import { FleetRtt } from './fleet-rtt';
 import { currentRttMs, retainedAt } from './memory';
+import { MethodStats, MethodTable, methodWeight, normalisedElapsedMs } from './methods';
 import { probeCost, unsampledCost } from './new-endpoint';
 import { withPendingWaitMs } from './pending';
 import { blendRttMs } from './peak-ewma';
@@ -53,15 +54,20 @@ export interface LoadModel {
    * the READY count at each pick and counts each started call there.
    */
   readonly traffic?: BalancerTraffic;
+  /** The tracked methods, if the model scores per method (methods.ts); undefined: methods are ignored. */
+  readonly methods?: MethodTable;
+  /** The weight of a call of `method` placed now (methods.ts); absent: 1. */
+  weightOf?(method: MethodStats): number;
   /**
-   * Rates `load` at `nowMs` into `into`: the pick path. One call computes
-   * what `cost` and `ejected` would, from one estimate.
+   * Rates `load` at `nowMs` into `into` for a call weighing `callWeight`
+   * (1 without per-method scoring): the pick path. One call computes what
+   * `cost` and `ejected` would, from one estimate.
    */
-  rate(load: EndpointLoad, nowMs: number, into: CandidateRating): void;
+  rate(load: EndpointLoad, nowMs: number, into: CandidateRating, callWeight: number): void;
   /** The cost of sending one more call to `load` at `nowMs` (stats, tests). Must be >= 0. */
   cost(load: EndpointLoad, nowMs: number): number;
-  /** Account a finished call; `load.outstanding` has already been decremented. */
-  recordCall(load: EndpointLoad, outcome: CallOutcome, elapsedMs: number, nowMs: number): void;
+  /** Account a finished call (of `method`, if known); `load.outstanding` has already been decremented. */
+  recordCall(load: EndpointLoad, outcome: CallOutcome, elapsedMs: number, nowMs: number, method?: MethodStats): void;
 }
 
 /** least_request (gRFC A48): the cost is the number of calls in flight. */
@@ -92,7 +98,10 @@ export const leastRequestModel: LoadModel = {
  * - pending.ts        calls waiting without an answer raise E;
  * - fleet-penalty.ts  × (E / fleet)^s above the fleet average;
  * - ejection.ts       above R × the fleet average: skipped (rate's `ejected`);
- * - error-penalty.ts  what a failed call teaches.
+ * - error-penalty.ts  what a failed call teaches;
+ * - methods.ts        samples in units of their method's fleet average, and
+ *                     (`methodScoring: "work"`) in-flight calls weighted by
+ *                     their method: cost = E · (work + w).
  */
 export function peakEwmaCost(
   load: EndpointLoad,
@@ -108,13 +117,24 @@ export function peakEwmaCost(
   return costFromEstimate(load, stale, estimateWith(load, currentRttMs(load, nowMs, settings, traffic), stale, nowMs, settings, fleet), settings, fleet);
 }
 
-/** The cost of a sampled endpoint whose estimate (as `estimateMs` gives it) is `rttMs`. */
-function costFromEstimate(load: EndpointLoad, stale: boolean, rttMs: number, settings: PeakEwmaSettings, fleet?: FleetRtt): number {
+/**
+ * The cost of a sampled endpoint whose estimate (as `estimateMs` gives it)
+ * is `rttMs`, for a call weighing `callWeight` (methods.ts).
+ */
+function costFromEstimate(
+  load: EndpointLoad,
+  stale: boolean,
+  rttMs: number,
+  settings: PeakEwmaSettings,
+  fleet?: FleetRtt,
+  callWeight = 1,
+): number {
   if (load.outstanding > 0 && stale) {
     // A stale estimate is no estimate: probe one call at a time, as a new endpoint.
     return probeCost(load, settings);
   }
-  return rttMs * (load.outstanding + 1) * fleetPenaltyFactor(rttMs, settings, fleet);
+  const calls = settings.methodScoring === 'work' ? load.outstandingWork + callWeight : load.outstanding + 1;
+  return rttMs * calls * fleetPenaltyFactor(rttMs, settings, fleet);
 }
 
 /**
@@ -176,8 +196,19 @@ export class PeakEwmaModel implements LoadModel {
   /** This balancer's calls and READY count, kept by the engine (the probe interval's clock). */
   readonly traffic = new BalancerTraffic();
 
+  private readonly methodTable = new MethodTable();
+
   constructor(settings: PeakEwmaSettings) {
     this.settings = settings;
+  }
+
+  get methods(): MethodTable | undefined {
+    const scoring = this.settings.methodScoring;
+    return scoring === 'latency' || scoring === 'work' ? this.methodTable : undefined;
+  }
+
+  weightOf(method: MethodStats): number {
+    return methodWeight(method, this.fleet);
   }
 
   get ejects(): boolean {
@@ -192,7 +223,7 @@ export class PeakEwmaModel implements LoadModel {
     return peakEwmaCost(load, nowMs, this.settings, this.fleet, this.traffic);
   }
 
-  rate(load: EndpointLoad, nowMs: number, into: CandidateRating): void {
+  rate(load: EndpointLoad, nowMs: number, into: CandidateRating, callWeight = 1): void {
     const settings = this.settings;
     if (!load.hasSample) {
       into.cost = unsampledCost(load, settings);
@@ -201,7 +232,7 @@ export class PeakEwmaModel implements LoadModel {
     }
     const stale = isStale(load, nowMs, settings, this.fleet, this.traffic);
     const rttMs = estimateWith(load, currentRttMs(load, nowMs, settings, this.traffic), stale, nowMs, settings, this.fleet);
-    into.cost = costFromEstimate(load, stale, rttMs, settings, this.fleet);
+    into.cost = costFromEstimate(load, stale, rttMs, settings, this.fleet, callWeight);
     into.ejected = exceedsEjectionRatio(rttMs, settings, this.fleet);
   }
 
@@ -210,7 +241,7 @@ export class PeakEwmaModel implements LoadModel {
     return load.hasSample && exceedsEjectionRatio(estimateMs(load, nowMs, this.settings, this.fleet, this.traffic), this.settings, this.fleet);
   }
 
-  recordCall(load: EndpointLoad, outcome: CallOutcome, elapsedMs: number, nowMs: number): void {
+  recordCall(load: EndpointLoad, outcome: CallOutcome, elapsedMs: number, nowMs: number, method?: MethodStats): void {
     const settings = this.settings;
     const fleet = this.fleet;
     // One exp serves the estimate the sample is judged against and the blend.
@@ -218,7 +249,9 @@ export class PeakEwmaModel implements LoadModel {
     const estimateNowMs = load.hasSample
       ? estimateWith(load, load.rttMs * retained, isStale(load, nowMs, settings, fleet, this.traffic), nowMs, settings, fleet)
       : settings.defaultRttMs;
-    const sampleMs = sampleFrom(outcome, elapsedMs, estimateNowMs, settings, fleetRttOf(fleet));
+    // In the unit of an average call (methods.ts); unchanged without a method.
+    const judgedMs = method === undefined ? elapsedMs : normalisedElapsedMs(elapsedMs, method, fleet);
+    const sampleMs = sampleFrom(outcome, judgedMs, estimateNowMs, settings, fleetRttOf(fleet));
     if (sampleMs === null || !(sampleMs >= 0) || !Number.isFinite(sampleMs)) {
       return;
     }
@@ -235,6 +268,7 @@ export class PeakEwmaModel implements LoadModel {
     load.sampledAtCall = this.traffic.callsStarted;
     if (outcome === CallOutcome.SUCCESS && elapsedMs >= 0 && Number.isFinite(elapsedMs)) {
       fleet.record(elapsedMs, nowMs, settings.decayMs);
+      method?.fleet.record(elapsedMs, nowMs, settings.decayMs);
     }
   }
 }

@@ -19,6 +19,12 @@ export enum CallOutcome {
 export class EndpointLoad {
   /** Calls started and not yet ended. */
   outstanding = 0;
+  /**
+   * The calls in flight weighted by their method's weight (methods.ts), as
+   * the engine counted them at their start; equal to `outstanding` when
+   * every call has weight 1. Kept by the engine.
+   */
+  outstandingWork = 0;
   /** The estimate as of `sampledAtMs`; meaningless until `hasSample`. */
   rttMs = 0;
   /** When the last RTT sample was taken (monotonic ms). */

@@ -7,6 +7,7 @@ import { PowerOfChoices } from './choice';
 import { MonotonicClock } from './clock';
 import { CandidateRating, LoadModel } from './cost';
 import { CallOutcome, EndpointLoad } from './endpoint-load';
+import { MethodStats } from './methods';
 import { RandomSource } from './random';
 
 // Shared, so that releasing the candidates after a pick allocates nothing.
@@ -29,12 +30,13 @@ export class LoadBalancingEngine {
   // function instead of a closure allocated per pick.
   private pickCandidates: readonly EndpointLoad[] = [];
   private pickNowMs = 0;
+  private pickWeight = 1;
   // The rating of the candidate read last. PowerOfChoices asks whether a
   // candidate is ejected right after reading its cost, so one rating (one
   // estimate) answers both.
   private readonly rating = new CandidateRating();
   private readonly costOfCandidate = (index: number): number => {
-    this.model.rate(this.pickCandidates[index], this.pickNowMs, this.rating);
+    this.model.rate(this.pickCandidates[index], this.pickNowMs, this.rating, this.pickWeight);
     return this.rating.cost;
   };
   private readonly ejectedCandidate = (): boolean => this.rating.ejected;
@@ -51,10 +53,33 @@ export class LoadBalancingEngine {
     this.random = options.random;
   }
 
-  /** The index of the chosen candidate, or -1 if there are none. */
-  pick(candidates: readonly EndpointLoad[]): number {
+  /**
+   * The state of the method `name` for per-method scoring (methods.ts), or
+   * undefined when the model does not score per method, `name` is
+   * undefined, or the method table is full. A map lookup; the clock is read
+   * only when a method is first seen.
+   */
+  methodOf(name: string | undefined): MethodStats | undefined {
+    const methods = this.model.methods;
+    if (name === undefined || methods === undefined) {
+      return undefined;
+    }
+    return methods.get(name) ?? methods.add(name, this.clock());
+  }
+
+  /** The weight of a call of `method` placed now (1 without one): pass it to pick, callStarted and callEnded. */
+  callWeight(method: MethodStats | undefined): number {
+    return method === undefined || this.model.weightOf === undefined ? 1 : this.model.weightOf(method);
+  }
+
+  /**
+   * The index of the chosen candidate, or -1 if there are none; `callWeight`
+   * is the weight of the call being placed (`callWeight`).
+   */
+  pick(candidates: readonly EndpointLoad[], callWeight = 1): number {
     const model = this.model;
     this.pickCandidates = candidates;
+    this.pickWeight = callWeight;
     this.pickNowMs = model.ignoresTime ? 0 : this.clock();
     const traffic = model.traffic;
     if (traffic !== undefined) {
@@ -87,9 +112,13 @@ export class LoadBalancingEngine {
     return this.model.cost(load, this.clock());
   }
 
-  /** A call went out to `load`; returns its start time for `callEnded`. */
-  callStarted(load: EndpointLoad): number {
+  /**
+   * A call (of `method`, weighing `callWeight`) went out to `load`; returns
+   * its start time for `callEnded`.
+   */
+  callStarted(load: EndpointLoad, callWeight = 1, method?: MethodStats): number {
     load.callStarted();
+    load.outstandingWork += callWeight;
     const traffic = this.model.traffic;
     if (traffic !== undefined) {
       traffic.callsStarted++;
@@ -101,17 +130,24 @@ export class LoadBalancingEngine {
     if (load.outstanding === 1) {
       load.busySinceMs = nowMs;
     }
+    if (method !== undefined) {
+      method.calls++;
+      method.lastSeenMs = nowMs;
+    }
     return nowMs;
   }
 
-  callEnded(load: EndpointLoad, outcome: CallOutcome, startedAtMs: number): void {
+  /** The call started by `callStarted(load, callWeight, method)` ended. */
+  callEnded(load: EndpointLoad, outcome: CallOutcome, startedAtMs: number, callWeight = 1, method?: MethodStats): void {
     load.callFinished();
+    // Sums of weights other than 1 do not cancel exactly in floating point: idle is exactly 0.
+    load.outstandingWork = load.outstanding === 0 ? 0 : Math.max(0, load.outstandingWork - callWeight);
     if (this.model.ignoresTime) {
-      this.model.recordCall(load, outcome, 0, 0);
+      this.model.recordCall(load, outcome, 0, 0, method);
       return;
     }
     const nowMs = this.clock();
     load.busySinceMs = nowMs;
-    this.model.recordCall(load, outcome, nowMs - startedAtMs, nowMs);
+    this.model.recordCall(load, outcome, nowMs - startedAtMs, nowMs, method);
   }
 }

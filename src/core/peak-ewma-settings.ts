@@ -76,4 +76,14 @@ export interface PeakEwmaSettings {
    * so a light client keeps what it learnt. 0 or absent: time only.
    */
   readonly decayFairShares?: number;
+  /**
+   * Per-method scoring (methods.ts), for calls whose method reaches the
+   * engine (the `callMarker` interceptor): "latency" judges each sample
+   * against its method's fleet average; "work" also counts in-flight
+   * calls by their method's weight. "off" or absent: one estimate per
+   * endpoint, methods ignored (and with one method both give the same picks).
+   */
+  readonly methodScoring?: MethodScoring;
 }
+
+export type MethodScoring = 'off' | 'latency' | 'work';

@@ -9,10 +9,20 @@
 import { EndpointLoad } from './endpoint-load';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 
-/** `rttMs`, raised to the wait of the calls in flight when that is longer. */
+/**
+ * `rttMs`, raised to the wait of the calls in flight when that is longer.
+ * With per-method scoring the estimate is in units of an average call
+ * (methods.ts), so the wait is too: divided by the mean weight of the calls
+ * in flight (1 with one method, so then unchanged) — a Report running for
+ * 500 ms is not a stalled backend.
+ */
 export function withPendingWaitMs(load: EndpointLoad, rttMs: number, nowMs: number, settings: PeakEwmaSettings): number {
-  if (settings.pendingAware && load.outstanding > 0 && nowMs - load.busySinceMs > rttMs) {
-    return nowMs - load.busySinceMs;
+  if (!settings.pendingAware || load.outstanding === 0) {
+    return rttMs;
   }
-  return rttMs;
+  let waitMs = nowMs - load.busySinceMs;
+  if (settings.methodScoring !== undefined && settings.methodScoring !== 'off' && load.outstandingWork > 0) {
+    waitMs /= load.outstandingWork / load.outstanding;
+  }
+  return waitMs > rttMs ? waitMs : rttMs;
 }

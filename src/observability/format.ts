@@ -8,9 +8,14 @@
  *     endpoint          state  estimate_ms  outstanding      cost  calls  share  last_sample_ms_ago
  *     127.0.0.1:50051   READY        10.41            1     20.82    412  0.412                   3
  */
-import { BalancerStats, EndpointStats } from '../policy/stats';
+import { BalancerStats, EndpointStats, MethodStatsView } from '../policy/stats';
 
-const COLUMNS: readonly { readonly title: string; readonly cell: (endpoint: EndpointStats) => string }[] = [
+interface Column<T> {
+  readonly title: string;
+  readonly cell: (row: T) => string;
+}
+
+const COLUMNS: readonly Column<EndpointStats>[] = [
   { title: 'endpoint', cell: (endpoint) => endpoint.address },
   { title: 'state', cell: (endpoint) => endpoint.state },
   { title: 'estimate_ms', cell: (endpoint) => fixed(endpoint.estimateMs, 2) },
@@ -19,6 +24,14 @@ const COLUMNS: readonly { readonly title: string; readonly cell: (endpoint: Endp
   { title: 'calls', cell: (endpoint) => String(endpoint.callsStarted) },
   { title: 'share', cell: (endpoint) => fixed(endpoint.shareOfCalls, 3) },
   { title: 'last_sample_ms_ago', cell: (endpoint) => fixed(endpoint.msSinceLastSample, 0) },
+];
+
+/** Per-method scoring's methods, listed under the endpoints when there are any. */
+const METHOD_COLUMNS: readonly Column<MethodStatsView>[] = [
+  { title: 'method', cell: (method) => method.method },
+  { title: 'calls', cell: (method) => String(method.calls) },
+  { title: 'baseline_ms', cell: (method) => fixed(method.baselineMs, 2) },
+  { title: 'weight', cell: (method) => fixed(method.weight, 3) },
 ];
 
 function fixed(value: number | null, digits: number): string {
@@ -40,13 +53,17 @@ function formatBalancer(stats: BalancerStats): string {
   const label = stats.label === '' ? '' : ` ${JSON.stringify(stats.label)}`;
   const fleet = stats.fleetRttMs === null ? '' : ` fleet_ms=${stats.fleetRttMs.toFixed(2)}`;
   const header = `${stats.policy} #${stats.instanceId}${label} ${stats.state}${fleet} ${JSON.stringify(configOf(stats))}`;
-  const rows = [COLUMNS.map((column) => column.title), ...stats.endpoints.map((endpoint) => COLUMNS.map((column) => column.cell(endpoint)))];
-  const widths = COLUMNS.map((_, i) => Math.max(...rows.map((row) => row[i].length)));
-  // Text left-aligned, numbers right-aligned.
-  const lines = rows.map((row) =>
-    '  ' + row.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ').trimEnd(),
+  const methods = stats.methods.length === 0 ? [] : tableLines(METHOD_COLUMNS, stats.methods, 1);
+  return [header, ...tableLines(COLUMNS, stats.endpoints, 2), ...methods].join('\n');
+}
+
+/** Aligned, indented rows: the first `textColumns` left-aligned, numbers right-aligned. */
+function tableLines<T>(columns: readonly Column<T>[], items: readonly T[], textColumns: number): string[] {
+  const rows = [columns.map((column) => column.title), ...items.map((item) => columns.map((column) => column.cell(item)))];
+  const widths = columns.map((_, i) => Math.max(...rows.map((row) => row[i].length)));
+  return rows.map((row) =>
+    '  ' + row.map((cell, i) => (i < textColumns ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ').trimEnd(),
   );
-  return [header, ...lines].join('\n');
 }
 
 /** The config without its `{policy: ...}` wrapper, which the header already names. */

@@ -3,7 +3,7 @@
  * metrics (`grpc.lb.wrr.*`, `grpc.lb.pick_first.*`): `grpc.lb.<policy>.<what>`.
  * One series per endpoint; attributes in METRIC_ATTRIBUTES.
  */
-import { EndpointStats } from '../policy/stats';
+import { EndpointStats, MethodStatsView } from '../policy/stats';
 import { InstrumentOptions } from './meter';
 
 /** The attribute keys every observation carries. */
@@ -25,18 +25,23 @@ export const METRIC_ATTRIBUTES = {
    * this keeps their series apart. Aggregate it away in dashboards.
    */
   instance: 'grpc.lb.instance',
+  /**
+   * The method path, on the per-method series only (METHOD_METRIC_SPECS,
+   * with `methodScoring` on): at most STATS_MAX_METHODS per balancer.
+   */
+  method: 'grpc.lb.method',
 } as const;
 
-/** One instrument: its name, kind, and how to read its value from an endpoint's stats. */
-export interface MetricSpec {
+/** One instrument: its name, kind, and how to read its value from an endpoint's (or a method's) stats. */
+export interface MetricSpec<T = EndpointStats> {
   /** The instrument's name, `grpc.lb.<policy>.<what>`. */
   readonly name: string;
   /** An observable gauge (a value now) or an observable counter (a cumulative total). */
   readonly kind: 'gauge' | 'counter';
   /** Unit (UCUM) and description, as the instrument is created with. */
   readonly options: Required<InstrumentOptions>;
-  /** The value to report, or null to report nothing for this endpoint. */
-  readonly read: (endpoint: EndpointStats) => number | null;
+  /** The value to report, or null to report nothing for this endpoint (method). */
+  readonly read: (stats: T) => number | null;
 }
 
 const callsStarted = (prefix: string): MetricSpec => ({
@@ -96,3 +101,26 @@ export const METRIC_SPECS: Readonly<Record<string, readonly MetricSpec[]>> = {
     callsStarted('grpc.lb.least_request'),
   ],
 };
+
+/**
+ * Per-method series, for balancers with per-method scoring on: one per
+ * method among the balancer's STATS_MAX_METHODS most called, attributes as
+ * above without `grpc.lb.endpoint`, with `grpc.lb.method`.
+ */
+export const METHOD_METRIC_SPECS: readonly MetricSpec<MethodStatsView>[] = [
+  {
+    name: 'grpc.lb.peak_ewma.method_calls',
+    kind: 'counter',
+    options: { unit: '{call}', description: 'Calls started for the method since the balancer began tracking it (cumulative).' },
+    read: (method) => method.calls,
+  },
+  {
+    name: 'grpc.lb.peak_ewma.method_baseline',
+    kind: 'gauge',
+    options: {
+      unit: 'ms',
+      description: "The method's fleet average latency (successful calls, all endpoints), which its samples are judged against.",
+    },
+    read: (method) => method.baselineMs,
+  },
+];

@@ -8,9 +8,9 @@
  *   // ... on shutdown:
  *   handle.unregister();
  */
-import { BalancerStats, getLoadBalancerStats } from '../policy/stats';
+import { BalancerStats, EndpointStats, getLoadBalancerStats } from '../policy/stats';
 import { BatchCallback, MeterLike, MetricAttributes, ObservableInstrument } from './meter';
-import { METRIC_ATTRIBUTES, METRIC_SPECS, MetricSpec } from './metric-names';
+import { METHOD_METRIC_SPECS, METRIC_ATTRIBUTES, METRIC_SPECS, MetricSpec } from './metric-names';
 
 /** Options of registerLoadBalancerMetrics. */
 export interface LoadBalancerMetricsOptions {
@@ -24,8 +24,8 @@ export interface LoadBalancerMetricsHandle {
   unregister(): void;
 }
 
-interface Instrument {
-  readonly spec: MetricSpec;
+interface Instrument<T = EndpointStats> {
+  readonly spec: MetricSpec<T>;
   readonly observable: ObservableInstrument;
 }
 
@@ -41,40 +41,42 @@ export function registerLoadBalancerMetrics(
   meter: MeterLike,
   options: LoadBalancerMetricsOptions = {},
 ): LoadBalancerMetricsHandle {
+  const create = <T>(spec: MetricSpec<T>): Instrument<T> => ({
+    spec,
+    observable:
+      spec.kind === 'counter' ? meter.createObservableCounter(spec.name, spec.options) : meter.createObservableGauge(spec.name, spec.options),
+  });
   const byPolicy = new Map<string, Instrument[]>();
   for (const [policy, specs] of Object.entries(METRIC_SPECS)) {
-    byPolicy.set(
-      policy,
-      specs.map((spec) => ({
-        spec,
-        observable:
-          spec.kind === 'counter'
-            ? meter.createObservableCounter(spec.name, spec.options)
-            : meter.createObservableGauge(spec.name, spec.options),
-      })),
-    );
+    byPolicy.set(policy, specs.map(create));
   }
-  const observables = [...byPolicy.values()].flat().map((instrument) => instrument.observable);
+  const methodInstruments = METHOD_METRIC_SPECS.map(create);
+  const observables = [...[...byPolicy.values()].flat(), ...methodInstruments].map((instrument) => instrument.observable);
+  const observeAll = <T>(result: Parameters<BatchCallback>[0], instruments: readonly Instrument<T>[], stats: T, attributes: MetricAttributes): void => {
+    for (const { spec, observable } of instruments) {
+      const value = spec.read(stats);
+      // NaN: a balancer that has had no config yet has no cost.
+      if (value !== null && Number.isFinite(value)) {
+        result.observe(observable, value, attributes);
+      }
+    }
+  };
   const callback: BatchCallback = (result) => {
     for (const stats of getLoadBalancerStats()) {
       const instruments = byPolicy.get(stats.policy);
       if (instruments === undefined || (options.filter && !options.filter(stats))) {
         continue;
       }
+      const balancer: MetricAttributes = {
+        [METRIC_ATTRIBUTES.label]: stats.label,
+        [METRIC_ATTRIBUTES.policy]: stats.policy,
+        [METRIC_ATTRIBUTES.instance]: stats.instanceId,
+      };
       for (const endpoint of stats.endpoints) {
-        const attributes: MetricAttributes = {
-          [METRIC_ATTRIBUTES.label]: stats.label,
-          [METRIC_ATTRIBUTES.endpoint]: endpoint.address,
-          [METRIC_ATTRIBUTES.policy]: stats.policy,
-          [METRIC_ATTRIBUTES.instance]: stats.instanceId,
-        };
-        for (const { spec, observable } of instruments) {
-          const value = spec.read(endpoint);
-          // NaN: a balancer that has had no config yet has no cost.
-          if (value !== null && Number.isFinite(value)) {
-            result.observe(observable, value, attributes);
-          }
-        }
+        observeAll(result, instruments, endpoint, { ...balancer, [METRIC_ATTRIBUTES.endpoint]: endpoint.address });
+      }
+      for (const method of stats.methods) {
+        observeAll(result, methodInstruments, method, { ...balancer, [METRIC_ATTRIBUTES.method]: method.method });
       }
     }
   };

@@ -12,8 +12,9 @@
 import { experimental, Metadata } from '@grpc/grpc-js';
 import { EndpointLoad } from '../core/endpoint-load';
 import { LoadBalancingEngine } from '../core/engine';
+import { MethodStats } from '../core/methods';
 import { outcomeOfStatus } from './call-outcome';
-import { isUntimed } from './streaming';
+import { isUntimed, timedMethodOf } from './streaming';
 import { Tracer } from './trace';
 
 type PickResult = experimental.PickResult;
@@ -45,7 +46,10 @@ export class EndpointPicker implements experimental.Picker {
 
   pick(pickArgs: experimental.PickArgs): PickResult {
     const { engine, tracer } = this.context;
-    const index = engine.pick(this.loads);
+    // The call's method (callMarker), only when the model scores per method.
+    const method = engine.model.methods === undefined ? undefined : engine.methodOf(timedMethodOf(pickArgs.metadata));
+    const callWeight = engine.callWeight(method);
+    const index = engine.pick(this.loads, callWeight);
     const chosen = this.ready[index];
     if (tracer.picksEnabled) {
       tracer.debug(`pick: ${chosen.name} among ${this.describeCosts()}`);
@@ -57,7 +61,7 @@ export class EndpointPicker implements experimental.Picker {
     if (!this.context.countsStreams && isUntimed(pickArgs.metadata)) {
       return childPick;
     }
-    return trackCall(childPick, engine, chosen.load);
+    return trackCall(childPick, engine, chosen.load, callWeight, method);
   }
 
   private describeCosts(): string {
@@ -71,13 +75,19 @@ export class EndpointPicker implements experimental.Picker {
  * chaining the child's own callbacks. The subchannel is returned unchanged:
  * parents (outlier_detection, xds_cluster_impl) unwrap it.
  */
-function trackCall(childPick: PickResult, engine: LoadBalancingEngine, load: EndpointLoad): PickResult {
+function trackCall(
+  childPick: PickResult,
+  engine: LoadBalancingEngine,
+  load: EndpointLoad,
+  callWeight: number,
+  method: MethodStats | undefined,
+): PickResult {
   let startedAtMs = 0;
   let inFlight = false;
   const onCallEnded: OnCallEnded = (code: number, details: string, metadata: Metadata) => {
     if (inFlight) {
       inFlight = false;
-      engine.callEnded(load, outcomeOfStatus(code, details), startedAtMs);
+      engine.callEnded(load, outcomeOfStatus(code, details), startedAtMs, callWeight, method);
     }
     childPick.onCallEnded?.(code, details, metadata);
   };
@@ -86,7 +96,7 @@ function trackCall(childPick: PickResult, engine: LoadBalancingEngine, load: End
     subchannel: childPick.subchannel,
     status: childPick.status,
     onCallStarted: () => {
-      startedAtMs = engine.callStarted(load);
+      startedAtMs = engine.callStarted(load, callWeight, method);
       inFlight = true;
       childPick.onCallStarted?.();
     },

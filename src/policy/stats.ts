@@ -5,6 +5,22 @@
 import { currentRttMs, PeakEwmaModel } from '../core/cost';
 import { EndpointLoad } from '../core/endpoint-load';
 import { LoadBalancingEngine } from '../core/engine';
+import { methodWeight } from '../core/methods';
+
+/** Methods a balancer's stats list at most (the most called). */
+export const STATS_MAX_METHODS = 10;
+
+/** One method as per-method scoring sees it (`methodScoring`, core/methods.ts). */
+export interface MethodStatsView {
+  /** The method path the `callMarker` interceptor passed, e.g. `/pkg.Service/Get`. */
+  readonly method: string;
+  /** Calls started for it since it was tracked. */
+  readonly calls: number;
+  /** Its fleet average: a moving average of its successful calls' latency, all endpoints; null before the first. */
+  readonly baselineMs: number | null;
+  /** Its weight now: baselineMs / fleetRttMs, 1 while either is unknown (what a call of it counts as). */
+  readonly weight: number;
+}
 
 /** One endpoint as its balancer sees it. */
 export interface EndpointStats {
@@ -50,6 +66,11 @@ export interface BalancerStats {
   readonly fleetRttMs: number | null;
   /** Every endpoint in the current address list, READY or not. */
   readonly endpoints: readonly EndpointStats[];
+  /**
+   * With per-method scoring on: the STATS_MAX_METHODS most called methods,
+   * most first; empty otherwise (off, least_request, or no `callMarker`).
+   */
+  readonly methods: readonly MethodStatsView[];
 }
 
 /** What a balancer hands over for a snapshot. @internal */
@@ -101,5 +122,20 @@ function toStats(raw: ReturnType<BalancerStatsSource['statsSnapshot']>): Balance
       shareOfCalls: totalCalls > 0 ? load.callsStarted / totalCalls : 0,
       msSinceLastSample: load.hasSample ? nowMs - load.sampledAtMs : null,
     })),
+    methods: methodViews(raw.engine),
   };
+}
+
+function methodViews(engine: LoadBalancingEngine | null): MethodStatsView[] {
+  const model = engine?.model;
+  const methods = model?.methods;
+  if (!(model instanceof PeakEwmaModel) || methods === undefined) {
+    return [];
+  }
+  return methods.top(STATS_MAX_METHODS).map((method) => ({
+    method: method.name,
+    calls: method.calls,
+    baselineMs: method.fleet.hasSample ? method.fleet.rttMs : null,
+    weight: methodWeight(method, model.fleet),
+  }));
 }

@@ -13,6 +13,7 @@ const snapshot: BalancerStats[] = [
       { address: '10.0.0.1:50051', state: 'READY', outstanding: 1, estimateMs: 10.4149, cost: 20.8298, callsStarted: 412, shareOfCalls: 0.412, msSinceLastSample: 3.2 },
       { address: '10.0.0.22:50051', state: 'CONNECTING', outstanding: 0, estimateMs: 10, cost: 10, callsStarted: 0, shareOfCalls: 0, msSinceLastSample: null },
     ],
+    methods: [],
   },
   {
     instanceId: 2,
@@ -24,6 +25,7 @@ const snapshot: BalancerStats[] = [
     endpoints: [
       { address: '10.0.0.3:50051', state: 'TRANSIENT_FAILURE', outstanding: 0, estimateMs: null, cost: 0, callsStarted: 7, shareOfCalls: 1, msSinceLastSample: null },
     ],
+    methods: [],
   },
 ];
 
@@ -41,6 +43,21 @@ describe('formatLoadBalancerStats', () => {
         '  10.0.0.3:50051  TRANSIENT_FAILURE            -            0  0.00      7  1.000                   -',
       ].join('\n'),
     );
+  });
+
+  it('with per-method scoring, lists the methods under the endpoints', () => {
+    const withMethods: BalancerStats = {
+      ...snapshot[0],
+      methods: [
+        { method: '/shop.Orders/Get', calls: 300, baselineMs: 2.04, weight: 0.2 },
+        { method: '/shop.Orders/Search', calls: 112, baselineMs: null, weight: 1 },
+      ],
+    };
+    expect(formatLoadBalancerStats([withMethods]).split('\n').slice(4)).toEqual([
+      '  method               calls  baseline_ms  weight',
+      '  /shop.Orders/Get       300         2.04   0.200',
+      '  /shop.Orders/Search    112            -   1.000',
+    ]);
   });
 
   it('says so when no balancer is live', () => {

@@ -6,7 +6,7 @@
  */
 import { createNoopMeter } from '@opentelemetry/api';
 import { callOnce } from '../../scripts/lib/probe-service';
-import { getLoadBalancerStats, METRIC_SPECS, register, registerLoadBalancerMetrics, STATS_LABEL_OPTION } from '../../src';
+import { getLoadBalancerStats, METHOD_METRIC_SPECS, METRIC_SPECS, register, registerLoadBalancerMetrics, STATS_LABEL_OPTION } from '../../src';
 import { startBackends, stopBackends, TestBackend } from '../support/backends';
 import { clientFor, runTraffic, sleep } from '../support/traffic';
 import { Observation, RecordingMeter } from './support/recording-meter';
@@ -36,7 +36,7 @@ describe('registerLoadBalancerMetrics', () => {
   it('creates every grpc.lb.peak_ewma.* and grpc.lb.least_request.* instrument with a unit and description', () => {
     const meter = new RecordingMeter();
     const handle = registerLoadBalancerMetrics(meter);
-    const expected = Object.values(METRIC_SPECS).flat();
+    const expected = [...Object.values(METRIC_SPECS).flat(), ...METHOD_METRIC_SPECS];
     expect(meter.instruments.map((i) => [i.name, i.kind])).toEqual(expected.map((spec) => [spec.name, spec.kind]));
     expect(meter.instruments.map((i) => i.name)).toEqual(
       expect.arrayContaining([
@@ -47,6 +47,8 @@ describe('registerLoadBalancerMetrics', () => {
         'grpc.lb.peak_ewma.sample_age',
         'grpc.lb.least_request.outstanding_calls',
         'grpc.lb.least_request.calls_started',
+        'grpc.lb.peak_ewma.method_calls',
+        'grpc.lb.peak_ewma.method_baseline',
       ]),
     );
     expect(meter.instruments.find((i) => i.name === 'grpc.lb.peak_ewma.calls_started')!.kind).toBe('counter');

@@ -31,7 +31,20 @@ describe('peak_ewma_experimental config', () => {
       // Off by default (docs/tuning.md §9).
       rotationMargin: 0,
       decayFairShares: 0,
+      // Per-method scoring for calls marked by callMarker (docs/design.md).
+      methodScoring: 'latency',
     });
+  });
+
+  it('methodScoring: "off", "latency" or "work", and round-trips when not the default', () => {
+    for (const methodScoring of ['off', 'latency', 'work'] as const) {
+      const config = parsePeak({ methodScoring });
+      expect(config.settings.methodScoring).toBe(methodScoring);
+      const json = config.toJsonObject() as Record<string, Record<string, unknown>>;
+      expect(json.peak_ewma_experimental.methodScoring).toBe(methodScoring === 'latency' ? undefined : methodScoring);
+      expect(parsePeak(json.peak_ewma_experimental)).toEqual(config);
+    }
+    expect(parsePeak({ method_scoring: 'work' }).settings.methodScoring).toBe('work');
   });
 
   it('reads camelCase and snake_case, durations as strings or {seconds, nanos}', () => {
@@ -78,6 +91,8 @@ describe('peak_ewma_experimental config', () => {
     [{ penaltyValue: NaN }, /"penaltyValue" must be a finite number, got NaN/],
     [{ penaltyValue: Infinity }, /"penaltyValue" must be a finite number/],
     [{ errorPenaltyFactor: 0.5 }, /"errorPenaltyFactor" must be at least 1/],
+    [{ methodScoring: 'on' }, /"methodScoring" must be one of "off", "latency", "work", got "on"/],
+    [{ methodScoring: true }, /"methodScoring" must be one of "off", "latency", "work", got boolean/],
     [{ decayTime: '1s', decay_time: '2s' }, /"decayTime" is given twice/],
     [[], /config must be a JSON object/],
   ])('rejects %j with a message naming the field and the rule', (input, message) => {

@@ -1,0 +1,132 @@
+/**
+ * Per-method scoring (`methodScoring`): a service whose methods cost 1 ms to
+ * 1 s cannot be judged by one estimate per endpoint — an endpoint that just
+ * served a 1 s Report carries a 1 s peak and is avoided for seconds, one that
+ * served a run of pings looks fast, and the signal that tells a slow backend
+ * from a fast one drowns in the method mix (scenario s13).
+ *
+ * The balancer keeps, per method m, the method's own fleet average B_m (a
+ * `FleetRtt` over its successful calls, all endpoints), beside the
+ * balancer's fleet average F over all calls. A method's weight is
+ *
+ *     w_m = B_m / F
+ *
+ * (how many "average calls" one call of m costs), and:
+ *
+ * - latency: a call of m that took r ms is sampled as r / w_m, so each
+ *   endpoint keeps one estimate in the unit of an average call, and a Report
+ *   and a ping on the same backend say the same thing about its speed. One
+ *   estimate per endpoint, not one per (endpoint, method): the state per
+ *   endpoint does not grow with the methods, the pick reads one estimate per
+ *   candidate, and a rarely called method still learns from every other
+ *   method's calls. The assumption is that a slow backend is slow for every
+ *   method by about the same factor (the simulator's model, and a CPU-bound
+ *   backend's behaviour).
+ * - work (`methodScoring: "work"`): the load factor counts in-flight work,
+ *   not calls: cost = E · (Σ w of calls in flight + w of the call placed),
+ *   so a ping avoids a backend busy with a Report, which a call count
+ *   treats as one ping.
+ *
+ * A method without a baseline yet (first seen, over the cap, or called
+ * without the interceptor) has weight 1: it is scored as today. With one
+ * method B_m and F see the same samples, so w = 1 exactly and every number
+ * the engine computes is bit-identical to scoring without methods.
+ *
+ * Memory: at most `MAX_TRACKED_METHODS` methods per balancer (a FleetRtt and
+ * three counters each, ~100 bytes); a method with no call for
+ * `METHOD_IDLE_MS` is dropped when a new method is seen, at most one sweep
+ * (O(tracked methods)) per METHOD_IDLE_MS / 4; so a method seen while the
+ * table is full waits up to 30 s for a slot, scoring as weight 1 meanwhile.
+ */
+import { FleetRtt } from './fleet-rtt';
+
+/** Methods tracked per balancer; further ones score as weight 1 until a slot frees. */
+export const MAX_TRACKED_METHODS = 64;
+/** A method with no call for this long is dropped (the reference's 120 s). */
+export const METHOD_IDLE_MS = 120_000;
+
+export class MethodStats {
+  /** B_m: this method's fleet average, successful calls, all endpoints. */
+  readonly fleet = new FleetRtt();
+  /** Calls started for this method since it was tracked (for stats). */
+  calls = 0;
+  /** When a call was last placed for it (monotonic ms). */
+  lastSeenMs = 0;
+
+  constructor(readonly name: string) {}
+}
+
+/** w_m = B_m / F, or 1 while either has no sample. */
+export function methodWeight(method: MethodStats | undefined, fleet: FleetRtt): number {
+  if (method === undefined || !method.fleet.hasSample || !fleet.hasSample || !(fleet.rttMs > 0)) {
+    return 1;
+  }
+  return method.fleet.rttMs / fleet.rttMs;
+}
+
+/**
+ * A call of `method` that took `elapsedMs`, in the unit of an average call:
+ * elapsed / w_m. A method's first answers, before it has a baseline while
+ * the balancer has one, count as an average call: one number says nothing
+ * of how this endpoint compares with others for that method.
+ */
+export function normalisedElapsedMs(elapsedMs: number, method: MethodStats, fleet: FleetRtt): number {
+  if (!method.fleet.hasSample && fleet.hasSample) {
+    return fleet.rttMs;
+  }
+  return elapsedMs / methodWeight(method, fleet);
+}
+
+/** The balancer's tracked methods, bounded in number and idle time. */
+export class MethodTable {
+  private readonly byName = new Map<string, MethodStats>();
+  private sweptAtMs = 0;
+
+  constructor(
+    readonly maxMethods: number = MAX_TRACKED_METHODS,
+    readonly idleMs: number = METHOD_IDLE_MS,
+  ) {}
+
+  get size(): number {
+    return this.byName.size;
+  }
+
+  /** The state of `name` if tracked. */
+  get(name: string): MethodStats | undefined {
+    return this.byName.get(name);
+  }
+
+  /**
+   * Tracks `name`, first seen at `nowMs`, if there is room (after dropping
+   * idle methods); undefined if not: its calls score as weight 1.
+   */
+  add(name: string, nowMs: number): MethodStats | undefined {
+    // At most one sweep per idleMs / 4, full or not: over the cap, every
+    // call of an untracked method comes here, and must not pay O(methods).
+    if (nowMs - this.sweptAtMs >= this.idleMs / 4) {
+      this.dropIdle(nowMs);
+    }
+    if (this.byName.size >= this.maxMethods) {
+      return undefined;
+    }
+    const method = new MethodStats(name);
+    method.lastSeenMs = nowMs;
+    this.byName.set(name, method);
+    return method;
+  }
+
+  /** Drops every method not picked for `idleMs`. O(tracked methods). */
+  dropIdle(nowMs: number): void {
+    this.sweptAtMs = nowMs;
+    for (const [name, method] of this.byName) {
+      if (nowMs - method.lastSeenMs >= this.idleMs) {
+        this.byName.delete(name);
+      }
+    }
+  }
+
+  /** The `limit` methods with the most calls, most first (stats). */
+  top(limit: number): MethodStats[] {
+    return [...this.byName.values()].sort((a, b) => b.calls - a.calls || (a.name < b.name ? -1 : 1)).slice(0, limit);
+  }
+}
