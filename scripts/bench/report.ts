@@ -21,7 +21,7 @@ import { formatMs, formatPercent } from './progress';
 import { REFERENCE_OVERHEAD, REFERENCE_RECOVERY_S, REFERENCE_RESULTS, ReferencePolicy } from '../lib/reference-numbers';
 import { behaviourOf, DEFAULT_BEHAVIOUR, FleetKind, fleetRoles, SINGLE_METHOD } from '../model';
 import { planLoadRuns, planWallTimeS, RUN_OVERHEAD_S } from './plan';
-import { offeredLoad, REFERENCE_SCALE, Regime, regimeKey, regimeLabel, regimeShort } from './scale';
+import { MACHINE_BUDGET_RPS, offeredLoad, overMachineBudget, REFERENCE_SCALE, Regime, regimeKey, regimeLabel, regimeShort } from './scale';
 import { scenarioById } from './scenarios';
 import { mean, median } from './stats';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
@@ -428,10 +428,22 @@ function regimeText(rows: readonly AggregateRow[], results: BenchResults): strin
       `; ${likeReference(regime) ? "the reference's regime, time × " + f + ': ms ÷ ' + f + " are the reference's units" : "its own regime, not the reference's: its numbers compare only with each other"}; ` +
       `warm-up ${real(timeline.warmupMs / 1000)}, measurement ${real(timeline.measureS)}, fault ${real(timeline.faultStartS)}–${real(timeline.faultEndS)}` +
       (f === 1 ? '' : ` (timeline ${timeline.warmupMs / 1000} / ${timeline.measureS} / ${timeline.faultStartS}–${timeline.faultEndS} s × ${f})`) +
-      '.'
+      '.' +
+      overMachineBudgetText(layout, regime)
     );
   });
   return lines;
+}
+
+/** The warning a one-policy-per-run regime over the machine's budget gets (scale.ts, overMachineBudget). */
+export function overMachineBudgetText(layout: string, regime: Regime): string {
+  if (layout !== 'uniform' || !overMachineBudget(regime)) return '';
+  const totalRps = regime.perClientRps * regime.clientsPerPolicy;
+  return (
+    ` **Over this machine's budget:** ${Math.round(totalRps)} calls/s in total against the ~${MACHINE_BUDGET_RPS} it serves ` +
+    'without its own stalls reaching the median, so the host processes stall under the load itself and even identical ' +
+    "backends are not a healthy fleet: read this regime's numbers as the machine's as much as the policies'."
+  );
 }
 
 /** Result files from before issue 18's harness, re-judged: say what they were measured with. */

@@ -7,7 +7,7 @@ import type { CpuPerRpcResult } from './cpu-per-rpc';
 import type { PickPathReport } from './pick-path';
 import { clientLabel, isXdsClient, PolicyId, POLICY_LABELS } from './policies';
 import { formatMs, formatPercent } from './progress';
-import { Regime, regimeKey, regimeShort } from './scale';
+import { MACHINE_BUDGET_RPS, overMachineBudget, Regime, regimeKey, regimeShort } from './scale';
 import { median } from './stats';
 
 export interface Verdict {
@@ -152,7 +152,8 @@ function judge(rows: readonly AggregateRow[], measure: LoadVerdict['measure'], s
 
 /** The name of a group of rows in verdicts and headlines: scenario, layout, regime. */
 export function groupName(scenario: string, layout: AggregateRow['layout'], regime: Regime): string {
-  return `${scenario}${layout === 'reference' ? '' : ` ${layout}`} (${regimeShort(regime)})`;
+  const overBudget = layout === 'uniform' && overMachineBudget(regime) ? ", over this machine's budget" : '';
+  return `${scenario}${layout === 'reference' ? '' : ` ${layout}`} (${regimeShort(regime)}${overBudget})`;
 }
 
 export function loadVerdicts(rows: readonly AggregateRow[]): LoadVerdict[] {
@@ -192,6 +193,14 @@ export function lowConcurrencyVerdicts(rows: readonly AggregateRow[]): Verdict[]
       continue;
     }
     const ratio = peak.allP99Ms / rr.allP99Ms;
+    if (overMachineBudget(regime)) {
+      out.push({
+        target,
+        met: null,
+        detail: `not judged: ${Math.round(regime.perClientRps * regime.clientsPerPolicy)} calls/s is over this machine's budget (~${MACHINE_BUDGET_RPS}), so the fleet was not healthy (${formatMs(peak.allP99Ms)} vs ${formatMs(rr.allP99Ms)}, ${ratio.toFixed(2)}×)`,
+      });
+      continue;
+    }
     out.push({
       target,
       met: ratio <= LOW_CONCURRENCY_IDENTICAL_LIMIT,

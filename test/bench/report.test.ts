@@ -332,3 +332,17 @@ describe('report headline', () => {
     expect(markdown).toContain('Load test, by the reference\'s rule: 1 wins, 1 ties, 0 splits, 1 losses.');
   });
 });
+
+describe("a regime over this machine's budget", () => {
+  it('is flagged in its verdicts and not judged on the healthy-fleet bound', () => {
+    const { overMachineBudget, MACHINE_BUDGET_RPS } = jest.requireActual('../../scripts/bench/scale') as typeof import('../../scripts/bench/scale');
+    const regime = { slots: 2, medianMs: 10, timeFactor: 1, timeScaled: true, backends: 6, perClientRps: 100, clientsPerPolicy: 8 };
+    expect(overMachineBudget(regime)).toBe(true);
+    expect(overMachineBudget({ ...regime, slots: 1, perClientRps: 50 })).toBe(false);
+    expect(MACHINE_BUDGET_RPS).toBeGreaterThan(400);
+    const { groupName } = jest.requireActual('../../scripts/bench/verdicts') as typeof import('../../scripts/bench/verdicts');
+    expect(groupName('s02', 'uniform', regime)).toMatch(/over this machine's budget/);
+    expect(groupName('s02', 'uniform', { ...regime, perClientRps: 50 })).not.toMatch(/budget/);
+    expect(groupName('s02', 'reference', regime)).not.toMatch(/budget/);
+  });
+});
