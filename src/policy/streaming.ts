@@ -25,13 +25,12 @@ import { InterceptingCall, Interceptor, Metadata } from '@grpc/grpc-js';
 
 /** What the interceptor tells the picker about one call. */
 interface CallInfo {
-  /** The method path, e.g. "/pkg.Service/Get". */
-  readonly method: string;
+  /** The method path, e.g. "/pkg.Service/Get"; undefined if only `markUntimed` marked the call. */
+  readonly method?: string;
   /** A stream (or a call marked by `markUntimed`): left out of latency and load. */
   readonly untimed: boolean;
 }
 
-const untimedCallOptions = new WeakSet<object>();
 const CALL_INFO = Symbol('grpc-js-peak-ewma.callInfo');
 
 /** The options object of a call marked by `callMarker`. */
@@ -47,14 +46,13 @@ function callInfoOf(metadata: Metadata): CallInfo | undefined {
  * out. To mark one call of a Metadata you reuse, pass `metadata.clone()`.
  */
 export function markUntimed(metadata: Metadata): void {
-  const options = { ...metadata.getOptions() };
-  untimedCallOptions.add(options);
+  const options: MarkedOptions = { ...metadata.getOptions(), [CALL_INFO]: { method: callInfoOf(metadata)?.method, untimed: true } };
   metadata.setOptions(options);
 }
 
 /** Whether `metadata` belongs to a streaming call or one marked by `markUntimed`. */
 export function isUntimed(metadata: Metadata): boolean {
-  return untimedCallOptions.has(metadata.getOptions()) || callInfoOf(metadata)?.untimed === true;
+  return callInfoOf(metadata)?.untimed === true;
 }
 
 /**
@@ -92,7 +90,7 @@ export const callMarker: Interceptor = (options, nextCall) => {
 export function markedCopy(metadata: Metadata, method: string, streaming: boolean): Metadata {
   const marked = metadata.clone();
   const callOptions = marked.getOptions();
-  const fresh: MarkedOptions = { ...callOptions, [CALL_INFO]: { method, untimed: streaming || untimedCallOptions.has(callOptions) } };
+  const fresh: MarkedOptions = { ...callOptions, [CALL_INFO]: { method, untimed: streaming || callInfoOf(marked)?.untimed === true } };
   marked.setOptions(fresh);
   return marked;
 }
