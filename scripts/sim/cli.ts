@@ -37,6 +37,7 @@ const USAGE = `usage: npm run simulate -- [options]
                         --scenario is given too ("regimes" is also a scenario name)
   --regime-slots L      the grid's slots instead (comma-separated), e.g. 1,2
   --regime-clients L    the grid's client counts instead, e.g. 64
+                        (--uniform-policies narrows the grid's policies too)
   --jobs N              worker threads (default: one per core)
   --list                list scenarios and exit`;
 
@@ -138,6 +139,8 @@ async function main(): Promise<void> {
         policyUnderTest: values.policy,
         slots: regimeSlots,
         clients: regimeClients,
+        // The grid's policies too, e.g. only the variant under test against a saved baseline.
+        policies: uniformPolicies,
       }),
     );
   }

@@ -13,6 +13,7 @@ import { MethodStats, MethodTable, methodWeight, normalisedElapsedMs } from './m
 import { probeCost, unsampledCost } from './new-endpoint';
 import { withPendingWaitMs } from './pending';
 import { blendRttMs } from './peak-ewma';
+import { failuresInARowAfter, probeBackoffFactor } from './probe-backoff';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 import { capStaleMs, isStale } from './staleness';
 import { BalancerTraffic } from './traffic';
@@ -179,7 +180,7 @@ export function sampleForOutcome(
 ): number | null {
   const needsEstimate = outcome === CallOutcome.FAILURE && load.hasSample;
   const estimateNowMs = needsEstimate ? estimateMs(load, nowMs, settings, fleet, traffic) : settings.defaultRttMs;
-  return sampleFrom(outcome, elapsedMs, estimateNowMs, settings, fleetRttOf(fleet));
+  return sampleFrom(outcome, elapsedMs, estimateNowMs, settings, fleetRttOf(fleet), probeBackoffFactor(failuresInARowAfter(load, outcome), settings));
 }
 
 /** The fleet average, or undefined before its first sample. */
@@ -251,7 +252,8 @@ export class PeakEwmaModel implements LoadModel {
       : settings.defaultRttMs;
     // In the unit of an average call (methods.ts); unchanged without a method.
     const judgedMs = method === undefined ? elapsedMs : normalisedElapsedMs(elapsedMs, method, fleet);
-    const sampleMs = sampleFrom(outcome, judgedMs, estimateNowMs, settings, fleetRttOf(fleet));
+    load.consecutiveFailures = failuresInARowAfter(load, outcome);
+    const sampleMs = sampleFrom(outcome, judgedMs, estimateNowMs, settings, fleetRttOf(fleet), probeBackoffFactor(load.consecutiveFailures, settings));
     if (sampleMs === null || !(sampleMs >= 0) || !Number.isFinite(sampleMs)) {
       return;
     }

@@ -31,13 +31,15 @@ export function sampleFrom(
   estimateNowMs: number,
   settings: PeakEwmaSettings,
   fleetRttMs?: number,
+  /** The probe back-off's factor on the penalty (probe-backoff.ts); 1: none. */
+  penaltyBackoff = 1,
 ): number | null {
   if (outcome === CallOutcome.CANCELLED) {
     return null;
   }
   if (outcome === CallOutcome.FAILURE && settings.errorPenaltyFactor > 1) {
     const typicalMs = fleetRttMs === undefined ? settings.defaultRttMs : Math.max(settings.defaultRttMs, fleetRttMs);
-    return Math.max(elapsedMs, estimateNowMs, settings.errorPenaltyFactor * typicalMs);
+    return Math.max(elapsedMs, estimateNowMs, settings.errorPenaltyFactor * typicalMs * penaltyBackoff);
   }
   return elapsedMs;
 }

@@ -57,6 +57,12 @@ export interface PeakEwmaSettings {
    */
   readonly probeFairShares?: number;
   /**
+   * The probe back-off's cap (probe-backoff.ts): after j failed calls in a
+   * row the probe interval in calls is K × 2^(j−1), at most this × K. 0, 1
+   * or absent: off.
+   */
+  readonly maxProbeBackoff?: number;
+  /**
    * Whether the estimate counts the wait of calls still in flight: with
    * calls outstanding and no answer for Δ ms, the endpoint is at least Δ
    * slow, so the estimate is at least Δ. A stalled backend (GC pause, black

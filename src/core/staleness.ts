@@ -8,6 +8,7 @@
 import { EndpointLoad } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
 import { PeakEwmaSettings } from './peak-ewma-settings';
+import { probeFairSharesOf } from './probe-backoff';
 import { BalancerTraffic } from './traffic';
 
 /** Whether `load`'s estimate is stale at `nowMs` (never without a fleet average). */
@@ -22,7 +23,7 @@ export function isStale(
   if (!maxEjectionMs || !load.hasSample || fleet === undefined || !fleet.hasSample || nowMs - load.sampledAtMs < maxEjectionMs) {
     return false;
   }
-  const fairShares = settings.probeFairShares;
+  const fairShares = probeFairSharesOf(load, settings);
   // Old enough; stale once it has also missed K fair shares of this balancer's calls.
   return !fairShares || traffic === undefined || traffic.callsStarted - load.sampledAtCall >= fairShares * traffic.readyEndpoints;
 }

@@ -21,6 +21,7 @@ import {
   PeakEwmaSettings,
   seededRandom,
 } from '../../src/core';
+import { crashLoop, probesBetween } from '../support/crash-loop';
 
 const TUNED: PeakEwmaSettings = {
   decayMs: 2_000,
@@ -117,30 +118,7 @@ describe('the engine keeps the traffic count; the model stamps each sample with 
   });
 });
 
-/**
- * One client, 20 endpoints; endpoint 0 fails every call at once (s04), the
- * others answer in 0.5 ms. One call every 1000/rate ms, each done before the
- * next. Returns the chosen endpoint of every call.
- */
-function crashLoop(settings: PeakEwmaSettings, callsPerSecond: number, seconds: number): number[] {
-  const clock = new ManualClock();
-  const engine = new LoadBalancingEngine({ model: new PeakEwmaModel(settings), choiceCount: 2, clock: clock.now, random: seededRandom(7) });
-  const loads = Array.from({ length: 20 }, () => new EndpointLoad());
-  const latency = seededRandom(3);
-  const periodMs = 1_000 / callsPerSecond;
-  const chosen: number[] = [];
-  for (let i = 0; i < seconds * callsPerSecond; i++) {
-    clock.set(i * periodMs);
-    const index = engine.pick(loads);
-    const started = engine.callStarted(loads[index]);
-    clock.advance(index === 0 ? 0.1 : 0.25 + 0.5 * latency());
-    engine.callEnded(loads[index], index === 0 ? CallOutcome.FAILURE : CallOutcome.SUCCESS, started);
-    chosen.push(index);
-  }
-  return chosen;
-}
-
-const probesAfter = (chosen: number[], fromCall: number): number => chosen.slice(fromCall).filter((index) => index === 0).length;
+const probesAfter = (chosen: number[], fromCall: number): number => probesBetween(chosen, fromCall);
 
 describe('a crash-looping endpoint, as a slow and as a fast client sees it', () => {
   it('a slow client (10 calls/s, 20 endpoints) probes it once per K fair shares (400 calls, 40 s), not once a second', () => {

@@ -28,6 +28,8 @@ describe('peak_ewma_experimental config', () => {
       maxEjectionMs: 1_000,
       pendingAware: true,
       probeFairShares: 10,
+      // Probe back-off after failed calls in a row (docs/tuning.md §11).
+      maxProbeBackoff: 8,
       // Off by default (docs/tuning.md §9).
       rotationMargin: 0,
       decayFairShares: 0,
@@ -45,6 +47,21 @@ describe('peak_ewma_experimental config', () => {
       expect(parsePeak(json.peak_ewma_experimental)).toEqual(config);
     }
     expect(parsePeak({ method_scoring: 'work' }).settings.methodScoring).toBe('work');
+  });
+
+  it('maxProbeBackoff: 0 (off) to 1000, round-trips when not the default, and a bad value names the field', () => {
+    for (const maxProbeBackoff of [0, 1, 16]) {
+      const config = parsePeak({ maxProbeBackoff });
+      expect(config.settings.maxProbeBackoff).toBe(maxProbeBackoff);
+      const json = config.toJsonObject() as Record<string, Record<string, unknown>>;
+      expect(json.peak_ewma_experimental.maxProbeBackoff).toBe(maxProbeBackoff);
+      expect(parsePeak(json.peak_ewma_experimental)).toEqual(config);
+    }
+    expect((parsePeak({}).toJsonObject() as Record<string, Record<string, unknown>>).peak_ewma_experimental.maxProbeBackoff).toBeUndefined();
+    expect(parsePeak({ max_probe_backoff: 4 }).settings.maxProbeBackoff).toBe(4);
+    expect(() => parsePeak({ maxProbeBackoff: -1 })).toThrow(/maxProbeBackoff/);
+    expect(() => parsePeak({ maxProbeBackoff: 1e4 })).toThrow(/maxProbeBackoff/);
+    expect(() => parsePeak({ maxProbeBackoff: 'lots' })).toThrow(/maxProbeBackoff/);
   });
 
   it('reads camelCase and snake_case, durations as strings or {seconds, nanos}', () => {

@@ -1,0 +1,47 @@
+/**
+ * Probe back-off: an endpoint whose probes keep failing is probed less
+ * often, counted in the balancer's own calls. Each probe of a crash-looping
+ * backend is a failed call, and the probe interval in calls (K fair shares,
+ * staleness.ts) bounds what that costs a light client at 1/(K·n) of its
+ * calls per such endpoint: 0.5 % at K = 10 and 20 endpoints, whatever the
+ * fleet's size in clients, because every client probes on its own. After
+ * the j-th failure in a row the interval is K·2^(j−1) fair shares, at most
+ * `maxProbeBackoff` × K, and the failure's penalty sample (error-penalty.ts)
+ * is as many times f × F, so that the decay, which re-admits an endpoint
+ * once its estimate is back near its peers', backs off alike; one success
+ * resets both. Like outlier_detection's
+ * ejection time, which grows with each consecutive ejection (gRFC A50's
+ * base_ejection_time × multiplier), but in calls, not time: the time floor
+ * (`maxEjectionMs`) is untouched, so a busy client, whose K fair shares
+ * pass well within that floor, probes and recovers exactly as before.
+ */
+import { CallOutcome, EndpointLoad } from './endpoint-load';
+import { PeakEwmaSettings } from './peak-ewma-settings';
+
+/**
+ * Failed calls in a row once a call ended with `outcome`: a failure counts,
+ * a success resets the count, and a deadline or a cancel leaves it: a
+ * deadline says the endpoint is slow, which the estimate already carries,
+ * not that it is failing.
+ */
+export function failuresInARowAfter(load: EndpointLoad, outcome: CallOutcome): number {
+  if (outcome === CallOutcome.SUCCESS) {
+    return 0;
+  }
+  return outcome === CallOutcome.FAILURE ? load.consecutiveFailures + 1 : load.consecutiveFailures;
+}
+
+/** 2^(j−1) after j failures in a row, at most `maxProbeBackoff`; 1 when off or after a success. */
+export function probeBackoffFactor(failuresInARow: number, settings: PeakEwmaSettings): number {
+  const maxBackoff = settings.maxProbeBackoff;
+  if (!maxBackoff || maxBackoff <= 1 || failuresInARow <= 1) {
+    return 1;
+  }
+  return Math.min(2 ** (failuresInARow - 1), maxBackoff);
+}
+
+/** The probe interval in fair shares for `load`: K × its back-off factor. */
+export function probeFairSharesOf(load: EndpointLoad, settings: PeakEwmaSettings): number | undefined {
+  const fairShares = settings.probeFairShares;
+  return fairShares ? fairShares * probeBackoffFactor(load.consecutiveFailures, settings) : fairShares;
+}

@@ -1,0 +1,85 @@
+/**
+ * Probe back-off (`maxProbeBackoff`, src/core/probe-backoff.ts): after j
+ * failed calls in a row an endpoint's probe interval in calls and its
+ * failure penalty are 2^(j−1) times longer and larger, at most the cap; a
+ * success resets both. A crash-looping backend costs a light client fewer
+ * failed calls; a busy client, whose probes the 1 s floor paces, is nearly
+ * unchanged; an isolated failure is not backed off at all.
+ */
+import { CallOutcome, EndpointLoad, PeakEwmaModel, PeakEwmaSettings, sampleForOutcome } from '../../src/core';
+import { failuresInARowAfter, probeBackoffFactor } from '../../src/core/probe-backoff';
+import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
+import { crashLoop, probesBetween } from '../support/crash-loop';
+
+const DEFAULTS: PeakEwmaSettings = { ...PEAK_EWMA_DEFAULTS };
+const OFF: PeakEwmaSettings = { ...DEFAULTS, maxProbeBackoff: 0 };
+const CAP_8: PeakEwmaSettings = { ...DEFAULTS, maxProbeBackoff: 8 };
+
+describe('the back-off factor', () => {
+  it('doubles with each failure in a row after the first, up to the cap', () => {
+    expect([0, 1, 2, 3, 4, 5, 9].map((j) => probeBackoffFactor(j, CAP_8))).toEqual([1, 1, 2, 4, 8, 8, 8]);
+  });
+
+  it('is 1 when off (0, 1 or absent)', () => {
+    for (const maxProbeBackoff of [0, 1, undefined]) {
+      expect(probeBackoffFactor(6, { ...DEFAULTS, maxProbeBackoff })).toBe(1);
+    }
+  });
+
+  it('counts errors in a row; a success resets, a deadline or a cancel leaves the count', () => {
+    const load = new EndpointLoad();
+    load.consecutiveFailures = 3;
+    expect(failuresInARowAfter(load, CallOutcome.FAILURE)).toBe(4);
+    // A deadline says "slow", which its 500 ms-class sample already carries.
+    expect(failuresInARowAfter(load, CallOutcome.DEADLINE_EXCEEDED)).toBe(3);
+    expect(failuresInARowAfter(load, CallOutcome.CANCELLED)).toBe(3);
+    expect(failuresInARowAfter(load, CallOutcome.SUCCESS)).toBe(0);
+  });
+
+  it('scales the failure penalty, and the model keeps the count', () => {
+    const model = new PeakEwmaModel(CAP_8);
+    const load = new EndpointLoad();
+    const samples: number[] = [];
+    for (let call = 0; call < 6; call++) {
+      samples.push(sampleForOutcome(load, CallOutcome.FAILURE, 0.1, 0, CAP_8)!);
+      model.recordCall(load, CallOutcome.FAILURE, 0.1, 0);
+    }
+    // f × defaultRtt = 50 ms (no fleet average yet) × 1, 2, 4, 8, 8, 8.
+    expect(samples).toEqual([50, 100, 200, 400, 400, 400]);
+    expect(load.consecutiveFailures).toBe(6);
+    model.recordCall(load, CallOutcome.SUCCESS, 1, 1);
+    expect(load.consecutiveFailures).toBe(0);
+  });
+});
+
+describe('a crash-looping endpoint (fails every call for 40 s, then heals)', () => {
+  const failedProbes = (settings: PeakEwmaSettings, rate: number): number => probesBetween(crashLoop(settings, rate, 60, 40_000), 2 * rate, 40 * rate);
+
+  it('a client at 175 calls/s (s04 with 64 clients) sends it under a quarter of the failed calls', () => {
+    // Without back-off a probe every ~1.2 s (10 fair shares, or the decay of a 5 × F penalty).
+    const off = failedProbes(OFF, 175);
+    const backedOff = failedProbes(CAP_8, 175);
+    expect(off).toBeGreaterThan(25);
+    expect(backedOff).toBeLessThan(off / 4);
+  });
+
+  it('...and is back to about its fair share within 6 s of healing', () => {
+    const chosen = crashLoop(CAP_8, 175, 60, 40_000);
+    const fairPerSecond = 175 / 20;
+    const afterSix = probesBetween(chosen, 46 * 175, 52 * 175) / 6;
+    expect(afterSix).toBeGreaterThan(0.8 * fairPerSecond);
+    expect(afterSix).toBeLessThan(1.25 * fairPerSecond);
+  });
+
+  it('a client at 1,000 calls/s keeps probing about once a second or more, and recovers at once', () => {
+    const chosen = crashLoop(CAP_8, 1_000, 60, 40_000);
+    // 8 × 10 fair shares = 1,600 calls = 1.6 s at most between probes.
+    expect(probesBetween(chosen, 2_000, 40_000)).toBeGreaterThanOrEqual(38 / 1.6 - 1);
+    expect(probesBetween(chosen, 41_000, 42_000)).toBeGreaterThan(0.7 * 50);
+  });
+
+  it('off: every pick is the same as without the field', () => {
+    const { maxProbeBackoff: _, ...without } = OFF;
+    expect(crashLoop(OFF, 175, 20)).toEqual(crashLoop(without, 175, 20));
+  });
+});
