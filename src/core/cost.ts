@@ -100,6 +100,8 @@ export const leastRequestModel: LoadModel = {
  * - fleet-penalty.ts  × (E / fleet)^s above the fleet average;
  * - ejection.ts       above R × the fleet average: skipped (rate's `ejected`);
  * - error-penalty.ts  what a failed call teaches;
+ * - probe-backoff.ts  after failures in a row, a larger penalty and
+ *                     rarer probes;
  * - methods.ts        samples in units of their method's fleet average, and
  *                     (`methodScoring: "work"`) in-flight calls weighted by
  *                     their method: cost = E · (work + w).

@@ -32,7 +32,7 @@ export class EndpointLoad {
   /** The balancer's `BalancerTraffic.callsStarted` when the last RTT sample was taken. */
   sampledAtCall = 0;
   hasSample = false;
-  /** Failed calls (errors, deadlines) since its last success: the probe back-off's count. */
+  /** Failed calls (errors; deadlines and cancels do not count) since its last success: the probe back-off's count. */
   consecutiveFailures = 0;
   /** Calls started on this endpoint over its lifetime (for stats). */
   callsStarted = 0;

@@ -58,8 +58,9 @@ export interface PeakEwmaSettings {
   readonly probeFairShares?: number;
   /**
    * The probe back-off's cap (probe-backoff.ts): after j failed calls in a
-   * row the probe interval in calls is K × 2^(j−1), at most this × K. 0, 1
-   * or absent: off.
+   * row the probe interval in calls (K fair shares) and the failure penalty
+   * are min(2^(j−1), this) times larger; a success resets them. 0, 1 or
+   * absent: off.
    */
   readonly maxProbeBackoff?: number;
   /**

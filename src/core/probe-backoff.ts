@@ -4,16 +4,20 @@
  * backend is a failed call, and the probe interval in calls (K fair shares,
  * staleness.ts) bounds what that costs a light client at 1/(K·n) of its
  * calls per such endpoint: 0.5 % at K = 10 and 20 endpoints, whatever the
- * fleet's size in clients, because every client probes on its own. After
- * the j-th failure in a row the interval is K·2^(j−1) fair shares, at most
- * `maxProbeBackoff` × K, and the failure's penalty sample (error-penalty.ts)
- * is as many times f × F, so that the decay, which re-admits an endpoint
- * once its estimate is back near its peers', backs off alike; one success
- * resets both. Like outlier_detection's
- * ejection time, which grows with each consecutive ejection (gRFC A50's
- * base_ejection_time × multiplier), but in calls, not time: the time floor
- * (`maxEjectionMs`) is untouched, so a busy client, whose K fair shares
- * pass well within that floor, probes and recovers exactly as before.
+ * fleet's size in clients, because every client probes on its own.
+ *
+ * After the j-th failure in a row the interval is K·2^(j−1) fair shares, at
+ * most `maxProbeBackoff` × K, and the failure's penalty sample
+ * (error-penalty.ts) is as many times f × F, so that the decay, which also
+ * re-admits an endpoint once its estimate is back near its peers', backs
+ * off alike. One success resets both.
+ *
+ * Like outlier_detection's ejection time, which grows with each consecutive
+ * ejection (gRFC A50: base_ejection_time × multiplier), but in calls, not
+ * time: the time floor (`maxEjectionMs`) is untouched, so a client that
+ * starts cap × K fair shares within it (1,600 calls/s at 20 endpoints and
+ * the default 8) probes as before, and a slower one at most cap times less
+ * often (docs/tuning.md §11).
  */
 import { CallOutcome, EndpointLoad } from './endpoint-load';
 import { PeakEwmaSettings } from './peak-ewma-settings';
