@@ -847,6 +847,11 @@ function methodNotes(results: BenchResults): string {
       'remote `ScenarioControl` (scripts/bench/remote-control.ts): faults, heals, pods joining and leaving (a resolver ' +
       'fed by the parent; a retired pod gets GOAWAY 1 s after it leaves the list, with 5 s grace, both × the time factor), ' +
       'client restarts, max connection age. Time to detect and recover use the simulator\'s function.',
+    '- **Methods**: a one-method workload is sent on `/loadtest.Probe/Call`, on channels without interceptors. A workload ' +
+      'of several (s13, m2) sends each method on a path of its own, `/loadtest.Probe/<name>`, on channels with the ' +
+      '`callMarker` interceptor as the README puts it on a user\'s channel, so the picker sees each call\'s method ' +
+      '(per-method scoring); each client keeps a histogram pair per method group, failures at the method\'s own deadline ' +
+      '(scripts/bench/method-paths.ts, method-tables.ts).',
     `- **Clients**: the reference layout runs ${options.clientsPerPolicy ?? 1} client process${(options.clientsPerPolicy ?? 1) > 1 ? 'es' : ''} per policy ` +
       '(the reference: 2), all at once against the same fleet; the uniform layout runs ' +
       `${options.uniformClients ?? 'a fixed number of'} clients of one policy per run, whatever the policy list. Open loop at a fixed period, latency from the intended start, OK-call p99 and ` +
