@@ -6,7 +6,7 @@
 import { combineRuns } from '../../scripts/bench/analysis';
 import { LoadRecorder } from '../../scripts/bench/load-recorder';
 import type { PolicyResult, ScenarioResult } from '../../scripts/bench/loadtest';
-import { aggregateMethods, ALL_METHODS, cheapMethodVerdict, methodRunTable, methodSections, methodTable } from '../../scripts/bench/method-tables';
+import { aggregateMethods, ALL_METHODS, cheapMethodVerdict, methodRunTable, methodSections, methodTable, renderMethodsPage } from '../../scripts/bench/method-tables';
 import type { PolicyId } from '../../scripts/bench/policies';
 import { BenchResults, renderReport } from '../../scripts/bench/report';
 import { parseArgs } from '../../scripts/bench/args';
@@ -146,5 +146,25 @@ describe('per-method groups', () => {
     expect(markdown).toContain('peak_ewma: /loadtest.Probe/U5_cheap 4,000, /loadtest.Probe/U100_costly 400');
     const single = results.map((r) => ({ ...r, methods: undefined, policies: r.policies.map((p) => ({ ...p, methods: undefined })) }));
     expect(renderReport(bench(single)).markdown).not.toContain('Per method group');
+  });
+
+  it('renders the methods page from saved results: how to reproduce, each layout, the target', () => {
+    const uniform = (['round_robin', 'least_request', 'lr_od', 'peak_ewma'] as const).map((p, i) => run({ [p]: [60, 40, 45, 20][i] }, 0, 'uniform'));
+    const page = renderMethodsPage({
+      startedAt: '2026-12-01T00:00:00Z',
+      machine: { cpus: 2, cpuModel: 'test', memoryGiB: 4, platform: 'linux', node: 'v20', grpcJs: '1.14.7', loadAverage: [1, 1, 1] },
+      options: parseArgs(['--scenario', 'm2', '--layout', 'both', '--policy', 'round_robin,least_request,lr_od,peak_ewma', '--repeats', '3', '--duration', '8', '--warmup', '2']),
+      load: [...results, ...uniform],
+      pick: null,
+      cpu: null,
+    });
+    expect(page).toContain('npm run bench:methods');
+    expect(page).toContain('npm run bench -- --report-from docs/benchmarks/methods.json --methods-report');
+    // 3 repeats × (1 side-by-side run + 4 one-policy runs), 10 timeline s × 16 + 16 s each.
+    expect(page).toContain('15 runs, about 44 min');
+    expect(page).toContain('## Per method group');
+    expect(page).toMatch(/\*\*m2 het fleet; 2 methods\*\* \(reference layout;/);
+    expect(page).toMatch(/\*\*m2 het fleet; 2 methods\*\* \(uniform layout;/);
+    expect(page.match(/Target — .*: \*\*met\*\*/g)).toHaveLength(2);
   });
 });
