@@ -229,8 +229,41 @@ export function renderMethodsPage(results: BenchResults): string {
     'npm run bench -- --report-from docs/benchmarks/methods.json --methods-report',
     '```',
     '',
+    ...workloadText(results.load),
     ...methodSections(results.load, '##'),
   ].join('\n');
+}
+
+/**
+ * The workloads' methods at their run's scale (the regime label's median is
+ * the reference's 10 ms method's, which a mix does not have), and how busy
+ * the machine was: load average and the worst event-loop delays.
+ */
+function workloadText(load: readonly ScenarioResult[]): string[] {
+  const runs = load.filter((r) => r.methods);
+  if (runs.length === 0) {
+    return [];
+  }
+  const mixes = Array.from(
+    new Set(
+      runs.map((r) => {
+        const f = r.regime?.timeFactor ?? 1;
+        const methods = r.methods!.map((m) => `${m.name} ${formatMs(m.medianMs * f)} median, ${formatMs(m.deadlineMs)} deadline, weight ${m.weight}`);
+        return `${r.scenario} at time × ${f}: ${methods.join('; ')}`;
+      }),
+    ),
+  );
+  const worst = (pick: (r: ScenarioResult) => number): string => formatMs(Math.max(...runs.map(pick)));
+  const averages = runs.map((r) => `${r.loadAverage[0]}→${r.loadAverage[1]}`).join(', ');
+  return [
+    `Methods (service times and deadlines × the time factor): ${mixes.join('. ')}.`,
+    '',
+    `How busy the machine was: 1-minute load average before→after each run ${averages} (2 cores); worst event-loop ` +
+      `delay p99 ${worst((r) => Math.max(...r.policies.map((p) => p.clientLoopDelayMs.p99)))} in the clients, ` +
+      `${worst((r) => r.backendLoopDelayMs.p99)} in the backend hosts (max ${worst((r) => Math.max(...r.policies.map((p) => p.clientLoopDelayMs.max)))} / ` +
+      `${worst((r) => r.backendLoopDelayMs.max)}): late answers every policy pays alike, side by side.`,
+    '',
+  ];
 }
 
 /** Writes the methods page; returns its path relative to the repo. */

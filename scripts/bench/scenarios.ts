@@ -27,7 +27,9 @@ export const SCENARIOS: readonly Scenario[] = SIM_SCENARIOS.filter((s) => s.refe
  * both, so the costly method's tail on the noisy pods (2× slower, σ 0.8)
  * hits its deadline and shows in its p99 over all calls, and the cheap
  * method's does not. The mean median, 14.5 ms, keeps the offered rate at the
- * default time × 16 within the machine's budget (scale.ts). Load test only
+ * default time × 16 within the machine's budget (scale.ts: 400 calls/s);
+ * `npm run bench:methods` runs it at × 32 (200 calls/s), the same regime in
+ * every dimensionless quantity, for a machine shared with other work. Load test only
  * (scripts/sim is not this module's to change; its s13 covers per-method
  * scoring in virtual time).
  */
