@@ -5,7 +5,7 @@
  * (reference-load-test.md §5).
  */
 import { decodeHistogram, LatencySummary, mergeHistograms, summarize } from './histogram';
-import type { RecordedRun } from './load-recorder';
+import type { RecordedGroup, RecordedRun } from './load-recorder';
 import { mean } from './stats';
 import { detectionAndRecovery } from '../sim/metrics';
 import type { Timeline } from './scenarios';
@@ -47,24 +47,35 @@ function windowStats(okHistograms: string[], allHistograms: string[], ok: number
   return stats;
 }
 
-/** Window and per-phase stats over several clients' runs (histograms merged exactly). */
-export function combineRuns(runs: readonly RecordedRun[]): { window: WindowStats; phases: Record<string, WindowStats> } {
-  const window = windowStats(
-    runs.map((r) => r.okHistogram),
-    runs.map((r) => r.allHistogram),
-    runs.reduce((s, r) => s + r.ok, 0),
-    runs.reduce((s, r) => s + r.failed, 0),
+/** Stats of one recorded group (the window, a phase or a method) over several clients' runs. */
+function groupStats(groups: readonly RecordedGroup[]): WindowStats {
+  return windowStats(
+    groups.map((g) => g.okHistogram),
+    groups.map((g) => g.allHistogram),
+    groups.reduce((s, g) => s + g.ok, 0),
+    groups.reduce((s, g) => s + g.failed, 0),
   );
+}
+
+/**
+ * Window, per-phase and per-method-group stats over several clients' runs
+ * (histograms merged exactly); `methods` is empty for a one-method workload.
+ */
+export function combineRuns(runs: readonly RecordedRun[]): {
+  window: WindowStats;
+  phases: Record<string, WindowStats>;
+  methods: Record<string, WindowStats>;
+} {
+  const window = groupStats(runs);
   const phases: Record<string, WindowStats> = {};
   for (const [i, phase] of (runs[0]?.phases ?? []).entries()) {
-    phases[phase.name] = windowStats(
-      runs.map((r) => r.phases[i].okHistogram),
-      runs.map((r) => r.phases[i].allHistogram),
-      runs.reduce((s, r) => s + r.phases[i].ok, 0),
-      runs.reduce((s, r) => s + r.phases[i].failed, 0),
-    );
+    phases[phase.name] = groupStats(runs.map((r) => r.phases[i]));
   }
-  return { window, phases };
+  const methods: Record<string, WindowStats> = {};
+  for (const name of new Set(runs.flatMap((r) => (r.methods ?? []).map((m) => m.name)))) {
+    methods[name] = groupStats(runs.flatMap((r) => (r.methods ?? []).filter((m) => m.name === name)));
+  }
+  return { window, phases, methods };
 }
 
 /** Per second, the share of attributed calls that went to each backend (summed over runs). */

@@ -36,6 +36,8 @@ export interface BenchOptions {
   readonly jsonPath?: string;
   /** Write docs/benchmarks.md and its charts from this run. */
   readonly report: boolean;
+  /** Write docs/benchmarks/methods.md (the multi-method runs) from this run, or with --report-from from that file. */
+  readonly methodsReport?: boolean;
   /** Regenerate the report from a saved --json file instead of running. */
   readonly reportFrom?: string;
   /** Include the xDS run (needs scripts/xds's fake control plane). */
@@ -76,6 +78,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --seed N                             seed for service times, method mixes and the run order (default: 1)
   --json FILE                          write every result as JSON
   --report                             write docs/benchmarks.md and docs/benchmarks/*.svg
+  --methods-report                     write docs/benchmarks/methods.md (per-method groups); with --report-from, only that page
   --report-from FILE                   regenerate the report from a --json file, run nothing
   --xds                                add a peak_ewma client through xDS (fake control plane)
   --full                               the whole suite: all scenarios, both layouts, overhead, xDS, 90 s windows
@@ -100,7 +103,7 @@ function positiveNumber(flag: string, value: string, integer = false): number {
 export function parseArgs(argv: readonly string[]): BenchOptions {
   const flags = new Map<string, string>();
   const switches = new Set<string>();
-  const SWITCHES = new Set(['--full', '--quick', '--report', '--xds', '--low-concurrency', '--help']);
+  const SWITCHES = new Set(['--full', '--quick', '--report', '--methods-report', '--xds', '--low-concurrency', '--help']);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const [name, inline] = arg.split('=', 2);
@@ -205,6 +208,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     seed: flags.has('--seed') ? positiveNumber('--seed', flags.get('--seed')!, true) : 1,
     jsonPath: flags.get('--json'),
     report: switches.has('--report'),
+    methodsReport: switches.has('--methods-report'),
     reportFrom: flags.get('--report-from'),
     xds: switches.has('--xds') || full,
     full,

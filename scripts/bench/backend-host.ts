@@ -13,6 +13,7 @@ const scheduler = new LogicalClockScheduler();
 const backends = new Map<string, ProbeBackend>();
 let orca = false;
 let maxConnectionAgeMs: number | undefined;
+let methodNames: readonly string[] = [];
 
 function send(message: FromBackendHost): void {
   process.send?.(message);
@@ -29,6 +30,7 @@ async function startBackends(specs: readonly BackendSpec[]): Promise<Record<stri
       gcPhaseMs: spec.gcPhaseMs,
       orca,
       maxConnectionAgeMs,
+      methodNames,
     });
     ports[spec.id] = await backend.start();
     backends.set(spec.id, backend);
@@ -50,6 +52,7 @@ async function handle(message: ToBackendHost): Promise<void> {
     case 'start':
       orca = message.orca;
       maxConnectionAgeMs = message.maxConnectionAgeMs;
+      methodNames = message.methodNames ?? [];
       send({ type: 'listening', ports: await startBackends(message.backends) });
       return;
     case 'add':

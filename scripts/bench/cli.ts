@@ -10,9 +10,10 @@ import { planLoadRuns, planWallTimeS } from './plan';
 import { runPickPathBenchmark } from './pick-path';
 import { ProgressLine } from './progress';
 import { BenchResults, cpuTable, loadTable, pickTable, writeReport } from './report';
-import { scenarioById, shortId, timelineFor } from './scenarios';
+import { scenarioById, shortId, simulatorKnows, timelineFor } from './scenarios';
 import { textTable } from './tables';
 import { machineDescription } from './machine';
+import { methodRunTable, writeMethodsPage } from './method-tables';
 import { builtFrom, prebuildForChildren } from './package-under-test';
 import { runSimulator } from './simulator';
 import { runUpdateTimeBenchmark } from './update-time';
@@ -42,6 +43,10 @@ async function runLoadSuite(options: BenchOptions, results: BenchResults, save: 
     });
     results.load.push({ ...result, repeat: run.repeat });
     console.log(textTable(loadTable(result)));
+    const perMethod = methodRunTable(result);
+    if (perMethod) {
+      console.log(`\nper method group (whole window):\n${textTable(perMethod)}`);
+    }
     save();
   }
 }
@@ -50,7 +55,7 @@ async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   if (options.reportFrom) {
     const saved = JSON.parse(fs.readFileSync(options.reportFrom, 'utf8')) as BenchResults;
-    const written = writeReport(saved);
+    const written = options.methodsReport ? [writeMethodsPage(saved)] : writeReport(saved);
     console.log(`report written: ${written.join(', ')}`);
     return;
   }
@@ -88,15 +93,19 @@ async function main(): Promise<void> {
   }
   if (options.suites.includes('load')) {
     await runLoadSuite(options, results, save);
-    if (options.report || options.jsonPath) {
+    const simulated = options.scenarios.filter(simulatorKnows);
+    if ((options.report || options.jsonPath) && simulated.length > 0) {
       console.log('\nsimulator: the same scenarios, reference layout, in virtual time');
-      results.simulator = runSimulator(options.scenarios, options.durationS, options.seed);
+      results.simulator = runSimulator(simulated, options.durationS, options.seed);
       save();
     }
   }
   if (options.report) {
     const written = writeReport(results);
     console.log(`\nreport written: ${written.join(', ')}`);
+  }
+  if (options.methodsReport) {
+    console.log(`\nmethods page written: ${writeMethodsPage(results)}`);
   }
   if (options.jsonPath) {
     console.log(`results: ${options.jsonPath}`);

@@ -3,19 +3,17 @@
  * (or xDS), an open loop at the parent's rate, a LoadRecorder, a progress
  * message every second and the recorded run at the end.
  */
-import { ChannelOptions, credentials } from '@grpc/grpc-js';
 import { seededRandom } from '../../src/core/random';
-import { createProbeClient, ProbeClient } from '../lib/probe-service';
-import { registerFleetResolver, setFleetAddresses, FLEET_TARGET } from './fleet-resolver';
+import { ProbeClient } from '../lib/probe-service';
+import { registerFleetResolver, setFleetAddresses } from './fleet-resolver';
 import { ClientPrepare, ClientRun, FromClientHost, ToClientHost } from './ipc';
 import { LoadRecorder } from './load-recorder';
 import { loopDelayOf, newLoopDelayMonitor } from './loop-delay';
 import { runOpenLoop } from './open-loop';
 import { loadPackage, loadXdsPackage } from './package-under-test';
-import { registerPolicies, serviceConfigJson } from './policies';
-
-/** The grpc-js-xds option that gives a channel its own bootstrap (grpc-js-lb-internals.md §14). */
-const XDS_BOOTSTRAP_OPTION = 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config';
+import { registerPolicies } from './policies';
+import { newProbeClient } from './probe-channel';
+import { recordedMethodGroups } from './method-paths';
 
 let prepared: ClientPrepare | null = null;
 let addressIndex: Record<string, number> = {};
@@ -23,27 +21,6 @@ let client: ProbeClient | null = null;
 
 function send(message: FromClientHost): void {
   process.send?.(message);
-}
-
-function channelTarget(prepare: ClientPrepare): string {
-  if (prepare.xdsTarget) {
-    return prepare.xdsTarget;
-  }
-  if (prepare.dynamicAddresses) {
-    return FLEET_TARGET;
-  }
-  return `ipv4:${prepare.addresses.join(',')}`;
-}
-
-function newClient(prepare: ClientPrepare): ProbeClient {
-  // channelz off: it costs CPU per call on a 2-core machine, alike for every policy.
-  const options: ChannelOptions = { 'grpc.enable_channelz': 0 };
-  if (prepare.xdsBootstrap) {
-    options[XDS_BOOTSTRAP_OPTION] = prepare.xdsBootstrap;
-  } else {
-    options['grpc.service_config'] = serviceConfigJson(prepare.policy, prepare.timeFactor);
-  }
-  return createProbeClient(channelTarget(prepare), credentials.createInsecure(), options);
 }
 
 /** Backends answer with their id, `b<index>`; failed calls are placed by peer address. */
@@ -68,7 +45,7 @@ async function prepare(message: ClientPrepare): Promise<ProbeClient> {
   if (message.dynamicAddresses) {
     setFleetAddresses(message.addresses);
   }
-  const client = newClient(message);
+  const client = newProbeClient(message);
   await new Promise<void>((resolve, reject) =>
     client.waitForReady(Date.now() + 30_000, (error) => (error ? reject(error) : resolve())),
   );
@@ -82,13 +59,21 @@ function evidence() {
       .map((stats) => ({
         policy: stats.policy,
         callsStarted: stats.endpoints.reduce((sum, e) => sum + e.callsStarted, 0),
+        ...(stats.methods.length > 0 ? { methods: stats.methods.map((m) => ({ method: m.method, calls: m.calls })) } : {}),
       })),
   };
 }
 
 async function run(message: ClientRun): Promise<void> {
   const secondMs = 1000 * message.timeFactor;
-  const recorder = new LoadRecorder(message.measureS, message.phases, prepared!.backendCount, message.deadlineMs, secondMs);
+  const recorder = new LoadRecorder(
+    message.measureS,
+    message.phases,
+    prepared!.backendCount,
+    message.deadlineMs,
+    secondMs,
+    recordedMethodGroups(message.methods),
+  );
   const zeroAtMs = message.zeroAtEpochMs - performance.timeOrigin;
   let cpuAtZero: NodeJS.CpuUsage | null = null;
   let cpuAtEnd: NodeJS.CpuUsage | null = null;
@@ -143,7 +128,7 @@ async function handle(message: ToClientHost): Promise<void> {
     case 'restart': {
       // Calls in flight on the old channel finish there.
       const old = client;
-      client = newClient(prepared!);
+      client = newProbeClient(prepared!);
       setTimeout(() => old?.close(), 5000);
       return;
     }

@@ -14,6 +14,8 @@ export interface FleetOptions {
   readonly hosts: number;
   readonly orca: boolean;
   readonly maxConnectionAgeMs?: number;
+  /** Unary methods every backend serves beside Call (method-paths.ts); pods added later serve them too. */
+  readonly methodNames?: readonly string[];
 }
 
 export class Fleet {
@@ -41,6 +43,7 @@ export class Fleet {
           backends: groups[i],
           orca: options.orca,
           maxConnectionAgeMs: options.maxConnectionAgeMs,
+          methodNames: options.methodNames?.slice(),
         });
         fleet.remember(host, (await reply).ports);
       }),

@@ -19,7 +19,8 @@ export interface BackendSpec {
 }
 
 export type ToBackendHost =
-  | { type: 'start'; backends: BackendSpec[]; orca: boolean; maxConnectionAgeMs?: number }
+  /** `methodNames`: unary methods served beside Call, one per method group (method-paths.ts). */
+  | { type: 'start'; backends: BackendSpec[]; orca: boolean; maxConnectionAgeMs?: number; methodNames?: string[] }
   | { type: 'set'; ids: string[]; patch: Partial<Behaviour> }
   | { type: 'add'; backends: BackendSpec[] }
   | { type: 'retire'; ids: string[]; graceMs: number }
@@ -49,6 +50,12 @@ export interface ClientPrepare {
   readonly seed: number;
   /** The run's time factor: the policies' time constants are this many times the reference's (scale.ts). */
   readonly timeFactor: number;
+  /**
+   * The workload has several methods, each on its own path: the channel gets
+   * the `callMarker` interceptor, as a user's channel (README), so the picker
+   * sees each call's method. Absent or false: no interceptor, as before.
+   */
+  readonly markMethods?: boolean;
 }
 
 export interface ClientRun {
@@ -74,8 +81,12 @@ export type ToClientHost =
   | { type: 'stop' };
 
 export interface PolicyEvidence {
-  /** Our balancers alive in the client, by policy name, with calls they accounted. */
-  readonly balancers: { policy: string; callsStarted: number }[];
+  /**
+   * Our balancers alive in the client, by policy name, with calls they
+   * accounted and, under per-method scoring, the calls each method started
+   * (getLoadBalancerStats' method view: proof the picker saw the methods).
+   */
+  readonly balancers: { policy: string; callsStarted: number; methods?: { method: string; calls: number }[] }[];
 }
 
 export type FromClientHost =

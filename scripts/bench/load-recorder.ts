@@ -14,6 +14,10 @@
  * seconds. Calls intended before t = 0 are warm-up and kept out of the
  * per-second counts.
  *
+ * A workload of several methods also gets a histogram pair per method group
+ * (the reference's per-method Recorder), over the same window, each method's
+ * failures counted at that method's own deadline.
+ *
  * Times are in timeline seconds of `secondMs` real ms each (1000 × the time
  * factor, scale.ts), so a time-scaled run keeps the reference's buckets.
  */
@@ -36,11 +40,27 @@ export interface SecondBucket {
   unattributed: number;
 }
 
+/** One group's histograms (OK calls; all calls, failures at the deadline) and counts, encoded. */
+export interface RecordedGroup {
+  readonly okHistogram: string;
+  readonly allHistogram: string;
+  readonly ok: number;
+  readonly failed: number;
+}
+
+/** A method group the recorder keeps apart: its name and the deadline its failures count at. */
+export interface MethodGroup {
+  readonly name: string;
+  readonly deadlineMs: number;
+}
+
 /** A recorder's contents, ready to cross a process boundary. */
 export interface RecordedRun {
   readonly okHistogram: string;
   readonly allHistogram: string;
-  readonly phases: readonly { readonly name: string; readonly okHistogram: string; readonly allHistogram: string; readonly ok: number; readonly failed: number }[];
+  readonly phases: readonly (RecordedGroup & { readonly name: string })[];
+  /** Per method group, whole window (absent for a one-method workload and in older result files). */
+  readonly methods?: readonly (RecordedGroup & { readonly name: string })[];
   readonly seconds: readonly SecondBucket[];
   readonly ok: number;
   readonly failed: number;
@@ -48,15 +68,44 @@ export interface RecordedRun {
   readonly failuresByCode: Readonly<Record<string, number>>;
 }
 
+/** One group's OK and all-call histograms with their counts: the window, a phase or a method. */
+class CallHistograms {
+  private readonly okHistogram: Histogram = newHistogram();
+  private readonly allHistogram: Histogram = newHistogram();
+  ok = 0;
+  failed = 0;
+
+  /** A completed call; a failure counts as at least `deadlineMs` in the all-calls histogram. */
+  record(latencyMs: number, ok: boolean, deadlineMs: number): void {
+    recordMs(this.allHistogram, ok ? latencyMs : Math.max(latencyMs, deadlineMs));
+    if (ok) {
+      this.ok++;
+      recordMs(this.okHistogram, latencyMs);
+    } else {
+      this.failed++;
+    }
+  }
+
+  /** The OK p99 in ms, NaN before any OK call. */
+  okP99Ms(): number {
+    return this.ok > 0 ? this.okHistogram.getValueAtPercentile(99) / 1000 : NaN;
+  }
+
+  export(): RecordedGroup {
+    return {
+      okHistogram: encodeHistogram(this.okHistogram),
+      allHistogram: encodeHistogram(this.allHistogram),
+      ok: this.ok,
+      failed: this.failed,
+    };
+  }
+}
+
 export class LoadRecorder {
-  private readonly ok = newHistogram();
-  private readonly all = newHistogram();
-  private readonly phaseOk: Histogram[];
-  private readonly phaseAll: Histogram[];
-  private readonly phaseCounts: { ok: number; failed: number }[];
+  private readonly window = new CallHistograms();
+  private readonly phaseGroups: CallHistograms[];
+  private readonly methodGroups: CallHistograms[];
   private readonly seconds: SecondBucket[];
-  private okCount = 0;
-  private failedCount = 0;
   private readonly failuresByCode: Record<string, number> = {};
 
   constructor(
@@ -68,10 +117,11 @@ export class LoadRecorder {
     readonly deadlineMs: number,
     /** Real ms per timeline second. */
     readonly secondMs = 1000,
+    /** Method groups recorded apart (a `record` call names one by index); none for a one-method workload. */
+    readonly methods: readonly MethodGroup[] = [],
   ) {
-    this.phaseOk = phases.map(() => newHistogram());
-    this.phaseAll = phases.map(() => newHistogram());
-    this.phaseCounts = phases.map(() => ({ ok: 0, failed: 0 }));
+    this.phaseGroups = phases.map(() => new CallHistograms());
+    this.methodGroups = methods.map(() => new CallHistograms());
     this.seconds = Array.from({ length: Math.ceil(measureS) }, () => ({
       sent: 0,
       ok: 0,
@@ -91,9 +141,10 @@ export class LoadRecorder {
 
   /**
    * One finished call. `intendedMs`: its intended start, real ms after t = 0;
-   * `latencyMs`: completion − intended start; `backend`: index or -1.
+   * `latencyMs`: completion − intended start; `backend`: index or -1;
+   * `method`: index into `methods`, or -1 (no method groups).
    */
-  record(intendedMs: number, latencyMs: number, ok: boolean, backend: number, code = 0): void {
+  record(intendedMs: number, latencyMs: number, ok: boolean, backend: number, code = 0, method = -1): void {
     const second = this.secondOf(intendedMs / this.secondMs);
     if (second >= 0) {
       const bucket = this.seconds[second];
@@ -113,33 +164,24 @@ export class LoadRecorder {
     if (this.secondOf(completedS) < 0) {
       return;
     }
-    const allMs = ok ? latencyMs : Math.max(latencyMs, this.deadlineMs);
-    recordMs(this.all, allMs);
-    if (ok) {
-      this.okCount++;
-      recordMs(this.ok, latencyMs);
-    } else {
-      this.failedCount++;
+    this.window.record(latencyMs, ok, this.deadlineMs);
+    if (!ok) {
       this.failuresByCode[code] = (this.failuresByCode[code] ?? 0) + 1;
+    }
+    if (method >= 0) {
+      this.methodGroups[method].record(latencyMs, ok, this.methods[method].deadlineMs);
     }
     for (let i = 0; i < this.phases.length; i++) {
       const phase = this.phases[i];
       if (completedS >= phase.fromS && completedS < phase.toS) {
-        recordMs(this.phaseAll[i], allMs);
-        if (ok) {
-          recordMs(this.phaseOk[i], latencyMs);
-          this.phaseCounts[i].ok++;
-        } else {
-          this.phaseCounts[i].failed++;
-        }
+        this.phaseGroups[i].record(latencyMs, ok, this.deadlineMs);
       }
     }
   }
 
   /** Progress so far: calls, failures and the OK p99 in ms (NaN before any). */
   progress(): { ok: number; failed: number; okP99Ms: number } {
-    const okP99Ms = this.okCount > 0 ? this.ok.getValueAtPercentile(99) / 1000 : NaN;
-    return { ok: this.okCount, failed: this.failedCount, okP99Ms };
+    return { ok: this.window.ok, failed: this.window.failed, okP99Ms: this.window.okP99Ms() };
   }
 
   bucket(second: number): SecondBucket | undefined {
@@ -147,18 +189,15 @@ export class LoadRecorder {
   }
 
   export(): RecordedRun {
+    const { okHistogram, allHistogram, ok, failed } = this.window.export();
     return {
-      okHistogram: encodeHistogram(this.ok),
-      allHistogram: encodeHistogram(this.all),
-      phases: this.phases.map((phase, i) => ({
-        name: phase.name,
-        okHistogram: encodeHistogram(this.phaseOk[i]),
-        allHistogram: encodeHistogram(this.phaseAll[i]),
-        ...this.phaseCounts[i],
-      })),
+      okHistogram,
+      allHistogram,
+      phases: this.phases.map((phase, i) => ({ name: phase.name, ...this.phaseGroups[i].export() })),
+      ...(this.methods.length > 0 ? { methods: this.methods.map((method, i) => ({ name: method.name, ...this.methodGroups[i].export() })) } : {}),
       seconds: this.seconds,
-      ok: this.okCount,
-      failed: this.failedCount,
+      ok,
+      failed,
       failuresByCode: { ...this.failuresByCode },
     };
   }

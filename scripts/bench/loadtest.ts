@@ -17,10 +17,10 @@
  * real seconds long.
  */
 import { ChildProcess } from 'child_process';
-import { Behaviour, behaviourOf, fleetRoles, Role } from '../model';
+import { Behaviour, behaviourOf, fleetRoles, MethodSpec, Role } from '../model';
 import { combineRuns, detectAndRecover, groupShare, sharePerSecond, WindowStats } from './analysis';
 import { Fleet } from './fleet';
-import { ClientPrepare, forkChild, FromClientHost, isType, nextMessage, ToClientHost } from './ipc';
+import { ClientPrepare, forkChild, FromClientHost, isType, nextMessage, PolicyEvidence, ToClientHost } from './ipc';
 import type { RecordedRun } from './load-recorder';
 import { prebuildForChildren } from './package-under-test';
 import { ClientKind, clientLabel, PolicyId } from './policies';
@@ -29,6 +29,7 @@ import { RemoteScenarioControl } from './remote-control';
 import { DEFAULT_CLIENTS_PER_POLICY, DEFAULT_UNIFORM_CLIENTS, LegacyScale, offeredLoad, OfferedLoad, Regime, regimeOf, Scale, scaleBehaviour, scaleMethods } from './scale';
 import { phasesOf, Scenario, shortId, Timeline } from './scenarios';
 import { startXdsControlPlane, XdsSetup } from './xds-run';
+import { methodGroups } from './method-paths';
 
 export type Layout = 'reference' | 'uniform';
 
@@ -55,6 +56,12 @@ export interface PolicyResult {
   readonly clients: number;
   readonly window: WindowStats;
   readonly phases: Record<string, WindowStats>;
+  /**
+   * Per method group, over the whole window, each method's failures at its
+   * own deadline (method-tables.ts); absent for a one-method workload and in
+   * older result files.
+   */
+  readonly methods?: Record<string, WindowStats>;
   /** The reference's headline: fault phase for fault scenarios, else the whole window. */
   readonly headline: WindowStats;
   /** Per second, the share of calls the scenario's faulty backends got (empty without any). */
@@ -66,7 +73,7 @@ export interface PolicyResult {
   /** Failed calls by gRPC status code, over the whole window. */
   readonly failuresByCode: Record<string, number>;
   /** Our balancers seen alive in the clients: proof the policy ran (empty for grpc-js's own). */
-  readonly evidence: { policy: string; callsStarted: number }[];
+  readonly evidence: PolicyEvidence['balancers'];
   /** The worst p99 and max event-loop delay among the policy's client processes, ms. */
   readonly clientLoopDelayMs: { p99: number; max: number };
 }
@@ -84,6 +91,8 @@ export interface ScenarioResult {
   readonly load: OfferedLoad;
   readonly backendCount: number;
   readonly faultyBackends: readonly number[];
+  /** A workload of several methods: each (deadline × the time factor), in its policies' `methods` order; absent for one method. */
+  readonly methods?: readonly MethodSpec[];
   /** Whether the headline is the fault phase. */
   readonly faultWindow: boolean;
   readonly policies: readonly PolicyResult[];
@@ -130,6 +139,7 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
   const control = new RemoteScenarioControl(timeline, scenario.backends, (error) => errors.push(error));
   scenario.setup(control);
   const methods = scaleMethods(scenario.methods, scale);
+  const methodNames = methodGroups(methods);
   const behaviours: Behaviour[] = fleetRoles(scenario.fleet, scenario.backends).map((role, i) =>
     scaleBehaviour({ ...behaviourOf(role), ...control.standing.get(i) }, scale),
   );
@@ -143,6 +153,7 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
       // Always on, so every run (and every uniform policy) pays the same backend features.
       orca: true,
       maxConnectionAgeMs: control.maxConnectionAgeMs === undefined ? undefined : control.maxConnectionAgeMs * scale.timeFactor,
+      methodNames,
     },
   );
   const processes: ClientProcess[] = [];
@@ -167,6 +178,7 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
           backendCount: scenario.backends,
           seed: spec.seed * 100 + i,
           timeFactor: scale.timeFactor,
+          markMethods: methodNames.length > 0,
           ...(kind === 'peak_ewma_xds' && xds ? { xdsTarget: xds.target, xdsBootstrap: xds.bootstrap } : {}),
         };
         const ready = nextMessage(child, isType<Extract<FromClientHost, { type: 'ready' }>>('ready'));
@@ -332,7 +344,7 @@ function analyse(
   const policies = kinds.map((kind): PolicyResult => {
     const mine = finished.filter((f) => f.id === kind);
     const runs: RecordedRun[] = mine.map((f) => f.run);
-    const { window, phases } = combineRuns(runs);
+    const { window, phases, methods } = combineRuns(runs);
     const shares = sharePerSecond(runs);
     const { detectS, recoverS } =
       faulty.length > 0 ? detectAndRecover(shares, faulty, fairShare, timeline) : { detectS: null, recoverS: null };
@@ -341,6 +353,7 @@ function analyse(
       clients: mine.length,
       window,
       phases,
+      ...(Object.keys(methods).length > 0 ? { methods } : {}),
       headline: scenario.faultWindow ? phases.fault : window,
       faultyShare: faulty.length > 0 ? groupShare(shares, faulty) : [],
       detectS,
@@ -370,6 +383,7 @@ function analyse(
     load,
     backendCount: scenario.backends,
     faultyBackends: faulty,
+    ...(methodGroups(scenario.methods).length > 0 ? { methods: scaleMethods(scenario.methods, spec.scale) } : {}),
     faultWindow: scenario.faultWindow,
     policies,
     startedAt: new Date().toISOString(),

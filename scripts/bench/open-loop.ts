@@ -4,12 +4,18 @@
  * from it, so a stalled client or a slow backend cannot hide latency
  * (no coordinated omission). One Node timer is armed for the next intended
  * time; if the loop wakes late, every call already due goes out at once.
+ *
+ * Each method goes on its own path (method-paths.ts: one method stays on
+ * Call) through the channel's interceptors, as a generated client's method
+ * would (a generic client's `call` is `makeUnaryRequest` with Call's path),
+ * and is recorded in its method group when the recorder keeps them.
  */
 import { Metadata, ServiceError, status } from '@grpc/grpc-js';
-import { ProbeClient } from '../lib/probe-service';
+import { identity, ProbeClient } from '../lib/probe-service';
 import { MethodSpec } from '../model';
 import { RandomSource } from '../../src/core/random';
 import { LoadRecorder } from './load-recorder';
+import { methodPaths } from './method-paths';
 import { encodeProbeRequest } from './probe-request';
 
 export interface OpenLoopOptions {
@@ -52,7 +58,14 @@ export function runOpenLoop(options: OpenLoopOptions): Promise<void> {
   const startMs = options.zeroAtMs - options.warmupS * 1000 + options.phaseOffset * periodMs;
   const endMs = options.zeroAtMs + options.measureS * 1000;
   const nextMethod = methodPicker(options.methods, options.random);
-  const requests = new Map(options.methods.map((m) => [m, encodeProbeRequest(m.medianMs)]));
+  const paths = methodPaths(options.methods);
+  // Per method: its request body, path and method group (-1 when the recorder keeps none).
+  const requests = new Map(
+    options.methods.map((m, i) => [
+      m,
+      { body: encodeProbeRequest(m.medianMs), path: paths[i], group: options.recorder.methods.findIndex((g) => g.name === m.name) },
+    ]),
+  );
   let nextMs = startMs;
   let inFlight = 0;
   let sendingDone = false;
@@ -64,9 +77,13 @@ export function runOpenLoop(options: OpenLoopOptions): Promise<void> {
     };
     const send = (intendedMs: number): void => {
       const method = nextMethod();
+      const request = requests.get(method)!;
       inFlight++;
-      const call = options.client().call(
-        requests.get(method)!,
+      const call = options.client().makeUnaryRequest(
+        request.path,
+        identity,
+        identity,
+        request.body,
         new Metadata(),
         { deadline: Date.now() + method.deadlineMs },
         (error: ServiceError | null, response?: Buffer) => {
@@ -79,6 +96,7 @@ export function runOpenLoop(options: OpenLoopOptions): Promise<void> {
             ok,
             backend,
             ok ? status.OK : error.code,
+            request.group,
           );
           inFlight--;
           maybeFinish();

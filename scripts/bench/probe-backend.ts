@@ -20,7 +20,7 @@
  * load the protos once per server and once per client stream.
  */
 import { Server, ServerCredentials, ServerMetricRecorder, ServerUnaryCall, sendUnaryData, status } from '@grpc/grpc-js';
-import { probeServiceDefinition } from '../lib/probe-service';
+import { probeServiceDefinitionWith } from '../lib/probe-service';
 import { Behaviour, CallbackBackend, Scheduler, STATUS_OK } from '../model';
 import { RandomSource } from '../../src/core/random';
 import { decodeMedianMs } from './probe-request';
@@ -35,6 +35,12 @@ export interface ProbeBackendOptions {
   readonly orca?: boolean;
   /** grpc-js `grpc.max_connection_age_ms` (s09), with the reference's 5 s grace. */
   readonly maxConnectionAgeMs?: number;
+  /**
+   * More unary methods, `/loadtest.Probe/<name>` each, answered as Call is
+   * (the request body names the service time): a workload's method groups
+   * (method-paths.ts).
+   */
+  readonly methodNames?: readonly string[];
 }
 
 export interface ProbeBackendStats {
@@ -96,9 +102,12 @@ export class ProbeBackend {
         ? { 'grpc.max_connection_age_ms': options.maxConnectionAgeMs, 'grpc.max_connection_age_grace_ms': 5000 }
         : {}),
     });
-    this.server.addService(probeServiceDefinition, {
-      call: (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => this.onCall(call, callback),
+    const methodNames = options.methodNames ?? [];
+    const onCall = (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => this.onCall(call, callback);
+    this.server.addService(probeServiceDefinitionWith(methodNames), {
+      call: onCall,
       watch: (call: { end(): void }) => call.end(),
+      ...Object.fromEntries(methodNames.map((name) => [name, onCall])),
     });
     this.orca = options.orca ? new ServerMetricRecorder() : null;
     this.orca?.addToServer(this.server);

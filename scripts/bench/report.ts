@@ -26,7 +26,7 @@ import { scenarioById } from './scenarios';
 import { mean, median } from './stats';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 import { LOOP_DELAY_RESOLUTION_MS } from './loop-delay';
-import { markdownTable, Table } from './tables';
+import { markdownTable, Table, withInterval } from './tables';
 import {
   cpuVerdicts,
   groupName,
@@ -41,6 +41,7 @@ import {
   WINNER_RULE,
 } from './verdicts';
 import { SimulatorSummary, simulatorOrderingVerdicts, simulatorTable } from './simulator';
+import { methodSections } from './method-tables';
 
 export interface BenchResults {
   readonly startedAt: string;
@@ -146,12 +147,6 @@ function xdsRatio(peakEwma: CpuPerRpcResult | undefined, roundRobin: CpuPerRpcRe
 // ---- the Markdown report ----
 
 const HEADLINE_POLICIES: readonly ReferencePolicy[] = ['peak_ewma', 'least_request', 'lr_od', 'round_robin'];
-
-/** "21.5ms [20.1, 23.0]": a mean over repeats and its bootstrap interval (none for one repeat). */
-function withInterval(value: number, interval: readonly [number, number], repeats: number, format: (x: number) => string): string {
-  if (!Number.isFinite(value)) return '–';
-  return repeats > 1 && Number.isFinite(interval[0]) ? `${format(value)} [${format(interval[0])}, ${format(interval[1])}]` : format(value);
-}
 
 const p99Cell = (r: AggregateRow): string => withInterval(r.p99Ms, r.p99CiMs, r.repeats, formatMs);
 const allP99Cell = (r: AggregateRow): string => withInterval(r.allP99Ms, r.allP99CiMs, r.repeats, formatMs);
@@ -528,6 +523,9 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
     'npm run bench:report',
     '```',
     '',
+    'A service with several methods, each its own gRPC method (issue 16: per-method groups, the cheap method\'s p99 per ' +
+      'policy): [benchmarks/methods.md](benchmarks/methods.md), `npm run bench:methods`.',
+    '',
     ...(costText(results) ? [costText(results), ''] : []),
     '## Regimes',
     '',
@@ -586,6 +584,7 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
       lines.push(`Reference recovery: peak ${rec.peak_ewma} s, least_request ${rec.least_request} s (here: timeline seconds, the same unit).`, '');
     }
   }
+  lines.push(...methodSections(results.load));
   if (results.simulator) {
     lines.push(
       '## Simulator beside the real runs',
@@ -848,6 +847,11 @@ function methodNotes(results: BenchResults): string {
       'remote `ScenarioControl` (scripts/bench/remote-control.ts): faults, heals, pods joining and leaving (a resolver ' +
       'fed by the parent; a retired pod gets GOAWAY 1 s after it leaves the list, with 5 s grace, both × the time factor), ' +
       'client restarts, max connection age. Time to detect and recover use the simulator\'s function.',
+    '- **Methods**: a one-method workload is sent on `/loadtest.Probe/Call`, on channels without interceptors. A workload ' +
+      'of several (s13, m2) sends each method on a path of its own, `/loadtest.Probe/<name>`, on channels with the ' +
+      '`callMarker` interceptor as the README puts it on a user\'s channel, so the picker sees each call\'s method ' +
+      '(per-method scoring); each client keeps a histogram pair per method group, failures at the method\'s own deadline ' +
+      '(scripts/bench/method-paths.ts, method-tables.ts).',
     `- **Clients**: the reference layout runs ${options.clientsPerPolicy ?? 1} client process${(options.clientsPerPolicy ?? 1) > 1 ? 'es' : ''} per policy ` +
       '(the reference: 2), all at once against the same fleet; the uniform layout runs ' +
       `${options.uniformClients ?? 'a fixed number of'} clients of one policy per run, whatever the policy list. Open loop at a fixed period, latency from the intended start, OK-call p99 and ` +

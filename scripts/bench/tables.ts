@@ -28,3 +28,9 @@ export function markdownTable(table: Table): string {
     ...table.rows.map((row) => `| ${row.map(escape).join(' | ')} |`),
   ].join('\n');
 }
+
+/** "21.5ms [20.1, 23.0]": a mean over repeats and its bootstrap interval (none for one repeat). */
+export function withInterval(value: number, interval: readonly [number, number], repeats: number, format: (x: number) => string): string {
+  if (!Number.isFinite(value)) return '–';
+  return repeats > 1 && Number.isFinite(interval[0]) ? `${format(value)} [${format(interval[0])}, ${format(interval[1])}]` : format(value);
+}

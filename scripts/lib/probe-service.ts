@@ -17,11 +17,17 @@ import {
   ServiceError,
 } from '@grpc/grpc-js';
 
-const identity = (buffer: Buffer): Buffer => buffer;
+/** The (de)serializer of every Probe method: messages are raw bytes. */
+export const identity = (buffer: Buffer): Buffer => buffer;
+
+/** The path of the Probe method `name`. */
+export function probePath(name: string): string {
+  return `/loadtest.Probe/${name}`;
+}
 
 function method(name: string, responseStream: boolean) {
   return {
-    path: `/loadtest.Probe/${name}`,
+    path: probePath(name),
     requestStream: false,
     responseStream,
     requestSerialize: identity,
@@ -35,6 +41,22 @@ export const probeServiceDefinition = {
   call: method('Call', false),
   watch: method('Watch', true),
 } satisfies ServiceDefinition;
+
+/**
+ * The Probe service with one more unary method per name in `unaryNames`
+ * (each `/loadtest.Probe/<name>`, keyed by its name), beside Call and Watch:
+ * a service whose methods a client tells apart by path alone.
+ */
+export function probeServiceDefinitionWith(unaryNames: readonly string[]): ServiceDefinition {
+  const definition: Record<string, ReturnType<typeof method>> = { ...probeServiceDefinition };
+  for (const name of unaryNames) {
+    if (name in definition || name === 'Call' || name === 'Watch') {
+      throw new RangeError(`Probe method "${name}" is already defined`);
+    }
+    definition[name] = method(name, false);
+  }
+  return definition satisfies ServiceDefinition;
+}
 
 export interface ProbeClient extends Client {
   call(

@@ -10,9 +10,21 @@ import {
   regimeShort,
   scaleBehaviour,
   scaleMethods,
+  MACHINE_BUDGET_RPS,
+  overMachineBudget,
 } from '../../scripts/bench/scale';
 import { behaviourOf, fleetRoles, SINGLE_METHOD } from '../../scripts/model';
-import { QUICK_SCENARIOS, QUICK_TIMELINE, REFERENCE_TIMELINE, SCENARIOS, shortId, timelineFor } from '../../scripts/bench/scenarios';
+import {
+  QUICK_SCENARIOS,
+  QUICK_TIMELINE,
+  REFERENCE_TIMELINE,
+  SCENARIOS,
+  scenarioById,
+  shortId,
+  simulatorKnows,
+  timelineFor,
+  TWO_METHODS,
+} from '../../scripts/bench/scenarios';
 import { POLICY_IDS } from '../../scripts/bench/policies';
 import { planLoadRuns, planWallTimeS } from '../../scripts/bench/plan';
 
@@ -205,5 +217,46 @@ describe('run plan', () => {
     const plan = planLoadRuns(options);
     // 10 s warm-up + 45 s, × 16, + 16 s each.
     expect(planWallTimeS(plan, options)).toBe(2 * (55 * 16 + 16));
+  });
+});
+
+describe('the two-method scenario (issue 16)', () => {
+  it('is reachable by id, two methods on the het fleet, and not sent to the simulator, which does not know it', () => {
+    const options = parseArgs(['--scenario', 'm2', '--methods-report']);
+    expect(options.scenarios).toEqual(['m2']);
+    expect(options.methodsReport).toBe(true);
+    const scenario = scenarioById('m2');
+    expect(scenario.fleet).toBe('het');
+    expect(scenario.methods.map((m) => [m.name, m.medianMs, m.weight, m.deadlineMs])).toEqual([
+      ['U5_cheap', 5, 90, 500],
+      ['U100_costly', 100, 10, 500],
+    ]);
+    expect(simulatorKnows('m2')).toBe(false);
+    expect(simulatorKnows('s13')).toBe(true);
+    // Not part of --full: the published report's plan is unchanged.
+    expect(SCENARIOS.map(shortId)).not.toContain('m2');
+    expect(() => parseArgs(['--scenario', 'm9'])).toThrow(/unknown scenario "m9".*m2-two-methods/);
+  });
+
+  it("offers no more than this machine's budget at the default scale, side by side or one policy per run", () => {
+    const scale = DEFAULT_SCALE;
+    const fleet = fleetRoles('het', 20).map((role) => scaleBehaviour(behaviourOf(role), scale));
+    const load = offeredLoad(fleet, scaleMethods(TWO_METHODS.methods, scale), 8, scale);
+    expect(load.totalRps).toBeLessThanOrEqual(MACHINE_BUDGET_RPS);
+    for (const clientsPerPolicy of [2, 8]) {
+      expect(overMachineBudget(regimeOf(scale, 20, load.perClientRps, clientsPerPolicy))).toBe(false);
+    }
+  });
+
+  it('bench:methods runs it with the four client-only policies side by side, 5 repeats, time × 32, in under an hour', () => {
+    const scripts = (JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    const argv = scripts['bench:methods'].split(/\s+/);
+    const options = parseArgs(argv.slice(argv.indexOf('scripts/bench/cli.ts') + 1));
+    expect(options.scenarios).toEqual(['m2']);
+    expect(options.policies).toEqual(['round_robin', 'least_request', 'lr_od', 'peak_ewma']);
+    expect(options.layouts).toEqual(['reference']);
+    expect(options.repeats).toBeGreaterThanOrEqual(5);
+    expect(options.scale.timeFactor).toBe(32);
+    expect(planWallTimeS(planLoadRuns(options), options) / 3600).toBeLessThan(1);
   });
 });

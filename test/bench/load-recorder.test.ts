@@ -48,3 +48,45 @@ describe('LoadRecorder', () => {
     expect(recorder.export().seconds[0].sent).toBe(1);
   });
 });
+
+describe('LoadRecorder method groups', () => {
+  const METHODS = [
+    { name: 'U5_cheap', deadlineMs: 500 },
+    { name: 'U100_costly', deadlineMs: 2000 },
+  ];
+
+  it("keeps a histogram pair per method group beside the all-calls one, each failure at its own method's deadline", () => {
+    const recorder = new LoadRecorder(5, PHASES, 1, 2000, 1000, METHODS);
+    recorder.record(100, 6, true, 0, 0, 0);
+    recorder.record(200, 8, true, 0, 0, 0);
+    // A cheap call failing fast counts as its own deadline (500 ms), not the workload's longest (2 s).
+    recorder.record(300, 20, false, 0, 14, 0);
+    recorder.record(400, 120, true, 0, 0, 1);
+    const run = recorder.export();
+    expect(run.methods?.map((m) => [m.name, m.ok, m.failed])).toEqual([
+      ['U5_cheap', 2, 1],
+      ['U100_costly', 1, 0],
+    ]);
+    const cheapAll = decodeHistogram(run.methods![0].allHistogram);
+    const cheapOk = decodeHistogram(run.methods![0].okHistogram);
+    const costlyOk = decodeHistogram(run.methods![1].okHistogram);
+    expect(cheapOk.totalCount).toBe(2);
+    expect(cheapOk.maxValue).toBeLessThan(8_010);
+    expect(cheapAll.maxValue).toBeGreaterThanOrEqual(499_000);
+    expect(cheapAll.maxValue).toBeLessThan(501_000);
+    expect(costlyOk.minNonZeroValue).toBeGreaterThanOrEqual(119_000);
+    // The all-calls histogram is unchanged: every call, failures at the recorder's deadline.
+    const all = decodeHistogram(run.allHistogram);
+    expect(all.totalCount).toBe(4);
+    expect(all.maxValue).toBeGreaterThanOrEqual(1_999_000);
+    expect([run.ok, run.failed]).toEqual([3, 1]);
+  });
+
+  it('keeps no method groups (and exports none) for a one-method workload, as before', () => {
+    const recorder = new LoadRecorder(5, PHASES, 1, 500);
+    recorder.record(100, 6, true, 0);
+    const run = recorder.export();
+    expect('methods' in run).toBe(false);
+    expect(Object.keys(run)).toEqual(['okHistogram', 'allHistogram', 'phases', 'seconds', 'ok', 'failed', 'failuresByCode']);
+  });
+});
