@@ -107,6 +107,17 @@ export const PEAK_EWMA_LIMITS = {
   maxDecayFairShares: 1_000_000,
 } as const;
 
+/** The fields toJsonObject writes only when they differ from PEAK_EWMA_DEFAULTS, in this order (maxEjectionTime, a duration, after them). */
+const NON_DEFAULT_FIELDS = [
+  'methodScoring',
+  'rotationMargin',
+  'maxProbeBackoff',
+  'decayFairShares',
+  'pendingAware',
+  'fleetPenaltyExponent',
+  'ejectionRatio',
+] as const;
+
 export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
   readonly countsStreams = false;
   readonly settings: PeakEwmaSettings;
@@ -151,30 +162,14 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
   }
 
   private nonDefaultFleetFields(): Record<string, number | string | boolean> {
-    const { fleetPenaltyExponent, ejectionRatio, maxEjectionMs, pendingAware, rotationMargin, maxProbeBackoff, decayFairShares, methodScoring } =
-      this.settings;
     const fields: Record<string, number | string | boolean> = {};
-    if (methodScoring !== PEAK_EWMA_DEFAULTS.methodScoring) {
-      fields.methodScoring = methodScoring!;
+    for (const field of NON_DEFAULT_FIELDS) {
+      const value = this.settings[field];
+      if (value !== undefined && value !== PEAK_EWMA_DEFAULTS[field]) {
+        fields[field] = value;
+      }
     }
-    if (rotationMargin !== PEAK_EWMA_DEFAULTS.rotationMargin) {
-      fields.rotationMargin = rotationMargin!;
-    }
-    if (maxProbeBackoff !== PEAK_EWMA_DEFAULTS.maxProbeBackoff) {
-      fields.maxProbeBackoff = maxProbeBackoff!;
-    }
-    if (decayFairShares !== PEAK_EWMA_DEFAULTS.decayFairShares) {
-      fields.decayFairShares = decayFairShares!;
-    }
-    if (pendingAware !== PEAK_EWMA_DEFAULTS.pendingAware) {
-      fields.pendingAware = pendingAware!;
-    }
-    if (fleetPenaltyExponent !== PEAK_EWMA_DEFAULTS.fleetPenaltyExponent) {
-      fields.fleetPenaltyExponent = fleetPenaltyExponent!;
-    }
-    if (ejectionRatio !== PEAK_EWMA_DEFAULTS.ejectionRatio) {
-      fields.ejectionRatio = ejectionRatio!;
-    }
+    const { maxEjectionMs } = this.settings;
     if (maxEjectionMs !== PEAK_EWMA_DEFAULTS.maxEjectionMs) {
       fields.maxEjectionTime = maxEjectionMs! > 0 ? msToDurationString(maxEjectionMs!) : '0s';
     }
