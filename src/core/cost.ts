@@ -3,7 +3,7 @@
  * how a finished call changes that. Lower is better. Both policies share all
  * other machinery; only this differs.
  */
-import { exceedsEjectionRatio } from './ejection';
+import { isEjected, recordMeanSample } from './ejection';
 import { CallOutcome, EndpointLoad } from './endpoint-load';
 import { sampleFrom } from './error-penalty';
 import { fleetPenaltyFactor } from './fleet-penalty';
@@ -98,7 +98,9 @@ export const leastRequestModel: LoadModel = {
  *                     and while its probe is out costs the probe penalty;
  * - pending.ts        calls waiting without an answer raise E;
  * - fleet-penalty.ts  × (E / fleet)^s above the fleet average;
- * - ejection.ts       above R × the fleet average: skipped (rate's `ejected`);
+ * - ejection.ts       above R × the fleet average: skipped (rate's `ejected`),
+ *                     judged on the estimate or on a mean that only a probe
+ *                     resets, whose slow answers back the probes off;
  * - error-penalty.ts  what a failed call teaches;
  * - probe-backoff.ts  after failures in a row, a larger penalty and
  *                     rarer probes;
@@ -236,12 +238,13 @@ export class PeakEwmaModel implements LoadModel {
     const stale = isStale(load, nowMs, settings, this.fleet, this.traffic);
     const rttMs = estimateWith(load, currentRttMs(load, nowMs, settings, this.traffic), stale, nowMs, settings, this.fleet);
     into.cost = costFromEstimate(load, stale, rttMs, settings, this.fleet, callWeight);
-    into.ejected = exceedsEjectionRatio(rttMs, settings, this.fleet);
+    into.ejected = isEjected(load, rttMs, stale, settings, this.fleet);
   }
 
   /** Estimate above ejectionRatio × the fleet average. */
   ejected(load: EndpointLoad, nowMs: number): boolean {
-    return load.hasSample && exceedsEjectionRatio(estimateMs(load, nowMs, this.settings, this.fleet, this.traffic), this.settings, this.fleet);
+    const { settings, fleet, traffic } = this;
+    return load.hasSample && isEjected(load, estimateMs(load, nowMs, settings, fleet, traffic), isStale(load, nowMs, settings, fleet, traffic), settings, fleet);
   }
 
   recordCall(load: EndpointLoad, outcome: CallOutcome, elapsedMs: number, nowMs: number, method?: MethodStats): void {
@@ -249,16 +252,17 @@ export class PeakEwmaModel implements LoadModel {
     const fleet = this.fleet;
     // One exp serves the estimate the sample is judged against and the blend.
     const retained = load.hasSample ? retainedAt(load, nowMs, settings, this.traffic) : 1;
-    const estimateNowMs = load.hasSample
-      ? estimateWith(load, load.rttMs * retained, isStale(load, nowMs, settings, fleet, this.traffic), nowMs, settings, fleet)
-      : settings.defaultRttMs;
+    const stale = load.hasSample && isStale(load, nowMs, settings, fleet, this.traffic);
+    const estimateNowMs = load.hasSample ? estimateWith(load, load.rttMs * retained, stale, nowMs, settings, fleet) : settings.defaultRttMs;
     // In the unit of an average call (methods.ts); unchanged without a method.
     const judgedMs = method === undefined ? elapsedMs : normalisedElapsedMs(elapsedMs, method, fleet);
+    const failuresBefore = load.consecutiveFailures;
     load.consecutiveFailures = failuresInARowAfter(load, outcome);
     const sampleMs = sampleFrom(outcome, judgedMs, estimateNowMs, settings, fleetRttOf(fleet), probeBackoffFactor(load.consecutiveFailures, settings));
     if (sampleMs === null || !(sampleMs >= 0) || !Number.isFinite(sampleMs)) {
       return;
     }
+    recordMeanSample(load, outcome, sampleMs, stale, failuresBefore, settings, fleet);
     if (load.hasSample) {
       // The blend starts from what the cost used: a stale estimate from the
       // fleet average, not from an old peak.

@@ -1,14 +1,80 @@
 /**
  * Bounded latency ejection (`ejectionRatio` R): with two choices both draws
  * land on slow backends k(k−1)/(n(n−1)) of the time whatever the estimate
- * says, so an endpoint estimated above R × the fleet average is skipped by
+ * says, so an endpoint judged above R × the fleet average F is skipped by
  * the chooser (PowerOfChoices redraws) while it can draw others. The bound
  * in time is staleness.ts (docs/tuning.md §2).
+ *
+ * What is judged (`ejectionSignal`):
+ *
+ * - "peak": the decayed peak estimate E the cost uses. E decays toward 0
+ *   between samples, so an ejected endpoint is back under R·F after
+ *   τ·ln(E/(R·F)) whether or not anything was learnt: each client re-admits
+ *   a slow backend about once per τ, and with many light clients those
+ *   re-admissions add up to a fixed share of all calls (docs/tuning.md §12).
+ * - "mean": M, a moving average of the endpoint's samples (1/8 per sample)
+ *   that does not decay with time. An ejected endpoint stays out until its
+ *   estimate is stale (staleness.ts); stale, it is not ejected, so it gets
+ *   one probe; the probe's answer replaces M (what the backend does now),
+ *   and an answer that leaves M above R·F counts as a failed probe for the
+ *   back-off (probe-backoff.ts), so a backend that stays slow is probed once
+ *   per K·2^(j−1) fair shares of the client's calls, as a failing one is.
  */
+import { CallOutcome, EndpointLoad } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 
 export function exceedsEjectionRatio(estimateMs: number, settings: PeakEwmaSettings, fleet: FleetRtt): boolean {
   const ratio = settings.ejectionRatio;
   return !!ratio && fleet.hasSample && estimateMs > ratio * fleet.rttMs;
+}
+
+/**
+ * The weight of one sample in the mean signal. Counted in samples, not time:
+ * a light client's mean is its last few samples, as a busy client's is.
+ */
+export const MEAN_SAMPLE_WEIGHT = 1 / 8;
+
+/**
+ * Whether `load` is ejected given its estimate now (`estimateMs`) and
+ * whether that estimate is stale: by the estimate ("peak") or by its mean
+ * ("mean"); a stale endpoint is never ejected, so that it is probed.
+ */
+export function isEjected(load: EndpointLoad, estimateMs: number, stale: boolean, settings: PeakEwmaSettings, fleet: FleetRtt): boolean {
+  if (settings.ejectionSignal !== 'mean') {
+    return exceedsEjectionRatio(estimateMs, settings, fleet);
+  }
+  return !stale && exceedsEjectionRatio(load.meanRttMs, settings, fleet);
+}
+
+/**
+ * The mean signal after a sample of `sampleMs`: the sample itself for a
+ * first sample or a probe (a stale endpoint's), else the moving average.
+ */
+export function nextMeanRttMs(load: EndpointLoad, sampleMs: number, stale: boolean): number {
+  return !load.hasSample || stale ? sampleMs : load.meanRttMs + MEAN_SAMPLE_WEIGHT * (sampleMs - load.meanRttMs);
+}
+
+/**
+ * With the mean signal, moves M by the sample `sampleMs` of a call that
+ * ended with `outcome` (before `load.hasSample` is set by it), and counts
+ * an answer that leaves the endpoint ejected as a failed probe:
+ * `consecutiveFailures` becomes `failuresBefore` + 1. Nothing without it.
+ */
+export function recordMeanSample(
+  load: EndpointLoad,
+  outcome: CallOutcome,
+  sampleMs: number,
+  stale: boolean,
+  failuresBefore: number,
+  settings: PeakEwmaSettings,
+  fleet: FleetRtt,
+): void {
+  if (settings.ejectionSignal !== 'mean') {
+    return;
+  }
+  load.meanRttMs = nextMeanRttMs(load, sampleMs, stale);
+  if (outcome === CallOutcome.SUCCESS && exceedsEjectionRatio(load.meanRttMs, settings, fleet)) {
+    load.consecutiveFailures = failuresBefore + 1;
+  }
 }

@@ -32,6 +32,11 @@ export class EndpointLoad {
   /** The balancer's `BalancerTraffic.callsStarted` when the last RTT sample was taken. */
   sampledAtCall = 0;
   hasSample = false;
+  /**
+   * A plain moving average of the samples, for `ejectionSignal` "mean"
+   * (ejection.ts); meaningless until `hasSample`.
+   */
+  meanRttMs = 0;
   /** Failed calls (errors; deadlines and cancels do not count) since its last success: the probe back-off's count. */
   consecutiveFailures = 0;
   /** Calls started on this endpoint over its lifetime (for stats). */

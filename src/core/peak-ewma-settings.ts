@@ -34,11 +34,21 @@ export interface PeakEwmaSettings {
    */
   readonly fleetPenaltyExponent?: number;
   /**
-   * R, bounded latency ejection: an endpoint whose estimate exceeds R × the
-   * fleet average is skipped by the chooser while it can draw other
-   * candidates (at most choiceCount extra draws). 0 or absent: off.
+   * R, bounded latency ejection: an endpoint whose estimate (or mean, see
+   * `ejectionSignal`) exceeds R × the fleet average is skipped by the
+   * chooser while it can draw other candidates (at most choiceCount extra
+   * draws). 0 or absent: off.
    */
   readonly ejectionRatio?: number;
+  /**
+   * What `ejectionRatio` judges (ejection.ts): "peak", the decayed peak
+   * estimate the cost uses; "mean", a plain moving average of the
+   * endpoint's samples that does not decay with time, so an endpoint
+   * ejected for its latency stays out until a probe says otherwise, and
+   * probes that come back still slow back off like failed ones. Absent:
+   * "peak".
+   */
+  readonly ejectionSignal?: EjectionSignal;
   /**
    * T, in ms: an estimate not refreshed by a sample for T counts at most as
    * the fleet average, so an endpoint avoided for its latency (or its
@@ -94,3 +104,5 @@ export interface PeakEwmaSettings {
 }
 
 export type MethodScoring = 'off' | 'latency' | 'work';
+
+export type EjectionSignal = 'mean' | 'peak';

@@ -12,7 +12,7 @@
  */
 import { LoadBalancingEngine } from '../core/engine';
 import { LoadModel, PeakEwmaModel, PeakEwmaSettings } from '../core/cost';
-import { MethodScoring } from '../core/peak-ewma-settings';
+import { EjectionSignal, MethodScoring } from '../core/peak-ewma-settings';
 import {
   ConfigError,
   describe,
@@ -90,9 +90,11 @@ export const PEAK_EWMA_DEFAULTS = {
    * in-flight work: no clear gain over "latency" there, so not the default.
    */
   methodScoring: 'latency' as MethodScoring,
+  ejectionSignal: 'peak' as EjectionSignal,
 } as const;
 
 export const METHOD_SCORINGS: readonly MethodScoring[] = ['off', 'latency', 'work'];
+export const EJECTION_SIGNALS: readonly EjectionSignal[] = ['peak', 'mean'];
 
 export const PEAK_EWMA_LIMITS = {
   maxDecayMs: 3_600_000,
@@ -116,6 +118,7 @@ const NON_DEFAULT_FIELDS = [
   'pendingAware',
   'fleetPenaltyExponent',
   'ejectionRatio',
+  'ejectionSignal',
 ] as const;
 
 export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
@@ -140,6 +143,7 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
       rotationMargin: settings.rotationMargin ?? PEAK_EWMA_DEFAULTS.rotationMargin,
       decayFairShares: settings.decayFairShares ?? PEAK_EWMA_DEFAULTS.decayFairShares,
       methodScoring: settings.methodScoring ?? PEAK_EWMA_DEFAULTS.methodScoring,
+      ejectionSignal: settings.ejectionSignal ?? PEAK_EWMA_DEFAULTS.ejectionSignal,
     };
   }
 
@@ -230,6 +234,7 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
       maxProbeBackoff: readOffOrUpTo(name, fields, 'maxProbeBackoff', PEAK_EWMA_LIMITS.maxProbeBackoff),
       decayFairShares: readOffOrUpTo(name, fields, 'decayFairShares', PEAK_EWMA_LIMITS.maxDecayFairShares),
       methodScoring: readEnum(name, fields, 'methodScoring', METHOD_SCORINGS, PEAK_EWMA_DEFAULTS.methodScoring),
+      ejectionSignal: readEnum(name, fields, 'ejectionSignal', EJECTION_SIGNALS, PEAK_EWMA_DEFAULTS.ejectionSignal),
     });
   }
 }

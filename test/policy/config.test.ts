@@ -4,6 +4,7 @@
  */
 import {
   LeastRequestLoadBalancingConfig,
+  PEAK_EWMA_DEFAULTS,
   PeakEwmaLoadBalancingConfig,
   register,
   validateServiceConfig,
@@ -47,6 +48,19 @@ describe('peak_ewma_experimental config', () => {
       expect(parsePeak(json.peak_ewma_experimental)).toEqual(config);
     }
     expect(parsePeak({ method_scoring: 'work' }).settings.methodScoring).toBe('work');
+  });
+
+  it('ejectionSignal: "peak" or "mean", round-trips when not the default, and a bad value names the field', () => {
+    for (const ejectionSignal of ['peak', 'mean'] as const) {
+      const config = parsePeak({ ejectionSignal });
+      expect(config.settings.ejectionSignal).toBe(ejectionSignal);
+      const json = config.toJsonObject() as Record<string, Record<string, unknown>>;
+      expect(json.peak_ewma_experimental.ejectionSignal).toBe(ejectionSignal === PEAK_EWMA_DEFAULTS.ejectionSignal ? undefined : ejectionSignal);
+      expect(parsePeak(json.peak_ewma_experimental)).toEqual(config);
+    }
+    expect(parsePeak({ ejection_signal: 'mean' }).settings.ejectionSignal).toBe('mean');
+    expect(() => parsePeak({ ejectionSignal: 'median' })).toThrow(/"ejectionSignal" must be one of "peak", "mean", got "median"/);
+    expect(() => parsePeak({ ejectionSignal: 1 })).toThrow(/"ejectionSignal" must be one of/);
   });
 
   it('maxProbeBackoff: 0 (off) to 1000, round-trips when not the default, and a bad value names the field', () => {

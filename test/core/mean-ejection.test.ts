@@ -1,0 +1,108 @@
+/**
+ * The mean ejection signal (`ejectionSignal: "mean"`, src/core/ejection.ts):
+ * an endpoint is ejected while a plain moving average of its samples is
+ * above R × the fleet average. Unlike the peak estimate, the mean does not
+ * decay with time, so an endpoint ejected for its latency stays out until
+ * its estimate is stale and a probe says otherwise; a probe's answer
+ * replaces the mean; and an answer that leaves it ejected backs the probes
+ * off like a failure (probe-backoff.ts). A light client therefore stops
+ * re-admitting a slow backend every τ·ln(ratio), which with many clients
+ * added up to several per cent of all calls (docs/tuning.md §12).
+ */
+import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, seededRandom } from '../../src/core';
+import { MEAN_SAMPLE_WEIGHT, nextMeanRttMs } from '../../src/core/ejection';
+import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
+
+const PEAK: PeakEwmaSettings = { ...PEAK_EWMA_DEFAULTS, ejectionSignal: 'peak', ejectionRatio: 1.6 };
+const MEAN: PeakEwmaSettings = { ...PEAK, ejectionSignal: 'mean' };
+
+/** A model whose fleet average is 10 ms and `load` answered `samplesMs` at t = 0, 1, 2, ... ms. */
+function withSamples(settings: PeakEwmaSettings, samplesMs: number[]): { model: PeakEwmaModel; load: EndpointLoad } {
+  const model = new PeakEwmaModel(settings);
+  model.fleet.record(10, 0, settings.decayMs);
+  const load = new EndpointLoad();
+  samplesMs.forEach((sampleMs, t) => model.recordCall(load, CallOutcome.SUCCESS, sampleMs, t));
+  return { model, load };
+}
+
+describe('the mean signal', () => {
+  it('is the first sample, then a moving average weighting each sample 1/8', () => {
+    const load = new EndpointLoad();
+    expect(nextMeanRttMs(load, 40, false)).toBe(40);
+    load.hasSample = true;
+    load.meanRttMs = 40;
+    expect(nextMeanRttMs(load, 8, false)).toBe(40 + MEAN_SAMPLE_WEIGHT * (8 - 40));
+    // A probe (the estimate was stale) replaces it: what the endpoint does now.
+    expect(nextMeanRttMs(load, 8, true)).toBe(8);
+  });
+
+  it('keeps a 2× slower endpoint ejected while its peak estimate decays below the ratio', () => {
+    // Fleet 10 ms; the endpoint answered 20 ms three times, then nothing for 0.3 τ (under maxEjectionTime).
+    const peak = withSamples(PEAK, [20, 20, 20]);
+    const mean = withSamples(MEAN, [20, 20, 20]);
+    expect(peak.model.ejected(peak.load, 2)).toBe(true);
+    expect(mean.model.ejected(mean.load, 2)).toBe(true);
+    // 20 × e^(−0.3) ≈ 14.8 ms < 16 ms: the peak signal re-admits it; the mean still says 20.
+    const later = 0.3 * PEAK.decayMs;
+    expect(later).toBeLessThan(PEAK_EWMA_DEFAULTS.maxEjectionMs);
+    expect(peak.model.ejected(peak.load, later)).toBe(false);
+    expect(mean.model.ejected(mean.load, later)).toBe(true);
+  });
+
+  it('never ejects a stale endpoint, so it is probed; a fast probe re-admits it at once', () => {
+    const { model, load } = withSamples(MEAN, [30, 30, 30]);
+    // Without traffic the probe interval is time only: stale after maxEjectionTime.
+    const staleAt = 2 + PEAK_EWMA_DEFAULTS.maxEjectionMs;
+    expect(model.ejected(load, staleAt - 1)).toBe(true);
+    expect(model.ejected(load, staleAt)).toBe(false);
+    model.recordCall(load, CallOutcome.SUCCESS, 10, staleAt);
+    expect(load.meanRttMs).toBe(10);
+    expect(model.ejected(load, staleAt + 1)).toBe(false);
+  });
+
+  it('counts an answer that leaves the endpoint ejected as a failed probe; a good one resets the count', () => {
+    const { model, load } = withSamples(MEAN, [30, 30, 30]);
+    expect(load.consecutiveFailures).toBe(3);
+    model.recordCall(load, CallOutcome.SUCCESS, 10, 4);
+    // (30 − 20/8 = 27.5 ms: one good answer is not enough to come back.)
+    expect(load.consecutiveFailures).toBe(4);
+    const { model: healed, load: probed } = withSamples(MEAN, [30, 30, 30]);
+    healed.recordCall(probed, CallOutcome.SUCCESS, 10, 2 + PEAK_EWMA_DEFAULTS.maxEjectionMs);
+    expect(probed.consecutiveFailures).toBe(0);
+  });
+
+  it('leaves the peak signal as it was: a slow answer is no failure there', () => {
+    const { load } = withSamples(PEAK, [30, 30, 30]);
+    expect(load.consecutiveFailures).toBe(0);
+  });
+});
+
+describe('a light client (175 calls/s, 20 endpoints; endpoint 0 answers in 2.5 ms, the others in 0.5–1.5 ms)', () => {
+  /** Calls to endpoint 0 over 60 s, each call done before the next. */
+  function callsToSlow(settings: PeakEwmaSettings): number {
+    const clock = new ManualClock();
+    const engine = new LoadBalancingEngine({ model: new PeakEwmaModel(settings), choiceCount: 2, clock: clock.now, random: seededRandom(11) });
+    const loads = Array.from({ length: 20 }, () => new EndpointLoad());
+    const latency = seededRandom(5);
+    let toSlow = 0;
+    for (let call = 0; call < 60 * 175; call++) {
+      clock.set((call * 1_000) / 175);
+      const index = engine.pick(loads);
+      const started = engine.callStarted(loads[index]);
+      clock.advance(index === 0 ? 2.5 : 0.5 + latency());
+      engine.callEnded(loads[index], CallOutcome.SUCCESS, started);
+      toSlow += index === 0 ? 1 : 0;
+    }
+    return toSlow;
+  }
+
+  it('sends the slow endpoint under a quarter of the calls with the mean signal that it sends with the peak signal', () => {
+    const peak = callsToSlow(PEAK);
+    const mean = callsToSlow(MEAN);
+    // The peak signal re-admits it once its peak decays under 1.6 × the fleet's ~1 ms, within τ·ln(2.5/1.6) ≈ 0.9 s.
+    expect(peak).toBeGreaterThan(40);
+    expect(mean).toBeLessThan(peak / 4);
+    // Still probed: a healed backend would be found again.
+    expect(mean).toBeGreaterThan(5);
+  });
+});
