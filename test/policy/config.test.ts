@@ -26,6 +26,7 @@ describe('peak_ewma_experimental config', () => {
       errorPenaltyFactor: 5,
       fleetPenaltyExponent: 1,
       ejectionRatio: 2.5,
+      ejectionSignal: 'peak',
       maxEjectionMs: 1_000,
       pendingAware: true,
       probeFairShares: 10,
