@@ -21,7 +21,8 @@ import { formatMs, formatPercent } from './progress';
 import { REFERENCE_OVERHEAD, REFERENCE_RECOVERY_S, REFERENCE_RESULTS, ReferencePolicy } from '../lib/reference-numbers';
 import { behaviourOf, DEFAULT_BEHAVIOUR, FleetKind, fleetRoles, SINGLE_METHOD } from '../model';
 import { planLoadRuns, planWallTimeS, RUN_OVERHEAD_S } from './plan';
-import { MACHINE_BUDGET_RPS, offeredLoad, overMachineBudget, REFERENCE_SCALE, Regime, regimeKey, regimeLabel, regimeShort } from './scale';
+import { isLowConcurrency, LOW_CONCURRENCY_SCALES, MACHINE_BUDGET_RPS, offeredLoad, overMachineBudget, REFERENCE_SCALE, Regime, regimeKey, regimeLabel, regimeShort } from './scale';
+import type { MergedSession } from './merge';
 import { scenarioById } from './scenarios';
 import { mean, median } from './stats';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
@@ -54,6 +55,8 @@ export interface BenchResults {
   cpu: CpuPerRpcResult[] | null;
   update?: UpdateTimeReport | null;
   simulator?: SimulatorSummary | null;
+  /** Later sessions whose load-test runs replaced this file's of the same kinds (merge.ts, --merge-load). */
+  merged?: readonly MergedSession[];
 }
 
 export const policyLabel = clientLabel;
@@ -382,16 +385,18 @@ function charts(results: BenchResults, rows: readonly AggregateRow[]): Chart[] {
     }
   }
   // The low-concurrency regimes (scale.ts): fewer slots, the reference's time.
-  const low = (r: Regime): boolean => r.slots < DEFAULT_BEHAVIOUR.slots && r.timeScaled && r.timeFactor === 1;
-  for (const regime of regimesOf(rows.filter((r) => r.layout === 'uniform')).filter(low)) {
+  for (const regime of regimesOf(rows.filter((r) => r.layout === 'uniform')).filter(isLowConcurrency)) {
     const mine = rows.filter((r) => r.layout === 'uniform' && regimeKey(r.regime) === regimeKey(regime));
     const scenarios = Array.from(new Set(mine.map((r) => r.scenario)));
     const policies = POLICY_IDS.filter((p) => mine.some((r) => r.policy === p));
+    const run = results.load.find((r) => r.layout === 'uniform' && regimeKey(regimeOfRun(r)) === regimeKey(regime))!;
+    const scale = lowConcurrencyScale(regime, mine, run.timeline);
     out.push({
       file: `low-concurrency-${regime.slots}-slot.svg`,
-      caption: `p99 over all calls (failures at the deadline), uniform layout, ${regimeLabel(regime)}; log scale`,
+      caption: `p99 over all calls (failures at the deadline), uniform layout, ${scale.join(', ')}; mean of ${mine[0].repeats} repeat${mine[0].repeats > 1 ? 's' : ''}; log scale`,
       svg: barChart({
-        title: `p99 all calls, uniform, ${regimeShort(regime)}`,
+        // The chart alone states its run's scale: it is its own regime, not the reference's.
+        title: [`p99 all calls, uniform layout: ${scale[0]}`, ...scale.slice(1)].join('\n'),
         yLabel: 'ms (log)',
         groups: scenarios,
         series: policies.map((p) => ({
@@ -403,6 +408,29 @@ function charts(results: BenchResults, rows: readonly AggregateRow[]): Chart[] {
     });
   }
   return out;
+}
+
+/**
+ * A low-concurrency regime's scale in words, for its chart: slots, median
+ * and fleet; clients and their rate (which follows each scenario's fleet
+ * capacity, so it is given per scenario where it differs); the window.
+ */
+export function lowConcurrencyScale(regime: Regime, rows: readonly AggregateRow[], timeline: ScenarioResult['timeline']): string[] {
+  const rates = new Map<number, string[]>();
+  for (const row of rows) {
+    const names = rates.get(row.regime.perClientRps) ?? [];
+    if (!names.includes(row.scenario)) rates.set(row.regime.perClientRps, [...names, row.scenario]);
+  }
+  const rateText =
+    rates.size === 1
+      ? `${Array.from(rates.keys())[0]} calls/s`
+      : `${Array.from(rates, ([rps, names]) => `${rps} (${names.join(', ')})`).join(' / ')} calls/s`;
+  const slots = `${regime.slots} slot${regime.slots === 1 ? '' : 's'}`;
+  return [
+    `${slots}, ${regime.medianMs} ms median, ${regime.backends} backends`,
+    `${regime.clientsPerPolicy} clients of one policy at ${rateText} each`,
+    `${timeline.measureS} s window after ${timeline.warmupMs / 1000} s warm-up, fault ${timeline.faultStartS}–${timeline.faultEndS} s`,
+  ];
 }
 
 /** Each regime of the results, described once. */
@@ -472,6 +500,23 @@ function planSummary(options: BenchOptions): string {
   return `${parts.join('; ')}; ${options.durationS} s windows, ${options.repeats} repeats`;
 }
 
+/** Which runs a later session measured in place of this file's (merge.ts), with its date and load. */
+function mergedText(results: BenchResults): string {
+  const words: Record<MergedSession['kinds'][number], string> = {
+    reference: 'reference-layout',
+    uniform: 'uniform-layout',
+    'low-concurrency': 'low-concurrency',
+  };
+  return (results.merged ?? [])
+    .map(
+      (s) =>
+        ` The ${s.kinds.map((k) => words[k]).join(' and ')} runs (${s.runs}, ${s.repeats} repeats) are a later session's, measured ` +
+        `${s.startedAt.slice(0, 16).replace('T', ' ')} UTC with the package built from ${s.packageSource ?? 'an unrecorded source'}, load average at start ` +
+        `${s.loadAverage.join(' / ')}, merged in with \`--merge-load\` in place of this file's own.`,
+    )
+    .join('');
+}
+
 /** What `npm run <script>` costs in load-test wall time. */
 function benchReportCost(script = 'bench:report'): string {
   const options = optionsOf(script);
@@ -486,10 +531,12 @@ export const CHART_DIR = path.join(REPO_ROOT, 'docs', 'benchmarks');
 function costText(results: BenchResults): string {
   const options = results.options;
   if (options.clientsPerPolicy === undefined || results.load.length === 0) return '';
-  const plan = planLoadRuns(options);
-  const hours = planWallTimeS(plan, options) / 3600;
+  // A merged file holds runs its own options did not plan: count the runs it holds.
+  const runs = results.merged && results.merged.length > 0 ? results.load : planLoadRuns(options);
+  const hours = planWallTimeS(runs, options) / 3600;
+  const sessions = results.merged && results.merged.length > 0 ? `, in ${results.merged.length + 1} sessions` : '';
   return (
-    `This report's load test is ${plan.length} runs (${options.repeats} repeat${options.repeats > 1 ? 's' : ''} of each, interleaved in random order): about ${hours.toFixed(1)} h of wall time on this machine (each run's timeline × its time factor, plus ~${RUN_OVERHEAD_S} s to start and stop its processes), before the overhead benchmarks. ` +
+    `This report's load test is ${runs.length} runs${sessions} (${options.repeats} repeat${options.repeats > 1 ? 's' : ''} of each, interleaved in random order): about ${hours.toFixed(1)} h of wall time on this machine (each run's timeline × its time factor, plus ~${RUN_OVERHEAD_S} s to start and stop its processes), before the overhead benchmarks. ` +
     `\`npm run bench:report\` is sized to fit a working session on this 2-core machine: ${planSummary(optionsOf('bench:report'))}. ` +
     `The whole suite (\`npm run bench:report:full\`: seven scenarios, every policy in both layouts and at 1–2 slots, 45 s windows) is ${benchReportCost('bench:report:full')}: a quiet machine's job.`
   );
@@ -515,7 +562,8 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
     `Measured ${results.startedAt.slice(0, 10)} on ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.platform}, ` +
       `Node ${m.node}, @grpc/grpc-js ${m.grpcJs}, package built from ${results.packageSource ?? `commit ${gitCommit(REPO_ROOT)}`}. ` +
       `Load average at start: ${m.loadAverage.join(' / ')} (the machine is shared; absolute numbers move with it, ` +
-      'side-by-side comparisons much less).',
+      'side-by-side comparisons much less).' +
+      mergedText(results),
     '',
     'Regenerate everything (load test, overhead benchmarks, this file and its charts):',
     '',
@@ -873,7 +921,9 @@ function methodNotes(results: BenchResults): string {
       `buckets) and the policies' time constants (peak_ewma's decayTime ${decayMs / 1000} s × F, maxEjectionTime ${maxEjectionMs / 1000} s × F and defaultRtt; ` +
       "outlier_detection's interval and ejection times; WRR's periods), so the offered rate is 1/F of the reference's and " +
       "every dimensionless quantity is kept (scripts/bench/scale.ts). The low-concurrency regimes run the reference's 10 ms " +
-      'median at 1 and 2 slots on a smaller fleet, in real time, as their own regime.',
+      `median in real time, each as its own regime, on ${LOW_CONCURRENCY_SCALES.map((s) => `${s.backends} backends × ${s.slots} slot${s.slots === 1 ? '' : 's'}`).join(' and ')}: ` +
+      "the same slots in total, so the same 70 % of capacity is the same rate from the same clients and the regimes differ only in how the slots are split; " +
+      "a fleet of 6 at 2 slots offered 800 calls/s, over this machine's budget. Measured alone: `npm run bench:low`, merged into the saved results with `npm run bench:low:merge`.",
     '',
   ].join('\n');
 }
