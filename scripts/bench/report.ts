@@ -416,21 +416,29 @@ function charts(results: BenchResults, rows: readonly AggregateRow[]): Chart[] {
  * capacity, so it is given per scenario where it differs); the window.
  */
 export function lowConcurrencyScale(regime: Regime, rows: readonly AggregateRow[], timeline: ScenarioResult['timeline']): string[] {
-  const rates = new Map<number, string[]>();
-  for (const row of rows) {
-    const names = rates.get(row.regime.perClientRps) ?? [];
-    if (!names.includes(row.scenario)) rates.set(row.regime.perClientRps, [...names, row.scenario]);
-  }
-  const rateText =
-    rates.size === 1
-      ? `${Array.from(rates.keys())[0]} calls/s`
-      : `${Array.from(rates, ([rps, names]) => `${rps} (${names.join(', ')})`).join(' / ')} calls/s`;
+  const rateText = perClientRates(rows);
   const slots = `${regime.slots} slot${regime.slots === 1 ? '' : 's'}`;
   return [
     `${slots}, ${regime.medianMs} ms median, ${regime.backends} backends`,
     `${regime.clientsPerPolicy} clients of one policy at ${rateText} each`,
     `${timeline.measureS} s window after ${timeline.warmupMs / 1000} s warm-up, fault ${timeline.faultStartS}–${timeline.faultEndS} s`,
   ];
+}
+
+/**
+ * The rate per client of a group of rows: "50 calls/s", or per scenario where
+ * they differ, "50 (s02, s03) / 45 (s01) calls/s" (the rate follows each
+ * scenario's fleet capacity: the het fleet's is lower), scenarios in order.
+ */
+export function perClientRates(rows: readonly AggregateRow[]): string {
+  const rates = new Map<number, string[]>();
+  for (const row of [...rows].sort((a, b) => a.scenario.localeCompare(b.scenario))) {
+    const names = rates.get(row.regime.perClientRps) ?? [];
+    if (!names.includes(row.scenario)) rates.set(row.regime.perClientRps, [...names, row.scenario]);
+  }
+  return rates.size === 1
+    ? `${Array.from(rates.keys())[0]} calls/s`
+    : `${Array.from(rates, ([rps, names]) => `${rps} (${names.join(', ')})`).join(' / ')} calls/s`;
 }
 
 /** Each regime of the results, described once. */
@@ -440,14 +448,18 @@ function regimeText(rows: readonly AggregateRow[], results: BenchResults): strin
   const { timeline } = first;
   const order = regimesOf(rows).map(regimeKey);
   // One line per regime and layout: the layouts differ in clients and their rate.
-  const byLayout = new Map<string, AggregateRow>();
-  for (const row of rows) byLayout.set(`${order.indexOf(regimeKey(row.regime))}|${row.layout}`, row);
+  const byLayout = new Map<string, AggregateRow[]>();
+  for (const row of rows) {
+    const key = `${order.indexOf(regimeKey(row.regime))}|${row.layout}`;
+    byLayout.set(key, [...(byLayout.get(key) ?? []), row]);
+  }
   const lines = Array.from(byLayout.keys()).sort().map((key) => {
-    const { regime, layout } = byLayout.get(key)!;
+    const mine = byLayout.get(key)!;
+    const { regime, layout } = mine[mine.length - 1];
     const f = timelineSecondS(regime);
     const real = (s: number): string => `${s * f} s`;
     return (
-      `- **${regimeShort(regime)}**, ${layout} layout: ${regimeLabel(regime)}` +
+      `- **${regimeShort(regime)}**, ${layout} layout: ${regimeLabel(regime, perClientRates(mine))}` +
       `; ${likeReference(regime) ? "the reference's regime, time × " + f + ': ms ÷ ' + f + " are the reference's units" : "its own regime, not the reference's: its numbers compare only with each other"}; ` +
       `warm-up ${real(timeline.warmupMs / 1000)}, measurement ${real(timeline.measureS)}, fault ${real(timeline.faultStartS)}–${real(timeline.faultEndS)}` +
       (f === 1 ? '' : ` (timeline ${timeline.warmupMs / 1000} / ${timeline.measureS} / ${timeline.faultStartS}–${timeline.faultEndS} s × ${f})`) +

@@ -176,12 +176,15 @@ export function regimeOf(scale: Scale | LegacyScale, backends: number, perClient
   };
 }
 
-/** "8 slots, 160 ms median (time × 16), 20 backends, 2 clients per policy at 28 calls/s". */
-export function regimeLabel(regime: Regime): string {
+/**
+ * "8 slots, 160 ms median (time × 16), 20 backends, 2 clients per policy at 28 calls/s"; `rateText` for a
+ * group of runs whose rates differ (the rate follows each scenario's fleet capacity).
+ */
+export function regimeLabel(regime: Regime, rateText = `${regime.perClientRps} calls/s`): string {
   const time =
     regime.timeFactor === 1 ? '' : regime.timeScaled ? ` (time × ${regime.timeFactor})` : ` (service × ${regime.timeFactor}, timeline unscaled)`;
   const clients = `${regime.clientsPerPolicy} client${regime.clientsPerPolicy === 1 ? '' : 's'} per policy`;
-  return `${regime.slots} slot${regime.slots === 1 ? '' : 's'}, ${regime.medianMs} ms median${time}, ${regime.backends} backends, ${clients} at ${regime.perClientRps} calls/s`;
+  return `${regime.slots} slot${regime.slots === 1 ? '' : 's'}, ${regime.medianMs} ms median${time}, ${regime.backends} backends, ${clients} at ${rateText}`;
 }
 
 /** The key runs of one regime share: slots, time and fleet size (rates follow from them and the layout). */
