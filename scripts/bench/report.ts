@@ -387,7 +387,8 @@ function charts(results: BenchResults, rows: readonly AggregateRow[]): Chart[] {
   // The low-concurrency regimes (scale.ts): fewer slots, the reference's time.
   for (const regime of regimesOf(rows.filter((r) => r.layout === 'uniform')).filter(isLowConcurrency)) {
     const mine = rows.filter((r) => r.layout === 'uniform' && regimeKey(r.regime) === regimeKey(regime));
-    const scenarios = Array.from(new Set(mine.map((r) => r.scenario)));
+    // In scenario order, not the shuffled order the runs happened to come in.
+    const scenarios = Array.from(new Set(mine.map((r) => r.scenario))).sort();
     const policies = POLICY_IDS.filter((p) => mine.some((r) => r.policy === p));
     const run = results.load.find((r) => r.layout === 'uniform' && regimeKey(regimeOfRun(r)) === regimeKey(regime))!;
     const scale = lowConcurrencyScale(regime, mine, run.timeline);

@@ -379,8 +379,9 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
   it("states each chart's own scale in its title: slots, median, backends, clients, rate per scenario, window", () => {
     const { charts } = renderReport(
       results([
-        ...fourPolicies('s01', { round_robin: 90, least_request: 60, lr_od: 61, peak_ewma: 40 }, 2, 3, 45),
+        // Runs come in shuffled order (plan.ts); the chart's groups are in scenario order.
         ...fourPolicies('s02', { round_robin: 30, least_request: 31, lr_od: 32, peak_ewma: 31 }, 2, 3),
+        ...fourPolicies('s01', { round_robin: 90, least_request: 60, lr_od: 61, peak_ewma: 40 }, 2, 3, 45),
         ...fourPolicies('s02', { round_robin: 40, least_request: 41, lr_od: 42, peak_ewma: 41 }, 1, 6),
       ]),
     );
@@ -395,6 +396,7 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
     expect(two.caption).toContain('3 backends');
     // Every policy that ran is a bar series.
     for (const name of ['round_robin', 'least_request', 'lr+od', 'peak_ewma']) expect(two.svg).toContain(`>${name}</text>`);
+    expect(two.svg.indexOf('>s01</text>')).toBeLessThan(two.svg.indexOf('>s02</text>'));
   });
 
   it('judges peak_ewma lowest of the client-only policies on s01 and s03, and the 1.05× bound on s02', () => {
