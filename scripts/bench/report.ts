@@ -22,7 +22,7 @@ import { REFERENCE_OVERHEAD, REFERENCE_RECOVERY_S, REFERENCE_RESULTS, ReferenceP
 import { behaviourOf, DEFAULT_BEHAVIOUR, FleetKind, fleetRoles, SINGLE_METHOD } from '../model';
 import { planLoadRuns, planWallTimeS, RUN_OVERHEAD_S } from './plan';
 import { isLowConcurrency, LOW_CONCURRENCY_SCALES, MACHINE_BUDGET_RPS, offeredLoad, overMachineBudget, REFERENCE_SCALE, Regime, regimeKey, regimeLabel, regimeShort } from './scale';
-import type { MergedSession } from './merge';
+import { MergedSession, runKind } from './merge';
 import { scenarioById } from './scenarios';
 import { mean, median } from './stats';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
@@ -277,23 +277,41 @@ function detailTable(rows: readonly AggregateRow[]): Table {
 /** A run whose worst loop-delay p99 exceeds this share of its median service time measured the harness as much as the policies. */
 export const NOISY_LOOP_SHARE = 0.1;
 
+/** A run's event-loop delays, ms beyond the monitor's resolution, and its worst p99 as a share of its median. */
+function loopDelays(run: ScenarioResult) {
+  const regime = regimeOfRun(run);
+  // Older runs recorded the monitor's whole interval, resolution included.
+  const less = (ms: number): number => (regime.timeScaled ? ms : Math.max(0, ms - LOOP_DELAY_RESOLUTION_MS));
+  const p99 = less(Math.max(...run.policies.map((p) => p.clientLoopDelayMs?.p99 ?? NaN)));
+  const max = less(Math.max(...run.policies.map((p) => p.clientLoopDelayMs?.max ?? NaN)));
+  const hosts = run.backendLoopDelayMs ? { p99: less(run.backendLoopDelayMs.p99), max: less(run.backendLoopDelayMs.max) } : undefined;
+  const worstP99 = Math.max(p99, hosts ? hosts.p99 : 0);
+  return { regime, p99, max, hosts, worstP99, share: worstP99 / regime.medianMs };
+}
+
+/** How many of a regime's runs measured the harness as much as the policies (NOISY_LOOP_SHARE), in a sentence. */
+function noisyRunsText(runs: readonly ScenarioResult[]): string {
+  if (runs.length === 0) return '';
+  const delays = runs.map(loopDelays);
+  const noisy = delays.filter((d) => d.share > NOISY_LOOP_SHARE).length;
+  if (noisy === 0) return '';
+  return (
+    ` Event-loop delay p99 above ${formatPercent(NOISY_LOOP_SHARE, 0)} of the median in ${noisy} of ${runs.length} runs ` +
+    `(median over runs ${formatMs(median(delays.map((d) => d.worstP99)))} against a ${delays[0].regime.medianMs} ms median; see "How noisy the harness was").`
+  );
+}
+
 function noiseTable(results: BenchResults): Table {
   return {
     headers: ['run', 'regime', 'clients p99 / max', 'backend hosts p99 / max', 'worst p99 ÷ median', 'load average'],
     rows: results.load.map((run) => {
-      const regime = regimeOfRun(run);
-      // Older runs recorded the monitor's whole interval, resolution included.
-      const less = (ms: number): number => (regime.timeScaled ? ms : Math.max(0, ms - LOOP_DELAY_RESOLUTION_MS));
-      const p99 = less(Math.max(...run.policies.map((p) => p.clientLoopDelayMs?.p99 ?? NaN)));
-      const max = less(Math.max(...run.policies.map((p) => p.clientLoopDelayMs?.max ?? NaN)));
-      const hosts = run.backendLoopDelayMs;
-      const share = Math.max(p99, hosts ? less(hosts.p99) : 0) / regime.medianMs;
+      const { regime, p99, max, hosts, share } = loopDelays(run);
       return [
         `${run.scenario} ${run.layout}${run.layout === 'uniform' ? ` ${policyLabel(run.policies[0].policy)}` : ''}` +
           (run.repeat === undefined ? '' : ` #${run.repeat + 1}`),
         regimeShort(regime),
         `${p99.toFixed(1)} / ${max.toFixed(0)}`,
-        hosts ? `${less(hosts.p99).toFixed(1)} / ${less(hosts.max).toFixed(0)}` : '–',
+        hosts ? `${hosts.p99.toFixed(1)} / ${hosts.max.toFixed(0)}` : '–',
         share > NOISY_LOOP_SHARE ? `**${formatPercent(share, 0)}**` : formatPercent(share, 0),
         run.loadAverage ? `${run.loadAverage[0]} / ${run.loadAverage[1]}` : '–',
       ];
@@ -465,7 +483,8 @@ function regimeText(rows: readonly AggregateRow[], results: BenchResults): strin
       `warm-up ${real(timeline.warmupMs / 1000)}, measurement ${real(timeline.measureS)}, fault ${real(timeline.faultStartS)}–${real(timeline.faultEndS)}` +
       (f === 1 ? '' : ` (timeline ${timeline.warmupMs / 1000} / ${timeline.measureS} / ${timeline.faultStartS}–${timeline.faultEndS} s × ${f})`) +
       '.' +
-      overMachineBudgetText(layout, regime)
+      overMachineBudgetText(layout, regime) +
+      noisyRunsText(results.load.filter((run) => run.layout === layout && regimeKey(regimeOfRun(run)) === regimeKey(regime)))
     );
   });
   return lines;
@@ -513,6 +532,13 @@ function planSummary(options: BenchOptions): string {
   return `${parts.join('; ')}; ${options.durationS} s windows, ${options.repeats} repeats`;
 }
 
+/** The 1-minute load average at the start of a merged session's runs: what the machine was doing while they ran. */
+function sessionLoadText(results: BenchResults, session: MergedSession): string {
+  const loads = results.load.filter((run) => session.kinds.includes(runKind(run)) && run.loadAverage).map((run) => run.loadAverage![0]);
+  if (loads.length === 0) return '';
+  return ` (at its runs' starts: median ${median(loads).toFixed(1)}, range ${Math.min(...loads)}–${Math.max(...loads)})`;
+}
+
 /** Which runs a later session measured in place of this file's (merge.ts), with its date and load. */
 function mergedText(results: BenchResults): string {
   const words: Record<MergedSession['kinds'][number], string> = {
@@ -525,7 +551,7 @@ function mergedText(results: BenchResults): string {
       (s) =>
         ` The ${s.kinds.map((k) => words[k]).join(' and ')} runs (${s.runs}, ${s.repeats} repeats) are a later session's, measured ` +
         `${s.startedAt.slice(0, 16).replace('T', ' ')} UTC with the package built from ${s.packageSource ?? 'an unrecorded source'}, load average at start ` +
-        `${s.loadAverage.join(' / ')}, merged in with \`--merge-load\` in place of this file's own.`,
+        `${s.loadAverage.join(' / ')}${sessionLoadText(results, s)}, merged in with \`--merge-load\` in place of this file's own.`,
     )
     .join('');
 }

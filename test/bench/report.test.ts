@@ -448,6 +448,10 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
     const { markdown } = renderReport(merged);
     expect(markdown).toContain("The low-concurrency runs (5, 5 repeats) are a later session's, measured 2026-12-01 19:38 UTC");
     expect(markdown).toContain("This report's load test is 7 runs, in 2 sessions");
+    // The session's load while it ran, not only at its start.
+    expect(markdown).toContain("load average at start 1 / 1 / 1 (at its runs' starts: median 1.0, range 1–1)");
+    // The fixture's clients stall 5 ms (p99): half a 10 ms median, so every low-concurrency run is flagged.
+    expect(markdown).toMatch(/\*\*2 slots × 10 ms\*\*, uniform layout: .*3 backends, 8 clients per policy at 45 calls\/s.* Event-loop delay p99 above 10% of the median in 4 of 4 runs/);
     // Merging again replaces the first merge's runs and its note, not adds to them.
     const again = mergeLoadRuns(merged, addition);
     expect(again.load).toHaveLength(7);
