@@ -74,6 +74,17 @@ export const DEFAULT_SCALE: Scale = { slots: 8, timeFactor: 16, load: 0.7 };
  * at ~0.95 of what is left even for a perfect policy (~0.8 at 6 × 1), so
  * s03 at 2 slots is the harsher brownout; its numbers compare policies
  * within the regime, not the regimes with each other.
+ *
+ * Measured 2026-12-01 (issue 15 item 3): 400 calls/s at a 10 ms median is
+ * itself more than this machine served that day. Beside another session's
+ * simulations the worst event-loop delay p99 per run had a median of 152 ms
+ * over 120 runs; alone, 39 ms over 17 runs and round_robin on identical
+ * backends (1 slot × 6) had 16–33 % errors, while 200 calls/s (1 slot × 3)
+ * ran at 12–13 ms with none. MACHINE_BUDGET_RPS was sized at a 160 ms
+ * median, where such stalls are small beside the service time; a 10 ms
+ * median tolerates far fewer calls/s. Not changed here: halving the rate at
+ * 70 % needs 3 slots in total, which at 2 slots is 1.5 backends (or a 20 ms
+ * median, time × 2, which is no longer the 10 ms regime issue 15 asks for).
  */
 export const LOW_CONCURRENCY_SCALES: readonly Scale[] = [
   { slots: 1, timeFactor: 1, load: 0.7, backends: 6 },
