@@ -40,6 +40,11 @@ export interface BenchOptions {
   readonly methodsReport?: boolean;
   /** Regenerate the report from a saved --json file instead of running. */
   readonly reportFrom?: string;
+  /**
+   * With --report-from: a second saved file whose load-test runs replace the
+   * first's runs of the same kinds (merge.ts); with --json, the merged file is saved.
+   */
+  readonly mergeLoad?: string;
   /** Include the xDS run (needs scripts/xds's fake control plane). */
   readonly xds: boolean;
   readonly full: boolean;
@@ -80,6 +85,9 @@ export const USAGE = `usage: npm run bench -- [options]
   --report                             write docs/benchmarks.md and docs/benchmarks/*.svg
   --methods-report                     write docs/benchmarks/methods.md (per-method groups); with --report-from, only that page
   --report-from FILE                   regenerate the report from a --json file, run nothing
+  --merge-load FILE                    with --report-from: FILE's load-test runs replace that file's runs of the same
+                                       kinds (reference layout, uniform layout, low-concurrency), the rest kept;
+                                       with --json, the merged results are saved there
   --xds                                add a peak_ewma client through xDS (fake control plane)
   --full                               the whole suite: all scenarios, both layouts, overhead, xDS, 90 s windows
   --quick                              development: ${QUICK.scenarios.join(',')}, ${QUICK.durationS} s windows, ${QUICK.backends} backends, time × ${QUICK.timeFactor}, ${QUICK.repeats} repeats`;
@@ -126,12 +134,15 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   const known = new Set([
     '--suite', '--scenario', '--uniform-scenario', '--policy', '--uniform-policy', '--layout', '--duration', '--warmup', '--repeats',
     '--slots', '--time-factor', '--backends', '--clients-per-policy', '--uniform-clients', '--low-scenario',
-    '--hosts', '--seed', '--json', '--report-from',
+    '--hosts', '--seed', '--json', '--report-from', '--merge-load',
   ]);
   for (const name of flags.keys()) {
     if (!known.has(name)) {
       throw new RangeError(`unknown option ${name}\n${USAGE}`);
     }
+  }
+  if (flags.has('--merge-load') && !flags.has('--report-from')) {
+    throw new RangeError('--merge-load merges into a saved file: it needs --report-from');
   }
   const full = switches.has('--full');
   const quick = switches.has('--quick');
@@ -210,6 +221,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     report: switches.has('--report'),
     methodsReport: switches.has('--methods-report'),
     reportFrom: flags.get('--report-from'),
+    mergeLoad: flags.get('--merge-load'),
     xds: switches.has('--xds') || full,
     full,
     quick,

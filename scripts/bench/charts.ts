@@ -13,6 +13,7 @@ export interface BarSeries {
 }
 
 export interface BarChartSpec {
+  /** One line per "\n": a chart that states its own scale needs more than one line's width. */
   readonly title: string;
   readonly yLabel: string;
   readonly groups: readonly string[];
@@ -40,6 +41,9 @@ export interface LineChartSpec {
 
 const MARGIN = { left: 64, right: 16, top: 36, bottom: 56 };
 const LEGEND_ROW_PX = 18;
+const TITLE_ROW_PX = 17;
+/** A bold 14 px character's width, generously: the chart widens to fit its title's longest line. */
+const TITLE_CHAR_PX = 8;
 
 /** Tick values for a linear axis from 0 to about `max`: 1, 2 or 5 × 10^k steps. */
 export function linearTicks(max: number, targetCount = 5): number[] {
@@ -92,14 +96,17 @@ export function barChart(spec: BarChartSpec): string {
   const groupWidth = Math.max(60, spec.series.length * 14 + 20);
   const plotWidth = spec.groups.length * groupWidth;
   const plotHeight = 260;
-  const width = MARGIN.left + plotWidth + legendWidth + MARGIN.right;
-  const height = MARGIN.top + plotHeight + MARGIN.bottom;
+  const titleLines = spec.title.split('\n');
+  const top = MARGIN.top + (titleLines.length - 1) * TITLE_ROW_PX;
+  const titleWidth = MARGIN.left + Math.max(...titleLines.map((l) => l.length)) * TITLE_CHAR_PX + MARGIN.right;
+  const width = Math.max(MARGIN.left + plotWidth + legendWidth + MARGIN.right, titleWidth);
+  const height = top + plotHeight + MARGIN.bottom;
   const values = spec.series.flatMap((s) => s.values.filter((v): v is number => v !== null && Number.isFinite(v)));
   const maxValue = values.length > 0 ? Math.max(...values) : 1;
   const positive = values.filter((v) => v > 0);
   const minValue = positive.length > 0 ? Math.min(...positive) : 1;
   const ticks = spec.logScale ? logTicks(minValue, maxValue) : linearTicks(maxValue);
-  const bottom = MARGIN.top + plotHeight;
+  const bottom = top + plotHeight;
   const scale = (value: number): number => {
     if (spec.logScale) {
       const lo = Math.log10(ticks[0]);
@@ -108,7 +115,7 @@ export function barChart(spec: BarChartSpec): string {
     }
     return bottom - (value / ticks[ticks.length - 1]) * plotHeight;
   };
-  const parts: string[] = [text(MARGIN.left, 20, spec.title, { 'font-size': 14, 'font-weight': 'bold' })];
+  const parts: string[] = titleLines.map((l, i) => text(MARGIN.left, 20 + i * TITLE_ROW_PX, l, { 'font-size': 14, 'font-weight': 'bold' }));
   for (const tick of ticks) {
     const y = scale(tick);
     parts.push(line(MARGIN.left, y, MARGIN.left + plotWidth, y, { stroke: '#ddd' }));
@@ -130,14 +137,14 @@ export function barChart(spec: BarChartSpec): string {
     parts.push(text(groupX + (groupWidth - 20) / 2, bottom + 16, group, { 'text-anchor': 'middle' }));
   });
   parts.push(line(MARGIN.left, bottom, MARGIN.left + plotWidth, bottom, { stroke: '#333' }));
-  parts.push(line(MARGIN.left, MARGIN.top, MARGIN.left, bottom, { stroke: '#333' }));
+  parts.push(line(MARGIN.left, top, MARGIN.left, bottom, { stroke: '#333' }));
   parts.push(
-    text(16, MARGIN.top + plotHeight / 2, spec.yLabel, {
-      transform: `rotate(-90 16 ${MARGIN.top + plotHeight / 2})`,
+    text(16, top + plotHeight / 2, spec.yLabel, {
+      transform: `rotate(-90 16 ${top + plotHeight / 2})`,
       'text-anchor': 'middle',
     }),
   );
-  parts.push(...legend(spec.series.map((s) => s.name), MARGIN.left + plotWidth + 16, MARGIN.top + 10));
+  parts.push(...legend(spec.series.map((s) => s.name), MARGIN.left + plotWidth + 16, top + 10));
   return document(width, height, parts);
 }
 

@@ -13,6 +13,7 @@ import { BenchResults, cpuTable, loadTable, pickTable, writeReport } from './rep
 import { scenarioById, shortId, simulatorKnows, timelineFor } from './scenarios';
 import { textTable } from './tables';
 import { machineDescription } from './machine';
+import { mergeLoadRuns } from './merge';
 import { methodRunTable, writeMethodsPage } from './method-tables';
 import { builtFrom, prebuildForChildren } from './package-under-test';
 import { runSimulator } from './simulator';
@@ -54,7 +55,15 @@ async function runLoadSuite(options: BenchOptions, results: BenchResults, save: 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   if (options.reportFrom) {
-    const saved = JSON.parse(fs.readFileSync(options.reportFrom, 'utf8')) as BenchResults;
+    const read = (file: string): BenchResults => JSON.parse(fs.readFileSync(file, 'utf8')) as BenchResults;
+    let saved = read(options.reportFrom);
+    if (options.mergeLoad) {
+      saved = mergeLoadRuns(saved, read(options.mergeLoad));
+      if (options.jsonPath) {
+        fs.writeFileSync(options.jsonPath, JSON.stringify(saved, null, 1));
+        console.log(`merged results: ${options.jsonPath}`);
+      }
+    }
     const written = options.methodsReport ? [writeMethodsPage(saved)] : writeReport(saved);
     console.log(`report written: ${written.join(', ')}`);
     return;

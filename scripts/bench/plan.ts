@@ -76,7 +76,7 @@ export function planLoadRuns(options: BenchOptions): PlannedRun[] {
 export const RUN_OVERHEAD_S = 15;
 
 /** Wall time of the planned runs, s: warm-up and measurement × each run's time factor, plus start-up. */
-export function planWallTimeS(runs: readonly PlannedRun[], options: Pick<BenchOptions, 'durationS' | 'warmupS'>): number {
+export function planWallTimeS(runs: readonly { readonly scale: Pick<Scale, 'timeFactor'> }[], options: Pick<BenchOptions, 'durationS' | 'warmupS'>): number {
   const timeline = timelineFor(options.durationS, options.warmupS);
   const timelineS = timeline.warmupMs / 1000 + timeline.measureS;
   return runs.reduce((sum, run) => sum + timelineS * run.scale.timeFactor + RUN_OVERHEAD_S + 1, 0);

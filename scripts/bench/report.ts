@@ -21,7 +21,8 @@ import { formatMs, formatPercent } from './progress';
 import { REFERENCE_OVERHEAD, REFERENCE_RECOVERY_S, REFERENCE_RESULTS, ReferencePolicy } from '../lib/reference-numbers';
 import { behaviourOf, DEFAULT_BEHAVIOUR, FleetKind, fleetRoles, SINGLE_METHOD } from '../model';
 import { planLoadRuns, planWallTimeS, RUN_OVERHEAD_S } from './plan';
-import { MACHINE_BUDGET_RPS, offeredLoad, overMachineBudget, REFERENCE_SCALE, Regime, regimeKey, regimeLabel, regimeShort } from './scale';
+import { isLowConcurrency, LOW_CONCURRENCY_SCALES, MACHINE_BUDGET_RPS, offeredLoad, overMachineBudget, REFERENCE_SCALE, Regime, regimeKey, regimeLabel, regimeShort } from './scale';
+import { MergedSession, runKind } from './merge';
 import { scenarioById } from './scenarios';
 import { mean, median } from './stats';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
@@ -54,6 +55,8 @@ export interface BenchResults {
   cpu: CpuPerRpcResult[] | null;
   update?: UpdateTimeReport | null;
   simulator?: SimulatorSummary | null;
+  /** Later sessions whose load-test runs replaced this file's of the same kinds (merge.ts, --merge-load). */
+  merged?: readonly MergedSession[];
 }
 
 export const policyLabel = clientLabel;
@@ -274,23 +277,41 @@ function detailTable(rows: readonly AggregateRow[]): Table {
 /** A run whose worst loop-delay p99 exceeds this share of its median service time measured the harness as much as the policies. */
 export const NOISY_LOOP_SHARE = 0.1;
 
+/** A run's event-loop delays, ms beyond the monitor's resolution, and its worst p99 as a share of its median. */
+function loopDelays(run: ScenarioResult) {
+  const regime = regimeOfRun(run);
+  // Older runs recorded the monitor's whole interval, resolution included.
+  const less = (ms: number): number => (regime.timeScaled ? ms : Math.max(0, ms - LOOP_DELAY_RESOLUTION_MS));
+  const p99 = less(Math.max(...run.policies.map((p) => p.clientLoopDelayMs?.p99 ?? NaN)));
+  const max = less(Math.max(...run.policies.map((p) => p.clientLoopDelayMs?.max ?? NaN)));
+  const hosts = run.backendLoopDelayMs ? { p99: less(run.backendLoopDelayMs.p99), max: less(run.backendLoopDelayMs.max) } : undefined;
+  const worstP99 = Math.max(p99, hosts ? hosts.p99 : 0);
+  return { regime, p99, max, hosts, worstP99, share: worstP99 / regime.medianMs };
+}
+
+/** How many of a regime's runs measured the harness as much as the policies (NOISY_LOOP_SHARE), in a sentence. */
+function noisyRunsText(runs: readonly ScenarioResult[]): string {
+  if (runs.length === 0) return '';
+  const delays = runs.map(loopDelays);
+  const noisy = delays.filter((d) => d.share > NOISY_LOOP_SHARE).length;
+  if (noisy === 0) return '';
+  return (
+    ` Event-loop delay p99 above ${formatPercent(NOISY_LOOP_SHARE, 0)} of the median in ${noisy} of ${runs.length} runs ` +
+    `(median over runs ${formatMs(median(delays.map((d) => d.worstP99)))} against a ${delays[0].regime.medianMs} ms median; see "How noisy the harness was").`
+  );
+}
+
 function noiseTable(results: BenchResults): Table {
   return {
     headers: ['run', 'regime', 'clients p99 / max', 'backend hosts p99 / max', 'worst p99 ÷ median', 'load average'],
     rows: results.load.map((run) => {
-      const regime = regimeOfRun(run);
-      // Older runs recorded the monitor's whole interval, resolution included.
-      const less = (ms: number): number => (regime.timeScaled ? ms : Math.max(0, ms - LOOP_DELAY_RESOLUTION_MS));
-      const p99 = less(Math.max(...run.policies.map((p) => p.clientLoopDelayMs?.p99 ?? NaN)));
-      const max = less(Math.max(...run.policies.map((p) => p.clientLoopDelayMs?.max ?? NaN)));
-      const hosts = run.backendLoopDelayMs;
-      const share = Math.max(p99, hosts ? less(hosts.p99) : 0) / regime.medianMs;
+      const { regime, p99, max, hosts, share } = loopDelays(run);
       return [
         `${run.scenario} ${run.layout}${run.layout === 'uniform' ? ` ${policyLabel(run.policies[0].policy)}` : ''}` +
           (run.repeat === undefined ? '' : ` #${run.repeat + 1}`),
         regimeShort(regime),
         `${p99.toFixed(1)} / ${max.toFixed(0)}`,
-        hosts ? `${less(hosts.p99).toFixed(1)} / ${less(hosts.max).toFixed(0)}` : '–',
+        hosts ? `${hosts.p99.toFixed(1)} / ${hosts.max.toFixed(0)}` : '–',
         share > NOISY_LOOP_SHARE ? `**${formatPercent(share, 0)}**` : formatPercent(share, 0),
         run.loadAverage ? `${run.loadAverage[0]} / ${run.loadAverage[1]}` : '–',
       ];
@@ -382,16 +403,19 @@ function charts(results: BenchResults, rows: readonly AggregateRow[]): Chart[] {
     }
   }
   // The low-concurrency regimes (scale.ts): fewer slots, the reference's time.
-  const low = (r: Regime): boolean => r.slots < DEFAULT_BEHAVIOUR.slots && r.timeScaled && r.timeFactor === 1;
-  for (const regime of regimesOf(rows.filter((r) => r.layout === 'uniform')).filter(low)) {
+  for (const regime of regimesOf(rows.filter((r) => r.layout === 'uniform')).filter(isLowConcurrency)) {
     const mine = rows.filter((r) => r.layout === 'uniform' && regimeKey(r.regime) === regimeKey(regime));
-    const scenarios = Array.from(new Set(mine.map((r) => r.scenario)));
+    // In scenario order, not the shuffled order the runs happened to come in.
+    const scenarios = Array.from(new Set(mine.map((r) => r.scenario))).sort();
     const policies = POLICY_IDS.filter((p) => mine.some((r) => r.policy === p));
+    const run = results.load.find((r) => r.layout === 'uniform' && regimeKey(regimeOfRun(r)) === regimeKey(regime))!;
+    const scale = lowConcurrencyScale(regime, mine, run.timeline);
     out.push({
       file: `low-concurrency-${regime.slots}-slot.svg`,
-      caption: `p99 over all calls (failures at the deadline), uniform layout, ${regimeLabel(regime)}; log scale`,
+      caption: `p99 over all calls (failures at the deadline), uniform layout, ${scale.join(', ')}; mean of ${mine[0].repeats} repeat${mine[0].repeats > 1 ? 's' : ''}; log scale`,
       svg: barChart({
-        title: `p99 all calls, uniform, ${regimeShort(regime)}`,
+        // The chart alone states its run's scale: it is its own regime, not the reference's.
+        title: [`p99 all calls, uniform layout: ${scale[0]}`, ...scale.slice(1)].join('\n'),
         yLabel: 'ms (log)',
         groups: scenarios,
         series: policies.map((p) => ({
@@ -405,6 +429,37 @@ function charts(results: BenchResults, rows: readonly AggregateRow[]): Chart[] {
   return out;
 }
 
+/**
+ * A low-concurrency regime's scale in words, for its chart: slots, median
+ * and fleet; clients and their rate (which follows each scenario's fleet
+ * capacity, so it is given per scenario where it differs); the window.
+ */
+export function lowConcurrencyScale(regime: Regime, rows: readonly AggregateRow[], timeline: ScenarioResult['timeline']): string[] {
+  const rateText = perClientRates(rows);
+  const slots = `${regime.slots} slot${regime.slots === 1 ? '' : 's'}`;
+  return [
+    `${slots}, ${regime.medianMs} ms median, ${regime.backends} backends`,
+    `${regime.clientsPerPolicy} clients of one policy at ${rateText} each`,
+    `${timeline.measureS} s window after ${timeline.warmupMs / 1000} s warm-up, fault ${timeline.faultStartS}–${timeline.faultEndS} s`,
+  ];
+}
+
+/**
+ * The rate per client of a group of rows: "50 calls/s", or per scenario where
+ * they differ, "50 (s02, s03) / 45 (s01) calls/s" (the rate follows each
+ * scenario's fleet capacity: the het fleet's is lower), scenarios in order.
+ */
+export function perClientRates(rows: readonly AggregateRow[]): string {
+  const rates = new Map<number, string[]>();
+  for (const row of [...rows].sort((a, b) => a.scenario.localeCompare(b.scenario))) {
+    const names = rates.get(row.regime.perClientRps) ?? [];
+    if (!names.includes(row.scenario)) rates.set(row.regime.perClientRps, [...names, row.scenario]);
+  }
+  return rates.size === 1
+    ? `${Array.from(rates.keys())[0]} calls/s`
+    : `${Array.from(rates, ([rps, names]) => `${rps} (${names.join(', ')})`).join(' / ')} calls/s`;
+}
+
 /** Each regime of the results, described once. */
 function regimeText(rows: readonly AggregateRow[], results: BenchResults): string[] {
   const first = results.load[0];
@@ -412,19 +467,24 @@ function regimeText(rows: readonly AggregateRow[], results: BenchResults): strin
   const { timeline } = first;
   const order = regimesOf(rows).map(regimeKey);
   // One line per regime and layout: the layouts differ in clients and their rate.
-  const byLayout = new Map<string, AggregateRow>();
-  for (const row of rows) byLayout.set(`${order.indexOf(regimeKey(row.regime))}|${row.layout}`, row);
+  const byLayout = new Map<string, AggregateRow[]>();
+  for (const row of rows) {
+    const key = `${order.indexOf(regimeKey(row.regime))}|${row.layout}`;
+    byLayout.set(key, [...(byLayout.get(key) ?? []), row]);
+  }
   const lines = Array.from(byLayout.keys()).sort().map((key) => {
-    const { regime, layout } = byLayout.get(key)!;
+    const mine = byLayout.get(key)!;
+    const { regime, layout } = mine[mine.length - 1];
     const f = timelineSecondS(regime);
     const real = (s: number): string => `${s * f} s`;
     return (
-      `- **${regimeShort(regime)}**, ${layout} layout: ${regimeLabel(regime)}` +
+      `- **${regimeShort(regime)}**, ${layout} layout: ${regimeLabel(regime, perClientRates(mine))}` +
       `; ${likeReference(regime) ? "the reference's regime, time × " + f + ': ms ÷ ' + f + " are the reference's units" : "its own regime, not the reference's: its numbers compare only with each other"}; ` +
       `warm-up ${real(timeline.warmupMs / 1000)}, measurement ${real(timeline.measureS)}, fault ${real(timeline.faultStartS)}–${real(timeline.faultEndS)}` +
       (f === 1 ? '' : ` (timeline ${timeline.warmupMs / 1000} / ${timeline.measureS} / ${timeline.faultStartS}–${timeline.faultEndS} s × ${f})`) +
       '.' +
-      overMachineBudgetText(layout, regime)
+      overMachineBudgetText(layout, regime) +
+      noisyRunsText(results.load.filter((run) => run.layout === layout && regimeKey(regimeOfRun(run)) === regimeKey(regime)))
     );
   });
   return lines;
@@ -472,6 +532,30 @@ function planSummary(options: BenchOptions): string {
   return `${parts.join('; ')}; ${options.durationS} s windows, ${options.repeats} repeats`;
 }
 
+/** The 1-minute load average at the start of a merged session's runs: what the machine was doing while they ran. */
+function sessionLoadText(results: BenchResults, session: MergedSession): string {
+  const loads = results.load.filter((run) => session.kinds.includes(runKind(run)) && run.loadAverage).map((run) => run.loadAverage![0]);
+  if (loads.length === 0) return '';
+  return ` (at its runs' starts: median ${median(loads).toFixed(1)}, range ${Math.min(...loads)}–${Math.max(...loads)})`;
+}
+
+/** Which runs a later session measured in place of this file's (merge.ts), with its date and load. */
+function mergedText(results: BenchResults): string {
+  const words: Record<MergedSession['kinds'][number], string> = {
+    reference: 'reference-layout',
+    uniform: 'uniform-layout',
+    'low-concurrency': 'low-concurrency',
+  };
+  return (results.merged ?? [])
+    .map(
+      (s) =>
+        ` The ${s.kinds.map((k) => words[k]).join(' and ')} runs (${s.runs}, ${s.repeats} repeats) are a later session's, measured ` +
+        `${s.startedAt.slice(0, 16).replace('T', ' ')} UTC with the package built from ${s.packageSource ?? 'an unrecorded source'}, load average at start ` +
+        `${s.loadAverage.join(' / ')}${sessionLoadText(results, s)}, merged in with \`--merge-load\` in place of this file's own.`,
+    )
+    .join('');
+}
+
 /** What `npm run <script>` costs in load-test wall time. */
 function benchReportCost(script = 'bench:report'): string {
   const options = optionsOf(script);
@@ -486,10 +570,12 @@ export const CHART_DIR = path.join(REPO_ROOT, 'docs', 'benchmarks');
 function costText(results: BenchResults): string {
   const options = results.options;
   if (options.clientsPerPolicy === undefined || results.load.length === 0) return '';
-  const plan = planLoadRuns(options);
-  const hours = planWallTimeS(plan, options) / 3600;
+  // A merged file holds runs its own options did not plan: count the runs it holds.
+  const runs = results.merged && results.merged.length > 0 ? results.load : planLoadRuns(options);
+  const hours = planWallTimeS(runs, options) / 3600;
+  const sessions = results.merged && results.merged.length > 0 ? `, in ${results.merged.length + 1} sessions` : '';
   return (
-    `This report's load test is ${plan.length} runs (${options.repeats} repeat${options.repeats > 1 ? 's' : ''} of each, interleaved in random order): about ${hours.toFixed(1)} h of wall time on this machine (each run's timeline × its time factor, plus ~${RUN_OVERHEAD_S} s to start and stop its processes), before the overhead benchmarks. ` +
+    `This report's load test is ${runs.length} runs${sessions} (${options.repeats} repeat${options.repeats > 1 ? 's' : ''} of each, interleaved in random order): about ${hours.toFixed(1)} h of wall time on this machine (each run's timeline × its time factor, plus ~${RUN_OVERHEAD_S} s to start and stop its processes), before the overhead benchmarks. ` +
     `\`npm run bench:report\` is sized to fit a working session on this 2-core machine: ${planSummary(optionsOf('bench:report'))}. ` +
     `The whole suite (\`npm run bench:report:full\`: seven scenarios, every policy in both layouts and at 1–2 slots, 45 s windows) is ${benchReportCost('bench:report:full')}: a quiet machine's job.`
   );
@@ -515,7 +601,8 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
     `Measured ${results.startedAt.slice(0, 10)} on ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.platform}, ` +
       `Node ${m.node}, @grpc/grpc-js ${m.grpcJs}, package built from ${results.packageSource ?? `commit ${gitCommit(REPO_ROOT)}`}. ` +
       `Load average at start: ${m.loadAverage.join(' / ')} (the machine is shared; absolute numbers move with it, ` +
-      'side-by-side comparisons much less).',
+      'side-by-side comparisons much less).' +
+      mergedText(results),
     '',
     'Regenerate everything (load test, overhead benchmarks, this file and its charts):',
     '',
@@ -873,7 +960,9 @@ function methodNotes(results: BenchResults): string {
       `buckets) and the policies' time constants (peak_ewma's decayTime ${decayMs / 1000} s × F, maxEjectionTime ${maxEjectionMs / 1000} s × F and defaultRtt; ` +
       "outlier_detection's interval and ejection times; WRR's periods), so the offered rate is 1/F of the reference's and " +
       "every dimensionless quantity is kept (scripts/bench/scale.ts). The low-concurrency regimes run the reference's 10 ms " +
-      'median at 1 and 2 slots on a smaller fleet, in real time, as their own regime.',
+      `median in real time, each as its own regime, on ${LOW_CONCURRENCY_SCALES.map((s) => `${s.backends} backends × ${s.slots} slot${s.slots === 1 ? '' : 's'}`).join(' and ')}: ` +
+      "the same slots in total, so the same 70 % of capacity is the same rate from the same clients and the regimes differ only in how the slots are split; " +
+      "a fleet of 6 at 2 slots offered 800 calls/s, over this machine's budget. Measured alone: `npm run bench:low`, merged into the saved results with `npm run bench:low:merge`.",
     '',
   ].join('\n');
 }

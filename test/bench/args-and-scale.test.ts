@@ -3,6 +3,7 @@ import * as path from 'path';
 import { parseArgs } from '../../scripts/bench/args';
 import {
   DEFAULT_SCALE,
+  DEFAULT_UNIFORM_CLIENTS,
   LOW_CONCURRENCY_SCALES,
   offeredLoad,
   regimeLabel,
@@ -174,17 +175,41 @@ describe('run plan', () => {
     expect(new Set(orders).size).toBeGreaterThan(1);
   });
 
-  it('adds the low-concurrency regimes: 1 and 2 slots at 10 ms, uniform, every policy, own fleet size', () => {
+  it('adds the low-concurrency regimes: 1 and 2 slots at 10 ms, uniform, every policy, own fleet size (6 and 3)', () => {
     const plan = planLoadRuns(parseArgs(['--scenario', 's02', '--layout', 'reference', '--policy', 'round_robin,peak_ewma', '--low-concurrency', '--repeats', '1']));
     const low = plan.filter((r) => r.scale.timeFactor === 1);
     expect(low.map((r) => `${r.layout} ${r.scenario} ${r.policies[0]} ${r.scale.slots}/${r.scale.backends}`).sort()).toEqual(
-      ['s01', 's02', 's03'].flatMap((s) => [1, 2].flatMap((slots) => ['peak_ewma', 'round_robin'].map((p) => `uniform ${s} ${p} ${slots}/6`))).sort(),
+      ['s01', 's02', 's03']
+        .flatMap((s) => [[1, 6], [2, 3]].flatMap(([slots, backends]) => ['peak_ewma', 'round_robin'].map((p) => `uniform ${s} ${p} ${slots}/${backends}`)))
+        .sort(),
     );
     expect(plan.filter((r) => r.layout === 'reference').map((r) => r.scale)).toEqual([DEFAULT_SCALE]);
     // --layout none: the low-concurrency runs alone.
     const alone = planLoadRuns(parseArgs(['--layout', 'none', '--low-concurrency', '--repeats', '1']));
     expect(alone.every((r) => r.scale.timeFactor === 1)).toBe(true);
     expect(alone).toHaveLength(3 * 2 * 6);
+  });
+
+  it("offers both low-concurrency regimes within this machine's budget at the reference's utilisation, the same rate on the same 6 slots", () => {
+    const offered = (scale: (typeof LOW_CONCURRENCY_SCALES)[number], id: string) => {
+      const scenario = scenarioById(id);
+      const fleet = fleetRoles(scenario.fleet, scale.backends!).map((role) => scaleBehaviour(behaviourOf(role), scale));
+      return offeredLoad(fleet, scaleMethods(scenario.methods, scale), DEFAULT_UNIFORM_CLIENTS, scale);
+    };
+    for (const scale of LOW_CONCURRENCY_SCALES) {
+      for (const id of ['s01', 's02', 's03']) {
+        const load = offered(scale, id);
+        // 6 backends × 2 slots offered 800 calls/s, over the ~669 the machine serves.
+        expect(load.totalRps).toBeLessThanOrEqual(MACHINE_BUDGET_RPS);
+        expect(overMachineBudget(regimeOf(scale, scale.backends!, load.perClientRps, DEFAULT_UNIFORM_CLIENTS))).toBe(false);
+        // 70 % of the fleet's capacity, less the rule's rounding down to whole calls/s per client.
+        expect(load.totalRps / load.fleetCapacityRps).toBeGreaterThan(0.68);
+        expect(load.totalRps / load.fleetCapacityRps).toBeLessThanOrEqual(0.7);
+      }
+    }
+    // Same total slots, so the same rate from the same clients: the regimes differ only in how the slots are split.
+    expect(LOW_CONCURRENCY_SCALES.map((s) => s.slots * s.backends!)).toEqual([6, 6]);
+    expect(LOW_CONCURRENCY_SCALES.map((s) => offered(s, 's02').totalRps)).toEqual([400, 400]);
   });
 
   it('--uniform-policy narrows the one-policy-per-run layouts, not the side-by-side one', () => {

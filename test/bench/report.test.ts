@@ -6,6 +6,7 @@ import { BenchResults, renderReport } from '../../scripts/bench/report';
 import { orderingDisagreements, readSimulatorJson } from '../../scripts/bench/simulator';
 import { cpuVerdicts, isTieOrBetter, loadVerdicts, lowConcurrencyVerdicts, outcomeOf, pickVerdicts, winsOn } from '../../scripts/bench/verdicts';
 import { parseArgs } from '../../scripts/bench/args';
+import { mergeLoadRuns } from '../../scripts/bench/merge';
 
 function latency(p99Ms: number): LatencySummary {
   return { count: 1000, p50Ms: p99Ms / 2, p90Ms: p99Ms * 0.8, p99Ms, p999Ms: p99Ms * 2, maxMs: p99Ms * 3, meanMs: p99Ms / 2 };
@@ -344,5 +345,121 @@ describe("a regime over this machine's budget", () => {
     expect(groupName('s02', 'uniform', regime)).toMatch(/over this machine's budget/);
     expect(groupName('s02', 'uniform', { ...regime, perClientRps: 50 })).not.toMatch(/budget/);
     expect(groupName('s02', 'reference', regime)).not.toMatch(/budget/);
+  });
+});
+
+describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
+  const machine = { cpuModel: 'Test CPU', cpus: 2, memoryGiB: 24, platform: 'Linux', node: 'v20', grpcJs: '1.14.7', loadAverage: [1, 1, 1] };
+  const timeline = { warmupMs: 2000, measureS: 8, faultStartS: 2, faultEndS: 5 };
+  /** A one-policy run at `slots` × 10 ms on `backends` backends, 8 clients at `perClientRps`, 8 s window. */
+  const low = (id: string, policy: PolicyId, allP99Ms: number, slots: number, backends: number, perClientRps = 50, repeat = 0) => {
+    const run = scenario(id, { [policy]: allP99Ms }, repeat);
+    return {
+      ...run,
+      layout: 'uniform' as const,
+      timeline,
+      scale: { slots, timeFactor: 1, load: 0.7, backends },
+      load: { fleetCapacityRps: 573, totalRps: perClientRps * 8, perClientRps },
+      backendCount: backends,
+      policies: run.policies.map((p) => ({ ...p, clients: 8 })),
+    };
+  };
+  const results = (load: BenchResults['load'], startedAt = '2026-12-01T13:26:05Z'): BenchResults => ({
+    startedAt,
+    packageSource: 'HEAD abc',
+    machine,
+    options: parseArgs(['--duration', '8', '--warmup', '2']),
+    load,
+    pick: null,
+    cpu: null,
+  });
+  const fourPolicies = (id: string, p99: Record<'round_robin' | 'least_request' | 'lr_od' | 'peak_ewma', number>, slots: number, backends: number, perClientRps = 50) =>
+    Object.entries(p99).map(([p, v]) => low(id, p as PolicyId, v, slots, backends, perClientRps));
+
+  it("states each chart's own scale in its title: slots, median, backends, clients, rate per scenario, window", () => {
+    const { charts } = renderReport(
+      results([
+        // Runs come in shuffled order (plan.ts); the chart's groups are in scenario order.
+        ...fourPolicies('s02', { round_robin: 30, least_request: 31, lr_od: 32, peak_ewma: 31 }, 2, 3),
+        ...fourPolicies('s01', { round_robin: 90, least_request: 60, lr_od: 61, peak_ewma: 40 }, 2, 3, 45),
+        ...fourPolicies('s02', { round_robin: 40, least_request: 41, lr_od: 42, peak_ewma: 41 }, 1, 6),
+      ]),
+    );
+    const two = charts.find((c) => c.file === 'low-concurrency-2-slot.svg')!;
+    const one = charts.find((c) => c.file === 'low-concurrency-1-slot.svg')!;
+    // The old title, "p99 all calls, uniform, 2 slots × 10 ms", stated neither the fleet nor the clients nor the window.
+    expect(two.svg).toContain('2 slots, 10 ms median, 3 backends');
+    expect(two.svg).toContain('8 clients of one policy at 45 (s01) / 50 (s02) calls/s each');
+    expect(two.svg).toContain('8 s window after 2 s warm-up, fault 2–5 s');
+    expect(one.svg).toContain('1 slot, 10 ms median, 6 backends');
+    expect(one.svg).toContain('8 clients of one policy at 50 calls/s each');
+    expect(two.caption).toContain('3 backends');
+    // Every policy that ran is a bar series.
+    for (const name of ['round_robin', 'least_request', 'lr+od', 'peak_ewma']) expect(two.svg).toContain(`>${name}</text>`);
+    expect(two.svg.indexOf('>s01</text>')).toBeLessThan(two.svg.indexOf('>s02</text>'));
+  });
+
+  it('judges peak_ewma lowest of the client-only policies on s01 and s03, and the 1.05× bound on s02', () => {
+    const rows = aggregate([
+      ...fourPolicies('s01', { round_robin: 90, least_request: 60, lr_od: 61, peak_ewma: 40 }, 2, 3, 45),
+      ...fourPolicies('s03', { round_robin: 400, least_request: 50, lr_od: 49, peak_ewma: 49.5 }, 2, 3),
+      ...fourPolicies('s02', { round_robin: 30, least_request: 31, lr_od: 32, peak_ewma: 31 }, 2, 3),
+    ]);
+    const verdicts = lowConcurrencyVerdicts(rows);
+    expect(verdicts.map((v) => [v.target, v.met])).toEqual([
+      ["s02 uniform (2 slots × 10 ms): peak_ewma p99 over all calls ≤ 1.05× round_robin's", true],
+      ['s01 uniform (2 slots × 10 ms): peak_ewma p99 over all calls lowest of the client-only policies', true],
+      // 49.5 vs lr+od's 49: not the lowest, however small the gap.
+      ['s03 uniform (2 slots × 10 ms): peak_ewma p99 over all calls lowest of the client-only policies', false],
+    ]);
+    expect(verdicts[2].detail).toBe('lr+od 49.0ms ≤ peak_ewma 49.5ms ≤ least_request 50.0ms ≤ round_robin 400ms (means of 1 repeats)');
+  });
+
+  it("merges a later session's low-concurrency runs in place of the file's own, keeping every other run and benchmark", () => {
+    const reference = scenario('s03', { peak_ewma: 30, round_robin: 400 });
+    const base: BenchResults = {
+      ...results([
+        { ...reference, timeline },
+        { ...scenario('s02', { peak_ewma: 30 }), layout: 'uniform' as const, timeline },
+        low('s02', 'peak_ewma', 261, 2, 6, 100),
+        low('s02', 'peak_ewma', 146, 1, 6),
+      ]),
+      pick: { timerOverheadNs: 50, results: [] },
+    };
+    const addition = results(
+      [...fourPolicies('s01', { round_robin: 90, least_request: 60, lr_od: 61, peak_ewma: 40 }, 2, 3, 45), low('s02', 'round_robin', 40, 1, 6)],
+      '2026-12-01T19:38:50Z',
+    );
+    const merged = mergeLoadRuns(base, addition);
+    const describeRun = (r: BenchResults['load'][number]) => `${r.layout} ${r.scenario} ${r.policies[0].policy} ${'slots' in r.scale ? r.scale.slots : '?'}/${r.backendCount}`;
+    // The old 2-slot regime on 6 backends goes with the rest of the low-concurrency runs, though the new one has 3.
+    expect(merged.load.map(describeRun)).toEqual([
+      'reference s03 peak_ewma 8/20',
+      'uniform s02 peak_ewma 8/20',
+      'uniform s01 round_robin 2/3',
+      'uniform s01 least_request 2/3',
+      'uniform s01 lr_od 2/3',
+      'uniform s01 peak_ewma 2/3',
+      'uniform s02 round_robin 1/6',
+    ]);
+    expect(merged.pick).toBe(base.pick);
+    expect(merged.startedAt).toBe(base.startedAt);
+    expect(merged.merged).toEqual([{ startedAt: '2026-12-01T19:38:50Z', packageSource: 'HEAD abc', loadAverage: [1, 1, 1], kinds: ['low-concurrency'], runs: 5, repeats: 5 }]);
+    const { markdown } = renderReport(merged);
+    expect(markdown).toContain("The low-concurrency runs (5, 5 repeats) are a later session's, measured 2026-12-01 19:38 UTC");
+    expect(markdown).toContain("This report's load test is 7 runs, in 2 sessions");
+    // The session's load while it ran, not only at its start.
+    expect(markdown).toContain("load average at start 1 / 1 / 1 (at its runs' starts: median 1.0, range 1–1)");
+    // The fixture's clients stall 5 ms (p99): half a 10 ms median, so every low-concurrency run is flagged.
+    expect(markdown).toMatch(/\*\*2 slots × 10 ms\*\*, uniform layout: .*3 backends, 8 clients per policy at 45 calls\/s.* Event-loop delay p99 above 10% of the median in 4 of 4 runs/);
+    // Merging again replaces the first merge's runs and its note, not adds to them.
+    const again = mergeLoadRuns(merged, addition);
+    expect(again.load).toHaveLength(7);
+    expect(again.merged).toHaveLength(1);
+    // One report, one timeline.
+    const longer = results([{ ...low('s02', 'round_robin', 40, 1, 6), timeline: { ...timeline, measureS: 45 } }]);
+    expect(() => mergeLoadRuns(base, longer)).toThrow(/timelines differ/);
+    expect(() => parseArgs(['--merge-load', 'x.json'])).toThrow(/needs --report-from/);
+    expect(parseArgs(['--report-from', 'a.json', '--merge-load', 'b.json']).mergeLoad).toBe('b.json');
   });
 });
