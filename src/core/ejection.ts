@@ -12,13 +12,17 @@
  *   τ·ln(E/(R·F)) whether or not anything was learnt: each client re-admits
  *   a slow backend about once per τ, and with many light clients those
  *   re-admissions add up to a fixed share of all calls (docs/tuning.md §12).
- * - "mean": M, a moving average of the endpoint's samples (1/8 per sample)
- *   that does not decay with time. An ejected endpoint stays out until its
- *   estimate is stale (staleness.ts); stale, it is not ejected, so it gets
- *   one probe; the probe's answer replaces M (what the backend does now),
- *   and an answer that leaves M above R·F counts as a failed probe for the
- *   back-off (probe-backoff.ts), so a backend that stays slow is probed once
- *   per K·2^(j−1) fair shares of the client's calls, as a failing one is.
+ * - "mean": M, a moving average of the endpoint's answers (1/8 per answer,
+ *   each at most 2·R·F; deadlines count, failures are left to the error
+ *   penalty) that does not decay with time. An ejected endpoint stays out
+ *   until its estimate is stale (staleness.ts); stale, it is not ejected,
+ *   so it gets one probe; the probe's answer replaces M (what the backend
+ *   does now), and an answer that leaves M above R·F counts as a failed
+ *   probe for the back-off (probe-backoff.ts), so a backend that stays slow
+ *   is probed once per K·2^(j−1) fair shares of the client's calls, as a
+ *   failing one is. Off by default: it wins most of the regime grid and the
+ *   many-method s13, and loses the reference layout's recovery metric
+ *   (docs/tuning.md §12).
  */
 import { CallOutcome, EndpointLoad } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
@@ -47,6 +51,22 @@ export function isEjected(load: EndpointLoad, estimateMs: number, stale: boolean
   return !stale && exceedsEjectionRatio(load.meanRttMs, settings, fleet);
 }
 
+/** The largest sample the mean takes, in units of R × F. */
+export const MEAN_SAMPLE_CAP = 2;
+
+/**
+ * A sample as the mean takes it: at most MEAN_SAMPLE_CAP × R × F, so that
+ * one call stuck behind a long one (a ping queued behind Reports, a GC
+ * pause) moves the mean by at most (2·R·F − M)/8 and a healthy endpoint
+ * needs several such answers in a row to be ejected, while an endpoint that
+ * is slow on every call still converges to its own latency (or to the cap,
+ * far above the ejection line). Spikes are the peak estimate's business.
+ */
+function clampedForMean(sampleMs: number, settings: PeakEwmaSettings, fleet: FleetRtt): number {
+  const ratio = settings.ejectionRatio;
+  return ratio && fleet.hasSample ? Math.min(sampleMs, MEAN_SAMPLE_CAP * ratio * fleet.rttMs) : sampleMs;
+}
+
 /**
  * The mean signal after a sample of `sampleMs`: the sample itself for a
  * first sample or a probe (a stale endpoint's), else the moving average.
@@ -70,10 +90,14 @@ export function recordMeanSample(
   settings: PeakEwmaSettings,
   fleet: FleetRtt,
 ): void {
-  if (settings.ejectionSignal !== 'mean') {
+  if (settings.ejectionSignal !== 'mean' || outcome === CallOutcome.FAILURE) {
+    // A failure's sample is the error penalty's (error-penalty.ts), which
+    // the peak estimate carries and the decay forgets: in the mean it
+    // would keep a healed crash-looping backend out until each client's
+    // backed-off probe, up to 80 fair shares of its calls.
     return;
   }
-  load.meanRttMs = nextMeanRttMs(load, sampleMs, stale);
+  load.meanRttMs = nextMeanRttMs(load, clampedForMean(sampleMs, settings, fleet), stale);
   if (outcome === CallOutcome.SUCCESS && exceedsEjectionRatio(load.meanRttMs, settings, fleet)) {
     load.consecutiveFailures = failuresBefore + 1;
   }

@@ -71,6 +71,30 @@ describe('the mean signal', () => {
     expect(probed.consecutiveFailures).toBe(0);
   });
 
+  it('takes a sample of at most 2 × R × F, so one call stuck behind a long one cannot eject a healthy endpoint', () => {
+    // Fleet 10 ms, R 1.6: samples above 32 ms count as 32 ms.
+    const { model, load } = withSamples(MEAN, [10, 10, 10, 500]);
+    expect(load.meanRttMs).toBeCloseTo(10 + (32 - 10) / 8, 9);
+    expect(model.ejected(load, 4)).toBe(false);
+    // An endpoint slow on every call still ends at the cap, far above the line (here its own
+    // answers are the fleet's only ones after the first, so F moves toward them too).
+    const slow = withSamples(MEAN, [10, ...Array<number>(8).fill(500)]);
+    expect(slow.load.meanRttMs).toBeGreaterThan(1.6 * slow.model.fleet.rttMs);
+    expect(slow.load.meanRttMs).toBeLessThanOrEqual(2 * 1.6 * slow.model.fleet.rttMs);
+    expect(slow.model.ejected(slow.load, 9)).toBe(true);
+  });
+
+  it('leaves failures to the error penalty: they move neither the mean nor, beyond their own count, the back-off', () => {
+    const { model, load } = withSamples(MEAN, [10, 10]);
+    for (let t = 2; t < 7; t++) {
+      model.recordCall(load, CallOutcome.FAILURE, 0.1, t);
+    }
+    expect(load.meanRttMs).toBe(10);
+    expect(load.consecutiveFailures).toBe(5);
+    // The penalty still lands in the peak estimate, which the cost and the decay use.
+    expect(load.rttMs).toBeGreaterThanOrEqual(PEAK_EWMA_DEFAULTS.errorPenaltyFactor * 10);
+  });
+
   it('leaves the peak signal as it was: a slow answer is no failure there', () => {
     const { load } = withSamples(PEAK, [30, 30, 30]);
     expect(load.consecutiveFailures).toBe(0);
