@@ -241,7 +241,7 @@ export class PeakEwmaModel implements LoadModel {
     into.ejected = isEjected(load, rttMs, stale, settings, this.fleet);
   }
 
-  /** Estimate above ejectionRatio × the fleet average. */
+  /** Whether the chooser skips `load` now (ejection.ts), for stats and tests. */
   ejected(load: EndpointLoad, nowMs: number): boolean {
     const { settings, fleet, traffic } = this;
     return load.hasSample && isEjected(load, estimateMs(load, nowMs, settings, fleet, traffic), isStale(load, nowMs, settings, fleet, traffic), settings, fleet);

@@ -42,11 +42,11 @@ export interface PeakEwmaSettings {
   readonly ejectionRatio?: number;
   /**
    * What `ejectionRatio` judges (ejection.ts): "peak", the decayed peak
-   * estimate the cost uses; "mean", a plain moving average of the
-   * endpoint's samples that does not decay with time, so an endpoint
-   * ejected for its latency stays out until a probe says otherwise, and
-   * probes that come back still slow back off like failed ones. Absent:
-   * "peak".
+   * estimate the cost uses; "mean", a moving average of the endpoint's
+   * answers (each at most 2·R·F, failures left to the error penalty) that
+   * does not decay with time, so an endpoint ejected for its latency stays
+   * out until a probe says otherwise, and probes that come back still slow
+   * back off like failed ones. Absent: "peak".
    */
   readonly ejectionSignal?: EjectionSignal;
   /**

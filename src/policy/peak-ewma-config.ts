@@ -90,6 +90,13 @@ export const PEAK_EWMA_DEFAULTS = {
    * in-flight work: no clear gain over "latency" there, so not the default.
    */
   methodScoring: 'latency' as MethodScoring,
+  /**
+   * What ejectionRatio judges. "mean" (with ejectionRatio 1.8) lowers most of
+   * the regime grid's sick cells (2 slots × 8 clients, half-speed pods: 140
+   * → 56 ms) and s13's per-method p99, and misses the reference layout's
+   * recovery target (s04 5-seed mean 3.6 → 6.0 s), so "peak" stays the
+   * default (docs/tuning.md §12).
+   */
   ejectionSignal: 'peak' as EjectionSignal,
 } as const;
 
