@@ -44,6 +44,15 @@ export interface EndpointStats {
   readonly shareOfCalls: number;
   /** Time since the last RTT sample in ms; null if none yet. */
   readonly msSinceLastSample: number | null;
+  /**
+   * Whether picks skip it now for its latency (`ejectionRatio`, judged on
+   * `ejectionSignal`); false under least_request.
+   */
+  readonly ejected: boolean;
+  /** The mean signal in ms (`ejectionSignal: "mean"`); null otherwise or before a sample. */
+  readonly meanMs: number | null;
+  /** Failed calls in a row (and, with the mean signal, answers still over the line): the probe back-off's count. */
+  readonly failuresInARow: number;
 }
 
 /** One live balancer instance: its policy, config, state and endpoints. */
@@ -121,6 +130,9 @@ function toStats(raw: ReturnType<BalancerStatsSource['statsSnapshot']>): Balance
       callsStarted: load.callsStarted,
       shareOfCalls: totalCalls > 0 ? load.callsStarted / totalCalls : 0,
       msSinceLastSample: load.hasSample ? nowMs - load.sampledAtMs : null,
+      ejected: model instanceof PeakEwmaModel && model.ejected(load, nowMs),
+      meanMs: model instanceof PeakEwmaModel && model.settings.ejectionSignal === 'mean' && load.hasSample ? load.meanRttMs : null,
+      failuresInARow: load.consecutiveFailures,
     })),
     methods: methodViews(raw.engine),
   };

@@ -10,8 +10,8 @@ const snapshot: BalancerStats[] = [
     config: { peak_ewma_experimental: { choiceCount: 2, decayTime: '10s' } },
     fleetRttMs: 10.2,
     endpoints: [
-      { address: '10.0.0.1:50051', state: 'READY', outstanding: 1, estimateMs: 10.4149, cost: 20.8298, callsStarted: 412, shareOfCalls: 0.412, msSinceLastSample: 3.2 },
-      { address: '10.0.0.22:50051', state: 'CONNECTING', outstanding: 0, estimateMs: 10, cost: 10, callsStarted: 0, shareOfCalls: 0, msSinceLastSample: null },
+      { address: '10.0.0.1:50051', state: 'READY', outstanding: 1, estimateMs: 10.4149, cost: 20.8298, callsStarted: 412, shareOfCalls: 0.412, msSinceLastSample: 3.2, ejected: false, meanMs: null, failuresInARow: 0 },
+      { address: '10.0.0.22:50051', state: 'CONNECTING', outstanding: 0, estimateMs: 10, cost: 10, callsStarted: 0, shareOfCalls: 0, msSinceLastSample: null, ejected: false, meanMs: null, failuresInARow: 0 },
     ],
     methods: [],
   },
@@ -23,7 +23,7 @@ const snapshot: BalancerStats[] = [
     config: { least_request_experimental: { choiceCount: 2, selectionMethod: 'N_CHOICES' } },
     fleetRttMs: null,
     endpoints: [
-      { address: '10.0.0.3:50051', state: 'TRANSIENT_FAILURE', outstanding: 0, estimateMs: null, cost: 0, callsStarted: 7, shareOfCalls: 1, msSinceLastSample: null },
+      { address: '10.0.0.3:50051', state: 'TRANSIENT_FAILURE', outstanding: 0, estimateMs: null, cost: 0, callsStarted: 7, shareOfCalls: 1, msSinceLastSample: null, ejected: false, meanMs: null, failuresInARow: 0 },
     ],
     methods: [],
   },

@@ -97,8 +97,11 @@ describe('registerLoadBalancerMetrics', () => {
       for (const [address, value] of estimate) {
         // Nothing in flight: cost = estimate × 1, times estimate ÷ fleet above
         // the fleet (fleetPenaltyExponent 1); read a moment apart, so the decay
-        // differs a hair.
-        expect(cost.get(address)! / (value * Math.max(1, value / fleetRttMs))).toBeCloseTo(1, 2);
+        // differs: e^(Δt/τ), 1.044 for an 85 ms gap seen beside another test
+        // file's traffic on a loaded machine. ±5 % still tells the formula from
+        // one without the fleet factor (the slow backend's estimate ÷ fleet
+        // is ~2–3 here).
+        expect(cost.get(address)! / (value * Math.max(1, value / fleetRttMs))).toBeCloseTo(1, 1);
       }
       const age = valuesOf(observations, 'grpc.lb.peak_ewma.sample_age', label);
       expect(age.size).toBe(2);
