@@ -87,17 +87,21 @@ export const DEFAULT_SCALE: Scale = { slots: 8, timeFactor: 16, load: 0.7 };
  * median, time × 2, which is no longer the 10 ms regime issue 15 asks for).
  */
 export const LOW_CONCURRENCY_SCALES: readonly Scale[] = [
-  { slots: 1, timeFactor: 1, load: 0.7, backends: 6 },
-  { slots: 2, timeFactor: 1, load: 0.7, backends: 3 },
+  { slots: 1, timeFactor: 2, load: 0.7, backends: 6 },
+  { slots: 2, timeFactor: 2, load: 0.7, backends: 3 },
 ];
 
 /**
  * Whether a regime is one of the low-concurrency ones: fewer slots than the
- * reference's at its own 10 ms, in real time (how the report and a merge of
- * result files tell them from the reference stand-in, whose time is scaled).
+ * reference's, time-scaled, at a smaller time factor than the reference
+ * stand-in's (how the report and a merge of result files tell them from the
+ * stand-in's uniform runs). Any such factor, not today's: runs measured at
+ * time × 1 (before 2026-12-01 evening) and at time × 2 are the same kind, so
+ * merging the one replaces the other instead of leaving both beside each
+ * other (or, worse, replacing the stand-in's own uniform runs).
  */
 export function isLowConcurrency(regime: Regime): boolean {
-  return regime.slots < DEFAULT_BEHAVIOUR.slots && regime.timeScaled && regime.timeFactor === 1;
+  return regime.slots < DEFAULT_BEHAVIOUR.slots && regime.timeScaled && regime.timeFactor < DEFAULT_SCALE.timeFactor;
 }
 
 /** Older result files described the scale as a slot divisor, with the timeline and time constants unscaled. */
