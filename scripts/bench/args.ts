@@ -28,7 +28,7 @@ export interface BenchOptions {
   readonly clientsPerPolicy: number;
   /** Uniform layout: clients per run, whatever the policy list. */
   readonly uniformClients: number;
-  /** Also run the low-concurrency regimes (1 and 2 slots at 10 ms, uniform layout, every policy). */
+  /** Also run the low-concurrency regimes (1 and 2 slots at 20 ms, time × 2, uniform layout, every policy). */
   readonly lowConcurrency: boolean;
   readonly lowScenarios: readonly string[];
   readonly backendHosts: number;
@@ -77,7 +77,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --backends N                         fleet size (default: the scenario's, 20)
   --clients-per-policy N               reference layout (default: ${DEFAULT_CLIENTS_PER_POLICY})
   --uniform-clients N                  uniform layout, any policy list (default: ${DEFAULT_UNIFORM_CLIENTS})
-  --low-concurrency                    add 1- and 2-slot backends at 10 ms, uniform, every policy (issue 15)
+  --low-concurrency                    add 1- and 2-slot backends at 20 ms (time × 2), uniform, every policy (issue 15)
   --low-scenario s01,...               scenarios of the low-concurrency runs (default: s01,s02,s03)
   --hosts N                            backend host processes (default: 4)
   --seed N                             seed for service times, method mixes and the run order (default: 1)

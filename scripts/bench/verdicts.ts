@@ -90,7 +90,7 @@ export function isTieOrBetter(valueMs: number, bestOtherMs: number): boolean {
 
 /** A load-test verdict: peak_ewma against each client-only competitor, by the winner rule. */
 export interface LoadVerdict extends Verdict {
-  /** How the report names the rows judged: "s03 uniform (2 slots × 10 ms)". */
+  /** How the report names the rows judged: "s03 uniform (2 slots × 20 ms)". */
   readonly name: string;
   readonly scenario: string;
   readonly layout: AggregateRow['layout'];

@@ -4,6 +4,7 @@ import { parseArgs } from '../../scripts/bench/args';
 import {
   DEFAULT_SCALE,
   DEFAULT_UNIFORM_CLIENTS,
+  isLowConcurrency,
   LOW_CONCURRENCY_SCALES,
   offeredLoad,
   regimeLabel,
@@ -122,7 +123,9 @@ describe('scale', () => {
   it('names the regime: slots, median, time factor, fleet, clients and their rate', () => {
     const regime = regimeOf(DEFAULT_SCALE, 20, 28, 2);
     expect(regimeLabel(regime)).toBe('8 slots, 160 ms median (time × 16), 20 backends, 2 clients per policy at 28 calls/s');
-    expect(regimeShort(regimeOf(LOW_CONCURRENCY_SCALES[0], 6, 56, 8))).toBe('1 slot × 10 ms');
+    // The low-concurrency regimes at time × 2 (scale.ts: 10 ms was more than this machine served).
+    expect(regimeShort(regimeOf(LOW_CONCURRENCY_SCALES[0], 6, 25, 8))).toBe('1 slot × 20 ms');
+    expect(regimeLabel(regimeOf(LOW_CONCURRENCY_SCALES[1], 3, 25, 8))).toBe('2 slots, 20 ms median (time × 2), 3 backends, 8 clients per policy at 25 calls/s');
     // Older result files: a slot divisor, timeline unscaled.
     const legacy = regimeOf({ slotDivisor: 4, timeFactor: 12, load: 0.7 }, 20, 37, 1);
     expect(regimeLabel(legacy)).toBe('2 slots, 120 ms median (service × 12, timeline unscaled), 20 backends, 1 client per policy at 37 calls/s');
@@ -175,9 +178,9 @@ describe('run plan', () => {
     expect(new Set(orders).size).toBeGreaterThan(1);
   });
 
-  it('adds the low-concurrency regimes: 1 and 2 slots at 10 ms, uniform, every policy, own fleet size (6 and 3)', () => {
+  it('adds the low-concurrency regimes: 1 and 2 slots at 20 ms (time × 2), uniform, every policy, own fleet size (6 and 3)', () => {
     const plan = planLoadRuns(parseArgs(['--scenario', 's02', '--layout', 'reference', '--policy', 'round_robin,peak_ewma', '--low-concurrency', '--repeats', '1']));
-    const low = plan.filter((r) => r.scale.timeFactor === 1);
+    const low = plan.filter((r) => r.scale.timeFactor === 2);
     expect(low.map((r) => `${r.layout} ${r.scenario} ${r.policies[0]} ${r.scale.slots}/${r.scale.backends}`).sort()).toEqual(
       ['s01', 's02', 's03']
         .flatMap((s) => [[1, 6], [2, 3]].flatMap(([slots, backends]) => ['peak_ewma', 'round_robin'].map((p) => `uniform ${s} ${p} ${slots}/${backends}`)))
@@ -186,8 +189,10 @@ describe('run plan', () => {
     expect(plan.filter((r) => r.layout === 'reference').map((r) => r.scale)).toEqual([DEFAULT_SCALE]);
     // --layout none: the low-concurrency runs alone.
     const alone = planLoadRuns(parseArgs(['--layout', 'none', '--low-concurrency', '--repeats', '1']));
-    expect(alone.every((r) => r.scale.timeFactor === 1)).toBe(true);
+    expect(alone.every((r) => r.scale.timeFactor === 2)).toBe(true);
     expect(alone).toHaveLength(3 * 2 * 6);
+    // Its wall time: the 10 s timeline × 2 per run, plus start-up.
+    expect(planWallTimeS(alone, parseArgs(['--duration', '8', '--warmup', '2']))).toBe(36 * (2 * 10 + 16));
   });
 
   it("offers both low-concurrency regimes within this machine's budget at the reference's utilisation, the same rate on the same 6 slots", () => {
@@ -202,14 +207,28 @@ describe('run plan', () => {
         // 6 backends × 2 slots offered 800 calls/s, over the ~669 the machine serves.
         expect(load.totalRps).toBeLessThanOrEqual(MACHINE_BUDGET_RPS);
         expect(overMachineBudget(regimeOf(scale, scale.backends!, load.perClientRps, DEFAULT_UNIFORM_CLIENTS))).toBe(false);
-        // 70 % of the fleet's capacity, less the rule's rounding down to whole calls/s per client.
-        expect(load.totalRps / load.fleetCapacityRps).toBeGreaterThan(0.68);
+        // 70 % of the fleet's capacity, less the rule's rounding down to whole calls/s per client (at time × 2
+        // ~25 calls/s per client, so up to 1/25 of the rate: s01 at 2 slots offers 0.678).
+        expect(load.totalRps / load.fleetCapacityRps).toBeGreaterThan(0.67);
         expect(load.totalRps / load.fleetCapacityRps).toBeLessThanOrEqual(0.7);
       }
     }
     // Same total slots, so the same rate from the same clients: the regimes differ only in how the slots are split.
     expect(LOW_CONCURRENCY_SCALES.map((s) => s.slots * s.backends!)).toEqual([6, 6]);
-    expect(LOW_CONCURRENCY_SCALES.map((s) => offered(s, 's02').totalRps)).toEqual([400, 400]);
+    // 200 calls/s: what this machine served cleanly at 10 ms (400 did not, scale.ts), here at a 20 ms median.
+    expect(LOW_CONCURRENCY_SCALES.map((s) => offered(s, 's02').totalRps)).toEqual([200, 200]);
+    expect(LOW_CONCURRENCY_SCALES.map((s) => scaleMethods(scenarioById('s02').methods, s)[0].deadlineMs)).toEqual([1000, 1000]);
+  });
+
+  it('tells the low-concurrency regimes, at any time factor below the stand-in\'s, from the 8-slot stand-in and legacy runs', () => {
+    for (const scale of LOW_CONCURRENCY_SCALES) expect(isLowConcurrency(regimeOf(scale, scale.backends!, 25, 8))).toBe(true);
+    // Result files measured before time × 2 (2026-12-01, commit 74b613c): still low-concurrency, so a merge replaces them.
+    expect(isLowConcurrency(regimeOf({ slots: 1, timeFactor: 1, load: 0.7, backends: 6 }, 6, 50, 8))).toBe(true);
+    expect(isLowConcurrency(regimeOf(DEFAULT_SCALE, 20, 83, 8))).toBe(false);
+    // Fewer slots at the stand-in's time × 16: a --slots run of the stand-in, not a low-concurrency regime.
+    expect(isLowConcurrency(regimeOf({ ...DEFAULT_SCALE, slots: 2 }, 20, 20, 8))).toBe(false);
+    // Legacy: service times scaled, timeline unscaled.
+    expect(isLowConcurrency(regimeOf({ slotDivisor: 4, timeFactor: 1, load: 0.7 }, 20, 37, 1))).toBe(false);
   });
 
   it('--uniform-policy narrows the one-policy-per-run layouts, not the side-by-side one', () => {

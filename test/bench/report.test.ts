@@ -351,15 +351,15 @@ describe("a regime over this machine's budget", () => {
 describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
   const machine = { cpuModel: 'Test CPU', cpus: 2, memoryGiB: 24, platform: 'Linux', node: 'v20', grpcJs: '1.14.7', loadAverage: [1, 1, 1] };
   const timeline = { warmupMs: 2000, measureS: 8, faultStartS: 2, faultEndS: 5 };
-  /** A one-policy run at `slots` × 10 ms on `backends` backends, 8 clients at `perClientRps`, 8 s window. */
-  const low = (id: string, policy: PolicyId, allP99Ms: number, slots: number, backends: number, perClientRps = 50, repeat = 0) => {
+  /** A one-policy run at `slots` × 20 ms (time × 2, `timeFactor`) on `backends` backends, 8 clients at `perClientRps`, 8 s timeline window. */
+  const low = (id: string, policy: PolicyId, allP99Ms: number, slots: number, backends: number, perClientRps = 25, repeat = 0, timeFactor = 2) => {
     const run = scenario(id, { [policy]: allP99Ms }, repeat);
     return {
       ...run,
       layout: 'uniform' as const,
       timeline,
-      scale: { slots, timeFactor: 1, load: 0.7, backends },
-      load: { fleetCapacityRps: 573, totalRps: perClientRps * 8, perClientRps },
+      scale: { slots, timeFactor, load: 0.7, backends },
+      load: { fleetCapacityRps: 286, totalRps: perClientRps * 8, perClientRps },
       backendCount: backends,
       policies: run.policies.map((p) => ({ ...p, clients: 8 })),
     };
@@ -373,7 +373,7 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
     pick: null,
     cpu: null,
   });
-  const fourPolicies = (id: string, p99: Record<'round_robin' | 'least_request' | 'lr_od' | 'peak_ewma', number>, slots: number, backends: number, perClientRps = 50) =>
+  const fourPolicies = (id: string, p99: Record<'round_robin' | 'least_request' | 'lr_od' | 'peak_ewma', number>, slots: number, backends: number, perClientRps = 25) =>
     Object.entries(p99).map(([p, v]) => low(id, p as PolicyId, v, slots, backends, perClientRps));
 
   it("states each chart's own scale in its title: slots, median, backends, clients, rate per scenario, window", () => {
@@ -381,18 +381,19 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
       results([
         // Runs come in shuffled order (plan.ts); the chart's groups are in scenario order.
         ...fourPolicies('s02', { round_robin: 30, least_request: 31, lr_od: 32, peak_ewma: 31 }, 2, 3),
-        ...fourPolicies('s01', { round_robin: 90, least_request: 60, lr_od: 61, peak_ewma: 40 }, 2, 3, 45),
+        ...fourPolicies('s01', { round_robin: 90, least_request: 60, lr_od: 61, peak_ewma: 40 }, 2, 3, 22),
         ...fourPolicies('s02', { round_robin: 40, least_request: 41, lr_od: 42, peak_ewma: 41 }, 1, 6),
       ]),
     );
     const two = charts.find((c) => c.file === 'low-concurrency-2-slot.svg')!;
     const one = charts.find((c) => c.file === 'low-concurrency-1-slot.svg')!;
     // The old title, "p99 all calls, uniform, 2 slots × 10 ms", stated neither the fleet nor the clients nor the window.
-    expect(two.svg).toContain('2 slots, 10 ms median, 3 backends');
-    expect(two.svg).toContain('8 clients of one policy at 45 (s01) / 50 (s02) calls/s each');
-    expect(two.svg).toContain('8 s window after 2 s warm-up, fault 2–5 s');
-    expect(one.svg).toContain('1 slot, 10 ms median, 6 backends');
-    expect(one.svg).toContain('8 clients of one policy at 50 calls/s each');
+    // At time × 2 the title says so, as the 8-slot stand-in's say time × 16, and gives the window in real seconds.
+    expect(two.svg).toContain("2 slots, 20 ms median (time × 2: ms ÷ 2 are the reference's units), 3 backends");
+    expect(two.svg).toContain('8 clients of one policy at 22 (s01) / 25 (s02) calls/s each');
+    expect(two.svg).toContain('16 s window after 4 s warm-up, fault 4–10 s (timeline seconds × 2: 8 s after 2 s, fault 2–5 s)');
+    expect(one.svg).toContain('1 slot, 20 ms median (time × 2');
+    expect(one.svg).toContain('8 clients of one policy at 25 calls/s each');
     expect(two.caption).toContain('3 backends');
     // Every policy that ran is a bar series.
     for (const name of ['round_robin', 'least_request', 'lr+od', 'peak_ewma']) expect(two.svg).toContain(`>${name}</text>`);
@@ -401,16 +402,16 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
 
   it('judges peak_ewma lowest of the client-only policies on s01 and s03, and the 1.05× bound on s02', () => {
     const rows = aggregate([
-      ...fourPolicies('s01', { round_robin: 90, least_request: 60, lr_od: 61, peak_ewma: 40 }, 2, 3, 45),
+      ...fourPolicies('s01', { round_robin: 90, least_request: 60, lr_od: 61, peak_ewma: 40 }, 2, 3, 22),
       ...fourPolicies('s03', { round_robin: 400, least_request: 50, lr_od: 49, peak_ewma: 49.5 }, 2, 3),
       ...fourPolicies('s02', { round_robin: 30, least_request: 31, lr_od: 32, peak_ewma: 31 }, 2, 3),
     ]);
     const verdicts = lowConcurrencyVerdicts(rows);
     expect(verdicts.map((v) => [v.target, v.met])).toEqual([
-      ["s02 uniform (2 slots × 10 ms): peak_ewma p99 over all calls ≤ 1.05× round_robin's", true],
-      ['s01 uniform (2 slots × 10 ms): peak_ewma p99 over all calls lowest of the client-only policies', true],
+      ["s02 uniform (2 slots × 20 ms): peak_ewma p99 over all calls ≤ 1.05× round_robin's", true],
+      ['s01 uniform (2 slots × 20 ms): peak_ewma p99 over all calls lowest of the client-only policies', true],
       // 49.5 vs lr+od's 49: not the lowest, however small the gap.
-      ['s03 uniform (2 slots × 10 ms): peak_ewma p99 over all calls lowest of the client-only policies', false],
+      ['s03 uniform (2 slots × 20 ms): peak_ewma p99 over all calls lowest of the client-only policies', false],
     ]);
     expect(verdicts[2].detail).toBe('lr+od 49.0ms ≤ peak_ewma 49.5ms ≤ least_request 50.0ms ≤ round_robin 400ms (means of 1 repeats)');
   });
@@ -421,18 +422,20 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
       ...results([
         { ...reference, timeline },
         { ...scenario('s02', { peak_ewma: 30 }), layout: 'uniform' as const, timeline },
-        low('s02', 'peak_ewma', 261, 2, 6, 100),
-        low('s02', 'peak_ewma', 146, 1, 6),
+        // The session before time × 2 (scale.ts): 10 ms in real time, one of them still on 6 backends × 2 slots.
+        low('s02', 'peak_ewma', 261, 2, 6, 100, 0, 1),
+        low('s02', 'peak_ewma', 146, 1, 6, 50, 0, 1),
       ]),
       pick: { timerOverheadNs: 50, results: [] },
     };
     const addition = results(
-      [...fourPolicies('s01', { round_robin: 90, least_request: 60, lr_od: 61, peak_ewma: 40 }, 2, 3, 45), low('s02', 'round_robin', 40, 1, 6)],
+      [...fourPolicies('s01', { round_robin: 90, least_request: 60, lr_od: 61, peak_ewma: 40 }, 2, 3, 22), low('s02', 'round_robin', 40, 1, 6)],
       '2026-12-01T19:38:50Z',
     );
     const merged = mergeLoadRuns(base, addition);
     const describeRun = (r: BenchResults['load'][number]) => `${r.layout} ${r.scenario} ${r.policies[0].policy} ${'slots' in r.scale ? r.scale.slots : '?'}/${r.backendCount}`;
-    // The old 2-slot regime on 6 backends goes with the rest of the low-concurrency runs, though the new one has 3.
+    // The time × 1 runs go, the old 2-slot regime on 6 backends with them, though the new runs are at time × 2 and 3
+    // backends; the stand-in's uniform run (8 slots, time × 16) stays.
     expect(merged.load.map(describeRun)).toEqual([
       'reference s03 peak_ewma 8/20',
       'uniform s02 peak_ewma 8/20',
@@ -450,8 +453,10 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
     expect(markdown).toContain("This report's load test is 7 runs, in 2 sessions");
     // The session's load while it ran, not only at its start.
     expect(markdown).toContain("load average at start 1 / 1 / 1 (at its runs' starts: median 1.0, range 1–1)");
-    // The fixture's clients stall 5 ms (p99): half a 10 ms median, so every low-concurrency run is flagged.
-    expect(markdown).toMatch(/\*\*2 slots × 10 ms\*\*, uniform layout: .*3 backends, 8 clients per policy at 45 calls\/s.* Event-loop delay p99 above 10% of the median in 4 of 4 runs/);
+    // The fixture's clients stall 5 ms (p99): a quarter of a 20 ms median, so every low-concurrency run is flagged.
+    expect(markdown).toMatch(
+      /\*\*2 slots × 20 ms\*\*, uniform layout: 2 slots, 20 ms median \(time × 2\), 3 backends, 8 clients per policy at 22 calls\/s; its own regime, not the reference's: its numbers compare only with each other; time × 2: ms ÷ 2 are in the reference's units \(10 ms median\); warm-up 4 s, measurement 16 s, fault 4 s–10 s \(timeline 2 \/ 8 \/ 2–5 s × 2\)\..* Event-loop delay p99 above 10% of the median in 4 of 4 runs/,
+    );
     // Merging again replaces the first merge's runs and its note, not adds to them.
     const again = mergeLoadRuns(merged, addition);
     expect(again.load).toHaveLength(7);
