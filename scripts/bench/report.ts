@@ -21,7 +21,7 @@ import { formatMs, formatPercent } from './progress';
 import { REFERENCE_OVERHEAD, REFERENCE_RECOVERY_S, REFERENCE_RESULTS, ReferencePolicy } from '../lib/reference-numbers';
 import { behaviourOf, DEFAULT_BEHAVIOUR, FleetKind, fleetRoles, SINGLE_METHOD } from '../model';
 import { planLoadRuns, planWallTimeS, RUN_OVERHEAD_S } from './plan';
-import { isLowConcurrency, LOW_CONCURRENCY_SCALES, LOW_CONCURRENCY_TIME_FACTOR, MACHINE_BUDGET_RPS, offeredLoad, overMachineBudget, REFERENCE_SCALE, Regime, regimeKey, regimeLabel, regimeShort } from './scale';
+import { isLowConcurrency, LOW_CONCURRENCY_SCALES, LOW_CONCURRENCY_TIME_FACTOR, MACHINE_BUDGET_RPS, offeredLoad, overMachineBudget, REFERENCE_SCALE, Regime, regimeKey, regimeLabel, regimeShort, slotsText } from './scale';
 import { MergedSession, runKind } from './merge';
 import { scenarioById } from './scenarios';
 import { mean, median } from './stats';
@@ -436,12 +436,11 @@ function charts(results: BenchResults, rows: readonly AggregateRow[]): Chart[] {
  */
 export function lowConcurrencyScale(regime: Regime, rows: readonly AggregateRow[], timeline: ScenarioResult['timeline']): string[] {
   const rateText = perClientRates(rows);
-  const slots = `${regime.slots} slot${regime.slots === 1 ? '' : 's'}`;
   // Real seconds, as the run took them; the timeline's own seconds beside them when time is scaled.
   const f = timelineSecondS(regime);
   const window = `${timeline.measureS * f} s window after ${(timeline.warmupMs / 1000) * f} s warm-up, fault ${timeline.faultStartS * f}–${timeline.faultEndS * f} s`;
   return [
-    `${slots}, ${regime.medianMs} ms median${f === 1 ? '' : ` (time × ${f}: ms ÷ ${f} are the reference's units)`}, ${regime.backends} backends`,
+    `${slotsText(regime.slots)}, ${regime.medianMs} ms median${f === 1 ? '' : ` (time × ${f}: ms ÷ ${f} are the reference's units)`}, ${regime.backends} backends`,
     `${regime.clientsPerPolicy} clients of one policy at ${rateText} each`,
     f === 1 ? window : `${window} (timeline seconds × ${f}: ${timeline.measureS} s after ${timeline.warmupMs / 1000} s, fault ${timeline.faultStartS}–${timeline.faultEndS} s)`,
   ];
@@ -976,7 +975,7 @@ function methodNotes(results: BenchResults): string {
       `buckets) and the policies' time constants (peak_ewma's decayTime ${decayMs / 1000} s × F, maxEjectionTime ${maxEjectionMs / 1000} s × F and defaultRtt; ` +
       "outlier_detection's interval and ejection times; WRR's periods), so the offered rate is 1/F of the reference's and " +
       `every dimensionless quantity is kept (scripts/bench/scale.ts). The low-concurrency regimes run at time × ${lowTimeFactor} ` +
-      `(${10 * lowTimeFactor} ms median, the same scaling: ms ÷ ${lowTimeFactor} are the reference's units), each as its own regime, on ${LOW_CONCURRENCY_SCALES.map((s) => `${s.backends} backends × ${s.slots} slot${s.slots === 1 ? '' : 's'}`).join(' and ')}: ` +
+      `(${10 * lowTimeFactor} ms median, the same scaling: ms ÷ ${lowTimeFactor} are the reference's units), each as its own regime, on ${LOW_CONCURRENCY_SCALES.map((s) => `${s.backends} backends × ${slotsText(s.slots)}`).join(' and ')}: ` +
       "the same slots in total, so the same 70 % of capacity is the same rate from the same clients and the regimes differ only in how the slots are split; " +
       "a fleet of 6 at 2 slots offered 800 calls/s, over this machine's budget, and the reference's 10 ms itself (400 calls/s) was more than this machine served " +
       "even alone (event-loop delay p99 median 39 ms, round_robin with 16–33 % errors on identical backends), hence time × 2 (200 calls/s). " +

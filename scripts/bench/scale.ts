@@ -198,6 +198,11 @@ export function regimeOf(scale: Scale | LegacyScale, backends: number, perClient
   };
 }
 
+/** "1 slot", "8 slots". */
+export function slotsText(slots: number): string {
+  return `${slots} slot${slots === 1 ? '' : 's'}`;
+}
+
 /**
  * "8 slots, 160 ms median (time × 16), 20 backends, 2 clients per policy at 28 calls/s"; `rateText` for a
  * group of runs whose rates differ (the rate follows each scenario's fleet capacity).
@@ -206,7 +211,7 @@ export function regimeLabel(regime: Regime, rateText = `${regime.perClientRps} c
   const time =
     regime.timeFactor === 1 ? '' : regime.timeScaled ? ` (time × ${regime.timeFactor})` : ` (service × ${regime.timeFactor}, timeline unscaled)`;
   const clients = `${regime.clientsPerPolicy} client${regime.clientsPerPolicy === 1 ? '' : 's'} per policy`;
-  return `${regime.slots} slot${regime.slots === 1 ? '' : 's'}, ${regime.medianMs} ms median${time}, ${regime.backends} backends, ${clients} at ${rateText}`;
+  return `${slotsText(regime.slots)}, ${regime.medianMs} ms median${time}, ${regime.backends} backends, ${clients} at ${rateText}`;
 }
 
 /** The key runs of one regime share: slots, time and fleet size (rates follow from them and the layout). */
@@ -216,7 +221,7 @@ export function regimeKey(regime: Regime): string {
 
 /** Short form for chart titles and verdict names: "8 slots × 160 ms". */
 export function regimeShort(regime: Regime): string {
-  return `${regime.slots} slot${regime.slots === 1 ? '' : 's'} × ${regime.medianMs} ms`;
+  return `${slotsText(regime.slots)} × ${regime.medianMs} ms`;
 }
 
 /**

@@ -191,11 +191,16 @@ export function lowConcurrencyVerdicts(rows: readonly AggregateRow[]): Verdict[]
   for (const regime of regimes.values()) {
     out.push(identicalBackendsVerdict(rows, regime));
     for (const scenario of LOW_CONCURRENCY_LOWEST_SCENARIOS) {
-      const mine = rows.filter((r) => r.layout === 'uniform' && r.scenario === scenario && regimeKey(r.regime) === regimeKey(regime));
+      const mine = uniformRowsOf(rows, scenario, regime);
       if (mine.length > 0) out.push(lowestVerdict(mine, scenario, regime));
     }
   }
   return out;
+}
+
+/** The uniform-layout rows of `scenario` in `regime`, one per policy. */
+function uniformRowsOf(rows: readonly AggregateRow[], scenario: string, regime: Regime): AggregateRow[] {
+  return rows.filter((r) => r.layout === 'uniform' && r.scenario === scenario && regimeKey(r.regime) === regimeKey(regime));
 }
 
 function lowestVerdict(mine: readonly AggregateRow[], scenario: string, regime: Regime): Verdict {
@@ -212,7 +217,7 @@ function lowestVerdict(mine: readonly AggregateRow[], scenario: string, regime: 
 }
 
 function identicalBackendsVerdict(rows: readonly AggregateRow[], regime: Regime): Verdict {
-  const mine = rows.filter((r) => r.layout === 'uniform' && r.scenario === 's02' && regimeKey(r.regime) === regimeKey(regime));
+  const mine = uniformRowsOf(rows, 's02', regime);
   const peak = mine.find((r) => r.policy === 'peak_ewma');
   const rr = mine.find((r) => r.policy === 'round_robin');
   const target = `${groupName('s02', 'uniform', regime)}: peak_ewma p99 over all calls ≤ ${LOW_CONCURRENCY_IDENTICAL_LIMIT}× round_robin's`;

@@ -202,6 +202,8 @@ export class PeakEwmaModel implements LoadModel {
   readonly traffic = new BalancerTraffic();
 
   private readonly methodTable = new MethodTable();
+  // `ejected`'s scratch rating, so that the stats path allocates nothing either.
+  private readonly statsRating = new CandidateRating();
 
   constructor(settings: PeakEwmaSettings) {
     this.settings = settings;
@@ -241,10 +243,10 @@ export class PeakEwmaModel implements LoadModel {
     into.ejected = isEjected(load, rttMs, stale, settings, this.fleet);
   }
 
-  /** Whether the chooser skips `load` now (ejection.ts), for stats and tests. */
+  /** Whether the chooser skips `load` now (ejection.ts), for stats and tests: what a pick's `rate` says. */
   ejected(load: EndpointLoad, nowMs: number): boolean {
-    const { settings, fleet, traffic } = this;
-    return load.hasSample && isEjected(load, estimateMs(load, nowMs, settings, fleet, traffic), isStale(load, nowMs, settings, fleet, traffic), settings, fleet);
+    this.rate(load, nowMs, this.statsRating);
+    return this.statsRating.ejected;
   }
 
   recordCall(load: EndpointLoad, outcome: CallOutcome, elapsedMs: number, nowMs: number, method?: MethodStats): void {
@@ -256,13 +258,14 @@ export class PeakEwmaModel implements LoadModel {
     const estimateNowMs = load.hasSample ? estimateWith(load, load.rttMs * retained, stale, nowMs, settings, fleet) : settings.defaultRttMs;
     // In the unit of an average call (methods.ts); unchanged without a method.
     const judgedMs = method === undefined ? elapsedMs : normalisedElapsedMs(elapsedMs, method, fleet);
-    const failuresBefore = load.consecutiveFailures;
-    load.consecutiveFailures = failuresInARowAfter(load, outcome);
-    const sampleMs = sampleFrom(outcome, judgedMs, estimateNowMs, settings, fleetRttOf(fleet), probeBackoffFactor(load.consecutiveFailures, settings));
+    const failures = failuresInARowAfter(load, outcome);
+    const sampleMs = sampleFrom(outcome, judgedMs, estimateNowMs, settings, fleetRttOf(fleet), probeBackoffFactor(failures, settings));
     if (sampleMs === null || !(sampleMs >= 0) || !Number.isFinite(sampleMs)) {
+      load.consecutiveFailures = failures;
       return;
     }
-    recordMeanSample(load, outcome, sampleMs, stale, failuresBefore, settings, fleet);
+    // With the mean signal an answer that leaves the endpoint ejected is a failed probe too (ejection.ts).
+    load.consecutiveFailures = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet) ? load.consecutiveFailures + 1 : failures;
     if (load.hasSample) {
       // The blend starts from what the cost used: a stale estimate from the
       // fleet average, not from an old peak.

@@ -52,7 +52,7 @@ export function isEjected(load: EndpointLoad, estimateMs: number, stale: boolean
 }
 
 /** The largest sample the mean takes, in units of R × F. */
-export const MEAN_SAMPLE_CAP = 2;
+const MEAN_SAMPLE_CAP = 2;
 
 /**
  * A sample as the mean takes it: at most MEAN_SAMPLE_CAP × R × F, so that
@@ -77,28 +77,25 @@ export function nextMeanRttMs(load: EndpointLoad, sampleMs: number, stale: boole
 
 /**
  * With the mean signal, moves M by the sample `sampleMs` of a call that
- * ended with `outcome` (before `load.hasSample` is set by it), and counts
- * an answer that leaves the endpoint ejected as a failed probe:
- * `consecutiveFailures` becomes `failuresBefore` + 1. Nothing without it.
+ * ended with `outcome` (before `load.hasSample` is set by it). Returns
+ * whether it was an answer that leaves the endpoint ejected: a failed probe
+ * for the back-off (the caller counts it). Without the signal: nothing, false.
  */
 export function recordMeanSample(
   load: EndpointLoad,
   outcome: CallOutcome,
   sampleMs: number,
   stale: boolean,
-  failuresBefore: number,
   settings: PeakEwmaSettings,
   fleet: FleetRtt,
-): void {
+): boolean {
   if (settings.ejectionSignal !== 'mean' || outcome === CallOutcome.FAILURE) {
     // A failure's sample is the error penalty's (error-penalty.ts), which
     // the peak estimate carries and the decay forgets: in the mean it
     // would keep a healed crash-looping backend out until each client's
     // backed-off probe, up to 80 fair shares of its calls.
-    return;
+    return false;
   }
   load.meanRttMs = nextMeanRttMs(load, clampedForMean(sampleMs, settings, fleet), stale);
-  if (outcome === CallOutcome.SUCCESS && exceedsEjectionRatio(load.meanRttMs, settings, fleet)) {
-    load.consecutiveFailures = failuresBefore + 1;
-  }
+  return outcome === CallOutcome.SUCCESS && exceedsEjectionRatio(load.meanRttMs, settings, fleet);
 }

@@ -37,7 +37,11 @@ export class EndpointLoad {
    * (ejection.ts); meaningless until `hasSample`.
    */
   meanRttMs = 0;
-  /** Failed calls (errors; deadlines and cancels do not count) since its last success: the probe back-off's count. */
+  /**
+   * Failed calls (errors; deadlines and cancels do not count) since its last
+   * success, and with `ejectionSignal` "mean" answers that left it ejected:
+   * the probe back-off's count.
+   */
   consecutiveFailures = 0;
   /** Calls started on this endpoint over its lifetime (for stats). */
   callsStarted = 0;
