@@ -4,19 +4,25 @@
  * side by side, over READY fake subchannels built by grpc-js from service
  * config (fake-channel.ts), every call marked with its method as the
  * `callMarker` interceptor marks it (five methods in turn). Batches of the
- * variants alternate in a shuffled order, so drift hits them alike; the
- * figure is the median of the batch means, in this thread's CPU time
- * (`process.cpuUsage`), so time the process spends preempted on a busy
- * machine does not count.
+ * variants alternate in a shuffled order, so drift hits them alike. Each
+ * batch's mean is in this thread's CPU time (`process.cpuUsage`), so time the
+ * process spends preempted on a busy machine does not count. What a variant
+ * adds is judged per round — its batch minus the "off" batch of the same
+ * round — so the drift between rounds (JIT tiers, GC, cache) cancels: the
+ * figure is the mean of those paired differences with its 95 % bootstrap
+ * interval. Medians of the raw batch means, compared across variants, moved
+ * by ±100 ns between runs on a quiet machine, as much as the bar itself. The package is the tsc-style build
+ * (package-under-test.ts), as users run it: under tsx every call pays
+ * ~2–3 µs of esbuild's `__name` wrappers, which drowns a 100 ns difference.
  *
- *   npx tsx scripts/bench/method-pick.ts [--rounds 40] [--endpoints 10,1000]
+ *   npx tsx scripts/bench/method-pick.ts [--rounds 100] [--endpoints 10,1000]
  */
 import { Metadata } from '@grpc/grpc-js';
 import { parseArgs } from 'node:util';
-import { register } from '../../src';
-import { markedCopy } from '../../src/policy/streaming';
+import { builtFrom, loadPackage, loadStreamingModule } from './package-under-test';
 import { buildPicker, pickOnce } from './fake-channel';
-import { median, shuffled } from './stats';
+import { bootstrapMeanInterval, mean, median, seedOf, shuffled } from './stats';
+import { seededRandom } from '../../src/core/random';
 
 const VARIANTS = {
   off: { peak_ewma_experimental: {} },
@@ -26,10 +32,16 @@ const VARIANTS = {
 const METHODS = ['/svc.S/Ping', '/svc.S/Get', '/svc.S/List', '/svc.S/Search', '/svc.S/Report'];
 const BATCH = 20_000;
 
+function signedNs(ns: number): string {
+  return `${ns >= 0 ? '+' : '−'}${Math.abs(ns).toFixed(0)} ns`;
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '40' }, endpoints: { type: 'string', default: '10,1000' } } });
+  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '100' }, endpoints: { type: 'string', default: '10,1000' } } });
   const rounds = Number(values.rounds);
-  register();
+  loadPackage().register();
+  const { markedCopy } = loadStreamingModule();
+  console.log(`package: ${builtFrom()}`);
   const argsByMethod = METHODS.map((method) => ({ metadata: markedCopy(new Metadata(), method, false), extraPickInfo: {} }));
   const trailers = new Metadata();
   for (const endpoints of values.endpoints.split(',').map(Number)) {
@@ -54,9 +66,14 @@ async function main(): Promise<void> {
     }
     const off = median(means.off);
     const line = Object.keys(VARIANTS)
-      .map((name) => `${name} ${median(means[name]).toFixed(0)} ns (${(median(means[name]) / off).toFixed(2)}×, +${(median(means[name]) - off).toFixed(0)} ns)`)
+      .filter((name) => name !== 'off')
+      .map((name) => {
+        const added = means[name].map((value, round) => value - means.off[round]);
+        const [low, high] = bootstrapMeanInterval(added, seededRandom(seedOf(`${endpoints}/${name}`)));
+        return `${name} ${signedNs(mean(added))} [${signedNs(low)}, ${signedNs(high)}]`;
+      })
       .join(', ');
-    console.log(`@${endpoints} endpoints, ${rounds} rounds × ${BATCH} calls: ${line}`);
+    console.log(`@${endpoints} endpoints, ${rounds} rounds × ${BATCH} calls: off ${off.toFixed(0)} ns per call (median batch); added per call, mean of paired rounds [95 % interval]: ${line}`);
     Object.values(built).forEach((b) => b.destroy());
   }
 }

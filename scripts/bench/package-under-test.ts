@@ -142,6 +142,20 @@ export function loadXdsPackage(): XdsModule {
   return require(path.join(BUILD_DIR, 'src', 'xds', 'index.js')) as XdsModule;
 }
 
+type StreamingModule = typeof import('../../src/policy/streaming');
+
+/**
+ * The compiled src/policy/streaming (its internal `markedCopy`, which marks a
+ * call as the `callMarker` interceptor does), from the same build as
+ * `loadPackage()`: benchmarks that mark calls without running an
+ * interceptor chain.
+ */
+export function loadStreamingModule(): StreamingModule {
+  loadPackage();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require(path.join(BUILD_DIR, 'src', 'policy', 'streaming.js')) as StreamingModule;
+}
+
 /** Call in a parent before forking children, so they skip the freshness check. */
 export function prebuildForChildren(): void {
   buildPackage();
