@@ -7,7 +7,7 @@
 import { credentials, Metadata } from '@grpc/grpc-js';
 import { createProbeClient, ProbeClient } from '../lib/probe-service';
 import { loadPackage, loadXdsPackage } from './package-under-test';
-import { ClientKind, isXdsClient, registerPolicies, serviceConfigJson } from './policies';
+import { basePolicyOf, ClientKind, isMarkedClient, isXdsClient, registerPolicies, serviceConfigJson } from './policies';
 import { encodeProbeRequest } from './probe-request';
 
 export type ToCpuClient =
@@ -17,7 +17,16 @@ export type ToCpuClient =
 
 export type FromCpuClient =
   | { type: 'ready' }
-  | { type: 'segment'; calls: number; failed: number; cpuMicros: number; wallMs: number; accounted: number }
+  | {
+      type: 'segment';
+      calls: number;
+      failed: number;
+      cpuMicros: number;
+      wallMs: number;
+      accounted: number;
+      /** Methods the balancers track (getLoadBalancerStats): > 0 only if the marker reached the picker. */
+      methodsTracked: number;
+    }
   | { type: 'error'; message: string };
 
 let client: ProbeClient | null = null;
@@ -25,6 +34,12 @@ const request = encodeProbeRequest(0);
 
 function send(message: FromCpuClient): void {
   process.send?.(message);
+}
+
+function methodsTracked(): number {
+  return loadPackage()
+    .getLoadBalancerStats()
+    .reduce((sum, s) => sum + (s.methods?.length ?? 0), 0);
 }
 
 function accountedCalls(): number {
@@ -46,6 +61,12 @@ async function prepare(message: Extract<ToCpuClient, { type: 'prepare' }>): Prom
     client = createProbeClient(message.xds.target, credentials.createInsecure(), {
       'grpc.enable_channelz': 0,
       [XDS_BOOTSTRAP_OPTION]: message.xds.bootstrap,
+    });
+  } else if (isMarkedClient(message.kind)) {
+    client = createProbeClient(`ipv4:${message.addresses.join(',')}`, credentials.createInsecure(), {
+      'grpc.enable_channelz': 0,
+      'grpc.service_config': serviceConfigJson(basePolicyOf(message.kind)),
+      interceptors: [loadPackage().callMarker],
     });
   } else {
     client = createProbeClient(`ipv4:${message.addresses.join(',')}`, credentials.createInsecure(), {
@@ -78,6 +99,7 @@ function segment(seconds: number, concurrency: number): Promise<FromCpuClient> {
         cpuMicros: cpu.user + cpu.system,
         wallMs: performance.now() - wallBefore,
         accounted: accountedCalls() - accountedBefore,
+        methodsTracked: methodsTracked(),
       });
     };
     const one = (): void => {

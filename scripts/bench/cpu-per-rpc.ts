@@ -25,7 +25,7 @@ import type { FromCpuClient, ToCpuClient } from './cpu-client';
 import { Fleet } from './fleet';
 import { forkChild, isType, nextMessage } from './ipc';
 import { prebuildForChildren } from './package-under-test';
-import { ClientKind, clientLabel, isXdsClient, XDS_CLUSTER_FIXTURES } from './policies';
+import { ClientKind, clientLabel, isMarkedClient, isXdsClient, XDS_CLUSTER_FIXTURES } from './policies';
 import { startXdsControlPlane, XdsSetup } from './xds-run';
 import { median, shuffled } from './stats';
 
@@ -42,7 +42,7 @@ export interface CpuPerRpcOptions {
 
 export const DEFAULT_CPU_OPTIONS: CpuPerRpcOptions = {
   backendCounts: [10, 50, 500],
-  policies: ['round_robin', 'peak_ewma', 'least_request', 'peak_ewma_xds', 'round_robin_xds'],
+  policies: ['round_robin', 'peak_ewma', 'peak_ewma_marked', 'least_request', 'peak_ewma_xds', 'round_robin_xds'],
   rounds: 12,
   segmentS: 2,
   warmupS: 3,
@@ -124,6 +124,9 @@ export async function runCpuPerRpcBenchmark(
           const segment = segments[i];
           if (policy !== 'round_robin' && policy !== 'round_robin_xds' && segment.accounted < segment.calls * 0.9) {
             throw new Error(`${policy}: accounted ${segment.accounted} of ${segment.calls} calls; the policy did not run`);
+          }
+          if (isMarkedClient(policy) && segment.methodsTracked === 0) {
+            throw new Error(`${policy}: no method reached the picker; the marker did not run`);
           }
           if (segment.failed > 0) {
             throw new Error(`${policy}: ${segment.failed} of ${segment.calls} calls failed at ${backends} backends`);

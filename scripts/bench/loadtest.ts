@@ -23,7 +23,7 @@ import { Fleet } from './fleet';
 import { ClientPrepare, forkChild, FromClientHost, isType, nextMessage, PolicyEvidence, ToClientHost } from './ipc';
 import type { RecordedRun } from './load-recorder';
 import { prebuildForChildren } from './package-under-test';
-import { ClientKind, clientLabel, PolicyId } from './policies';
+import { basePolicyOf, ClientKind, clientLabel, PolicyId } from './policies';
 import { formatMs, formatPercent, ProgressLine } from './progress';
 import { RemoteScenarioControl } from './remote-control';
 import { DEFAULT_CLIENTS_PER_POLICY, DEFAULT_UNIFORM_CLIENTS, LegacyScale, offeredLoad, OfferedLoad, Regime, regimeOf, Scale, scaleBehaviour, scaleMethods } from './scale';
@@ -171,7 +171,7 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
         processes.push({ id: kind, child, latest: null });
         const prepare: ClientPrepare = {
           type: 'prepare',
-          policy: kind === 'peak_ewma_xds' ? 'peak_ewma' : kind === 'round_robin_xds' ? 'round_robin' : kind,
+          policy: basePolicyOf(kind),
           addresses: Array.from(fleet.addresses.values()),
           dynamicAddresses: true,
           addressIndex: addressIndex(),

@@ -35,7 +35,17 @@ export const POLICY_LABELS: Readonly<Record<PolicyId, string>> = {
  * baseline that pays the same xDS layers).
  */
 export type XdsClientKind = 'peak_ewma_xds' | 'round_robin_xds';
-export type ClientKind = PolicyId | XdsClientKind;
+/**
+ * peak_ewma with the `callMarker` interceptor on the channel, as
+ * per-method scoring asks (`methodScoring`, on by default): what the marker
+ * (a Metadata copy per call) and the method lookup cost per call.
+ */
+export type MarkedClientKind = 'peak_ewma_marked';
+export type ClientKind = PolicyId | XdsClientKind | MarkedClientKind;
+
+export function isMarkedClient(kind: ClientKind): kind is MarkedClientKind {
+  return kind === 'peak_ewma_marked';
+}
 
 /** The CDS cluster fixture each xDS client kind is served. */
 export const XDS_CLUSTER_FIXTURES: Readonly<Record<XdsClientKind, string>> = {
@@ -47,9 +57,17 @@ export function isXdsClient(kind: ClientKind): kind is XdsClientKind {
   return kind in XDS_CLUSTER_FIXTURES;
 }
 
+/** The policy a client kind's channel runs (an xDS or marked client's own). */
+export function basePolicyOf(kind: ClientKind): PolicyId {
+  if (kind === 'peak_ewma_xds' || kind === 'peak_ewma_marked') return 'peak_ewma';
+  if (kind === 'round_robin_xds') return 'round_robin';
+  return kind;
+}
+
 export function clientLabel(kind: ClientKind): string {
   if (kind === 'peak_ewma_xds') return 'peak_ewma via xDS';
   if (kind === 'round_robin_xds') return 'round_robin via xDS';
+  if (kind === 'peak_ewma_marked') return 'peak_ewma + callMarker';
   return POLICY_LABELS[kind];
 }
 

@@ -5,7 +5,7 @@
 import type { AggregateRow } from './aggregate';
 import type { CpuPerRpcResult } from './cpu-per-rpc';
 import type { PickPathReport } from './pick-path';
-import { clientLabel, isXdsClient, PolicyId, POLICY_LABELS } from './policies';
+import { clientLabel, isMarkedClient, isXdsClient, PolicyId, POLICY_LABELS } from './policies';
 import { formatMs, formatPercent } from './progress';
 import { isLowConcurrency, MACHINE_BUDGET_RPS, overMachineBudget, Regime, regimeKey, regimeShort } from './scale';
 import { median } from './stats';
@@ -249,10 +249,13 @@ export function cpuVerdicts(results: readonly CpuPerRpcResult[] | null): Verdict
     .filter((r) => r.policy !== 'round_robin' && !isXdsClient(r.policy))
     .map((r) => {
       const limit = CPU_LIMITS[r.backends] ?? 1.05;
+      // The marker's own cost: the marked client against plain peak_ewma, same rounds.
+      const unmarked = isMarkedClient(r.policy) ? results.find((u) => u.policy === 'peak_ewma' && u.backends === r.backends) : undefined;
+      const markerCost = unmarked ? `; ${pairedRatio(r, unmarked).toFixed(3)}× peak_ewma without it` : '';
       return {
         target: `CPU per RPC, ${clientLabel(r.policy)} at ${r.backends} backends ≤ ${limit}× round_robin`,
         met: r.ratioToRoundRobin <= limit,
-        detail: `${r.ratioToRoundRobin.toFixed(3)}× (${r.cpuMicrosPerCall.toFixed(1)} µs per call)`,
+        detail: `${r.ratioToRoundRobin.toFixed(3)}× (${r.cpuMicrosPerCall.toFixed(1)} µs per call${markerCost})`,
       };
     });
   // The xDS path costs our policy nothing beyond what it costs xDS's own
