@@ -2,7 +2,7 @@
  * `npm run bench -- [options]`: what to run, parsed and checked up front so
  * a typo fails in a second, not after a ten-minute run.
  */
-import { parsePolicyId, PolicyId, POLICY_IDS } from './policies';
+import { parsePeakEwmaOverrides, parsePolicyId, PolicyId, POLICY_IDS } from './policies';
 import { DEFAULT_CLIENTS_PER_POLICY, DEFAULT_SCALE, DEFAULT_UNIFORM_CLIENTS, Scale } from './scale';
 import { QUICK_SCENARIOS, scenarioById, SCENARIOS, shortId } from './scenarios';
 
@@ -45,6 +45,13 @@ export interface BenchOptions {
    * first's runs of the same kinds (merge.ts); with --json, the merged file is saved.
    */
   readonly mergeLoad?: string;
+  /**
+   * Fields set on every peak_ewma client's config (also inside
+   * peak_ewma_od), durations in the reference's units (scaled with the
+   * run): a switch measured over real gRPC. Such a run is not the report's:
+   * `--report` and `--merge-load` refuse it.
+   */
+  readonly peakEwmaConfig?: Readonly<Record<string, unknown>>;
   /** Include the xDS run (needs scripts/xds's fake control plane). */
   readonly xds: boolean;
   readonly full: boolean;
@@ -88,6 +95,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --merge-load FILE                    with --report-from: FILE's load-test runs replace that file's runs of the same
                                        kinds (reference layout, uniform layout, low-concurrency), the rest kept;
                                        with --json, the merged results are saved there
+  --peak-ewma-config JSON              fields set on every peak_ewma client's config, e.g. '{"rotationMargin":0.25}'
+                                       (durations in reference units, scaled with the run; not for --report)
   --xds                                add a peak_ewma client through xDS (fake control plane)
   --full                               the whole suite: all scenarios, both layouts, overhead, xDS, 90 s windows
   --quick                              development: ${QUICK.scenarios.join(',')}, ${QUICK.durationS} s windows, ${QUICK.backends} backends, time × ${QUICK.timeFactor}, ${QUICK.repeats} repeats`;
@@ -134,12 +143,15 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   const known = new Set([
     '--suite', '--scenario', '--uniform-scenario', '--policy', '--uniform-policy', '--layout', '--duration', '--warmup', '--repeats',
     '--slots', '--time-factor', '--backends', '--clients-per-policy', '--uniform-clients', '--low-scenario',
-    '--hosts', '--seed', '--json', '--report-from', '--merge-load',
+    '--hosts', '--seed', '--json', '--report-from', '--merge-load', '--peak-ewma-config',
   ]);
   for (const name of flags.keys()) {
     if (!known.has(name)) {
       throw new RangeError(`unknown option ${name}\n${USAGE}`);
     }
+  }
+  if (flags.has('--peak-ewma-config') && (switches.has('--report') || switches.has('--methods-report') || flags.has('--report-from'))) {
+    throw new RangeError('--peak-ewma-config measures a switch, not the defaults: the report would call it peak_ewma; save it with --json');
   }
   if (flags.has('--merge-load') && !flags.has('--report-from')) {
     throw new RangeError('--merge-load merges into a saved file: it needs --report-from');
@@ -222,6 +234,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     methodsReport: switches.has('--methods-report'),
     reportFrom: flags.get('--report-from'),
     mergeLoad: flags.get('--merge-load'),
+    ...(flags.has('--peak-ewma-config') ? { peakEwmaConfig: parsePeakEwmaOverrides(flags.get('--peak-ewma-config')!) } : {}),
     xds: switches.has('--xds') || full,
     full,
     quick,

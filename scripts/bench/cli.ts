@@ -40,6 +40,7 @@ async function runLoadSuite(options: BenchOptions, results: BenchResults, save: 
       backendHosts: options.backendHosts,
       seed: options.seed + run.repeat,
       xds: run.xds,
+      peakEwmaConfig: options.peakEwmaConfig,
       progress,
     });
     results.load.push({ ...result, repeat: run.repeat });

@@ -56,6 +56,8 @@ export interface ClientPrepare {
    * sees each call's method. Absent or false: no interceptor, as before.
    */
   readonly markMethods?: boolean;
+  /** Fields set on peak_ewma's config (`--peak-ewma-config`); absent: the defaults. */
+  readonly peakEwmaConfig?: Readonly<Record<string, unknown>>;
 }
 
 export interface ClientRun {

@@ -48,6 +48,8 @@ export interface LoadTestSpec {
   readonly seed: number;
   /** Add a client running peak_ewma through xDS (the fake control plane serves it the fleet). */
   readonly xds?: boolean;
+  /** Fields set on every peak_ewma client's config (`--peak-ewma-config`); absent: the defaults. */
+  readonly peakEwmaConfig?: Readonly<Record<string, unknown>>;
   readonly progress?: ProgressLine;
 }
 
@@ -101,6 +103,8 @@ export interface ScenarioResult {
   readonly loadAverage: readonly [number, number];
   /** The backend hosts' worst event-loop delay during the run, ms (answers late by this much). */
   readonly backendLoopDelayMs: { p99: number; max: number };
+  /** What peak_ewma's clients ran beside the defaults (`--peak-ewma-config`); absent: the defaults. */
+  readonly peakEwmaConfig?: Readonly<Record<string, unknown>>;
 }
 
 interface ClientProcess {
@@ -179,6 +183,7 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
           seed: spec.seed * 100 + i,
           timeFactor: scale.timeFactor,
           markMethods: methodNames.length > 0,
+          ...(spec.peakEwmaConfig ? { peakEwmaConfig: spec.peakEwmaConfig } : {}),
           ...(kind === 'peak_ewma_xds' && xds ? { xdsTarget: xds.target, xdsBootstrap: xds.bootstrap } : {}),
         };
         const ready = nextMessage(child, isType<Extract<FromClientHost, { type: 'ready' }>>('ready'));
@@ -389,6 +394,7 @@ function analyse(
     startedAt: new Date().toISOString(),
     loadAverage,
     backendLoopDelayMs,
+    ...(spec.peakEwmaConfig ? { peakEwmaConfig: spec.peakEwmaConfig } : {}),
   };
 }
 

@@ -40,6 +40,9 @@ export function mergeLoadRuns(base: BenchResults, addition: BenchResults): Bench
   if (addition.load.length === 0) {
     throw new RangeError('the file to merge has no load-test runs');
   }
+  if (addition.options.peakEwmaConfig !== undefined || addition.load.some((run) => run.peakEwmaConfig !== undefined)) {
+    throw new RangeError('the file to merge ran peak_ewma with --peak-ewma-config: the report would call a switch peak_ewma');
+  }
   const timeline = (r: BenchResults): string => JSON.stringify(r.load[0]?.timeline ?? null);
   if (base.load.length > 0 && timeline(base) !== timeline(addition)) {
     throw new RangeError(`the timelines differ (${timeline(base)} vs ${timeline(addition)}): one report describes one timeline`);

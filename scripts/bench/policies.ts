@@ -3,7 +3,7 @@
  * Names follow the reference's (`lr_od` = least_request inside
  * outlier_detection with the reference's settings, reference-load-test.md §1).
  */
-import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
+import { PEAK_EWMA_DEFAULTS, PeakEwmaLoadBalancingConfig } from '../../src/policy/peak-ewma-config';
 import { loadPackage } from './package-under-test';
 
 export const POLICY_IDS = [
@@ -104,17 +104,56 @@ export function outlierDetection(child: object, timeFactor = 1): object {
   };
 }
 
-/** Defaults (`{}`), or in a time-scaled run its time constants × `timeFactor`. */
-function peakEwma(timeFactor: number): object {
-  if (timeFactor === 1) return { peak_ewma_experimental: {} };
-  const { decayMs, defaultRttMs, maxEjectionMs } = PEAK_EWMA_DEFAULTS;
-  return {
-    peak_ewma_experimental: {
-      decayTime: durationText(decayMs * timeFactor),
-      defaultRtt: durationText(defaultRttMs * timeFactor),
-      maxEjectionTime: durationText(maxEjectionMs * timeFactor),
-    },
-  };
+/** peak_ewma_experimental's duration fields: the ones a time-scaled run multiplies. */
+const PEAK_EWMA_DURATIONS = { decayTime: 'decayMs', defaultRtt: 'defaultRttMs', maxEjectionTime: 'maxEjectionMs' } as const;
+
+/**
+ * A peak_ewma config beside the defaults (`--peak-ewma-config`), checked by
+ * the product's parser so a typo fails before a run: the config's JSON, or
+ * a RangeError naming the field.
+ */
+export function parsePeakEwmaOverrides(text: string): Readonly<Record<string, unknown>> {
+  let overrides: unknown;
+  try {
+    overrides = JSON.parse(text);
+  } catch (error) {
+    throw new RangeError(`--peak-ewma-config: not JSON (${(error as Error).message})`);
+  }
+  if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) {
+    throw new RangeError('--peak-ewma-config: expected a JSON object of peak_ewma_experimental fields');
+  }
+  try {
+    PeakEwmaLoadBalancingConfig.parse(overrides as Record<string, unknown>);
+  } catch (error) {
+    throw new RangeError(`--peak-ewma-config: ${(error as Error).message}`);
+  }
+  return overrides as Record<string, unknown>;
+}
+
+/**
+ * Defaults (`{}`) or `overrides` on top; in a time-scaled run every
+ * duration — the defaults' and the overrides' alike, both in the
+ * reference's units — × `timeFactor`.
+ */
+function peakEwma(timeFactor: number, overrides: Readonly<Record<string, unknown>> = {}): object {
+  if (timeFactor === 1) return { peak_ewma_experimental: { ...overrides } };
+  const fields: Record<string, unknown> = { ...overrides };
+  for (const [field, defaultKey] of Object.entries(PEAK_EWMA_DURATIONS)) {
+    const given = overrides[field];
+    const ms = given === undefined ? PEAK_EWMA_DEFAULTS[defaultKey] : durationMs(given, field);
+    fields[field] = durationText(ms * timeFactor);
+  }
+  return { peak_ewma_experimental: fields };
+}
+
+/** A proto3 JSON duration ("2.5s") or `{seconds, nanos}`, in ms (parsePeakEwmaOverrides has checked it). */
+function durationMs(value: unknown, field: string): number {
+  if (typeof value === 'string' && /^\d+(\.\d+)?s$/.test(value)) return Number(value.slice(0, -1)) * 1000;
+  if (typeof value === 'object' && value !== null) {
+    const { seconds = 0, nanos = 0 } = value as { seconds?: number; nanos?: number };
+    return Number(seconds) * 1000 + Number(nanos) / 1e6;
+  }
+  throw new RangeError(`--peak-ewma-config: ${field} must be a duration such as "2s" to be scaled`);
 }
 const LEAST_REQUEST = { least_request_experimental: { choiceCount: 2 } };
 
@@ -137,8 +176,12 @@ function wrrOrca(timeFactor: number): object {
   };
 }
 
-/** `timeFactor`: the run's (scale.ts); every time constant of the policy is multiplied by it. */
-export function loadBalancingConfig(policy: PolicyId, timeFactor = 1): object {
+/**
+ * `timeFactor`: the run's (scale.ts); every time constant of the policy is
+ * multiplied by it. `peakEwmaOverrides`: fields set on peak_ewma's config
+ * (also inside peak_ewma_od), `--peak-ewma-config`.
+ */
+export function loadBalancingConfig(policy: PolicyId, timeFactor = 1, peakEwmaOverrides?: Readonly<Record<string, unknown>>): object {
   switch (policy) {
     case 'round_robin':
       return { round_robin: {} };
@@ -147,16 +190,16 @@ export function loadBalancingConfig(policy: PolicyId, timeFactor = 1): object {
     case 'lr_od':
       return outlierDetection(LEAST_REQUEST, timeFactor);
     case 'peak_ewma':
-      return peakEwma(timeFactor);
+      return peakEwma(timeFactor, peakEwmaOverrides);
     case 'peak_ewma_od':
-      return outlierDetection(peakEwma(timeFactor), timeFactor);
+      return outlierDetection(peakEwma(timeFactor, peakEwmaOverrides), timeFactor);
     case 'wrr_orca':
       return wrrOrca(timeFactor);
   }
 }
 
-export function serviceConfigJson(policy: PolicyId, timeFactor = 1): string {
-  return JSON.stringify({ loadBalancingConfig: [loadBalancingConfig(policy, timeFactor)] });
+export function serviceConfigJson(policy: PolicyId, timeFactor = 1, peakEwmaOverrides?: Readonly<Record<string, unknown>>): string {
+  return JSON.stringify({ loadBalancingConfig: [loadBalancingConfig(policy, timeFactor, peakEwmaOverrides)] });
 }
 
 export function parsePolicyId(text: string): PolicyId {

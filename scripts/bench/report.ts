@@ -587,9 +587,16 @@ function costText(results: BenchResults): string {
   // A merged file holds runs its own options did not plan: count the runs it holds.
   const runs = results.merged && results.merged.length > 0 ? results.load : planLoadRuns(options);
   const hours = planWallTimeS(runs, options) / 3600;
-  const sessions = results.merged && results.merged.length > 0 ? `, in ${results.merged.length + 1} sessions` : '';
+  const merged = results.merged ?? [];
+  const sessions = merged.length > 0 ? `, in ${merged.length + 1} sessions` : '';
+  const repeats = (n: number): string => `${n} repeat${n > 1 ? 's' : ''}`;
+  // Each session ran its own repeat count: say each, not the first session's for all.
+  const repeatText =
+    merged.length > 0
+      ? `${repeats(options.repeats)} of each of this file's own runs, ${merged.map((m) => repeats(m.repeats)).join(' and ')} of each merged one, interleaved in random order within a session`
+      : `${repeats(options.repeats)} of each, interleaved in random order`;
   return (
-    `This report's load test is ${runs.length} runs${sessions} (${options.repeats} repeat${options.repeats > 1 ? 's' : ''} of each, interleaved in random order): about ${hours.toFixed(1)} h of wall time on this machine (each run's timeline × its time factor, plus ~${RUN_OVERHEAD_S} s to start and stop its processes), before the overhead benchmarks. ` +
+    `This report's load test is ${runs.length} runs${sessions} (${repeatText}): about ${hours.toFixed(1)} h of wall time on this machine (each run's timeline × its time factor, plus ~${RUN_OVERHEAD_S} s to start and stop its processes), before the overhead benchmarks. ` +
     `\`npm run bench:report\` is sized to fit a working session on this 2-core machine: ${planSummary(optionsOf('bench:report'))}. ` +
     `The whole suite (\`npm run bench:report:full\`: seven scenarios, every policy in both layouts and at 1–2 slots, 45 s windows) is ${benchReportCost('bench:report:full')}: a quiet machine's job.`
   );

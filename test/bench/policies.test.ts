@@ -1,5 +1,6 @@
 import { experimental } from '@grpc/grpc-js';
-import { loadBalancingConfig, POLICY_IDS } from '../../scripts/bench/policies';
+import { parseArgs } from '../../scripts/bench/args';
+import { loadBalancingConfig, parsePeakEwmaOverrides, POLICY_IDS } from '../../scripts/bench/policies';
 import { register } from '../../src/policy/register';
 
 /** The bench's configs are plain objects; grpc-js types them as its LoadBalancingConfig. */
@@ -33,5 +34,33 @@ describe('bench policies in a time-scaled run', () => {
     expect(loadBalancingConfig('wrr_orca', 16)).toMatchObject({
       weighted_round_robin: { oob_load_reporting_period: '16s', blackout_period: '16s', weight_update_period: '8s', weight_expiration_period: '160s' },
     });
+  });
+});
+
+describe('a peak_ewma switch over real gRPC (--peak-ewma-config)', () => {
+  beforeAll(() => register());
+
+  it("sets the fields on peak_ewma's config, alone and inside outlier_detection, and scales its durations with the run", () => {
+    const overrides = parsePeakEwmaOverrides('{"rotationMargin":0.25,"ejectionSignal":"mean","decayTime":"0.5s"}');
+    // The product's own parser reads it back: our policy ran with the switch, not a silent pick_first.
+    expect(parse(loadBalancingConfig('peak_ewma', 2, overrides)).toJsonObject()).toMatchObject({
+      peak_ewma_experimental: { rotationMargin: 0.25, ejectionSignal: 'mean', decayTime: '1s', defaultRtt: '0.02s', maxEjectionTime: '2s' },
+    });
+    const od = parse(loadBalancingConfig('peak_ewma_od', 1, overrides)).toJsonObject() as { outlier_detection: { child_policy: object[] } };
+    expect(od.outlier_detection.child_policy[0]).toMatchObject({ peak_ewma_experimental: { rotationMargin: 0.25, decayTime: '0.5s' } });
+    // Other policies are untouched.
+    expect(loadBalancingConfig('least_request', 2, overrides)).toEqual(loadBalancingConfig('least_request', 2));
+  });
+
+  it('rejects a bad switch before any run, naming the field and the rule', () => {
+    expect(() => parsePeakEwmaOverrides('{"rotationMargin":')).toThrow(/--peak-ewma-config: not JSON/);
+    expect(() => parsePeakEwmaOverrides('[1]')).toThrow(/expected a JSON object/);
+    expect(() => parsePeakEwmaOverrides('{"ejectionSignal":"median"}')).toThrow(/--peak-ewma-config: .*ejectionSignal/);
+    expect(() => parseArgs(['--peak-ewma-config', '{"choiceCount":1}'])).toThrow(/choiceCount/);
+  });
+
+  it('keeps a switch out of the report, which would call it peak_ewma', () => {
+    expect(parseArgs(['--peak-ewma-config', '{"rotationMargin":0.25}']).peakEwmaConfig).toEqual({ rotationMargin: 0.25 });
+    expect(() => parseArgs(['--peak-ewma-config', '{"rotationMargin":0.25}', '--report'])).toThrow(/save it with --json/);
   });
 });

@@ -451,6 +451,12 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
     const { markdown } = renderReport(merged);
     expect(markdown).toContain("The low-concurrency runs (5, 5 repeats) are a later session's, measured 2026-12-01 19:38 UTC");
     expect(markdown).toContain("This report's load test is 7 runs, in 2 sessions");
+    // Each session's own repeat count, not the first session's for all.
+    expect(markdown).toMatch(/in 2 sessions \(\d+ repeats? of each of this file's own runs, 5 repeats of each merged one, interleaved/);
+    // A switch measured with --peak-ewma-config is not peak_ewma's defaults: it stays out of the report.
+    expect(() => mergeLoadRuns(base, { ...addition, options: { ...addition.options, peakEwmaConfig: { rotationMargin: 0.25 } } })).toThrow(
+      /--peak-ewma-config/,
+    );
     // The session's load while it ran, not only at its start.
     expect(markdown).toContain("load average at start 1 / 1 / 1 (at its runs' starts: median 1.0, range 1–1)");
     // The fixture's clients stall 5 ms (p99): a quarter of a 20 ms median, so every low-concurrency run is flagged.
