@@ -5,6 +5,10 @@
  * worst seed in brackets for recovery).
  *
  *   npx tsx scripts/sim/sweep.ts --seeds 3 'H=peak_ewma{"decayTime":"2s"}' ...
+ *
+ * `--first-seed N` starts at seed N (default 1), to add seeds to a sweep.
+ * `--per-seed` also prints each seed's recovery (s): a worst-seed figure
+ * moves by whole seconds, and this tells a shift from one seed's swing.
  */
 import { parseArgs } from 'node:util';
 import { PolicyResult } from './results';
@@ -13,10 +17,10 @@ import { scenarioByName } from './scenarios';
 import { planSuite, PlannedRun } from './suite';
 
 const { values, positionals } = parseArgs({
-  options: { seeds: { type: 'string', default: '3' }, jobs: { type: 'string' }, quick: { type: 'boolean', default: false } },
+  options: { seeds: { type: 'string', default: '3' }, jobs: { type: 'string' }, quick: { type: 'boolean', default: false }, 'per-seed': { type: 'boolean', default: false }, 'first-seed': { type: 'string', default: '1' } },
   allowPositionals: true,
 });
-const seeds = Array.from({ length: Number(values.seeds) }, (_, i) => i + 1);
+const seeds = Array.from({ length: Number(values.seeds) }, (_, i) => i + Number(values['first-seed']));
 
 async function main(): Promise<void> {
   const reference = ['s01', 's02', 's03', 's04', 's10'].map(scenarioByName);
@@ -59,6 +63,11 @@ async function main(): Promise<void> {
         per((s) => get(candidate, s, 'uniform', 's02').busiestHealthy.p95).toFixed(2),
       ].join(' | '),
     );
+    if (values['per-seed']) {
+      for (const sc of ['s03', 's04', 's10']) {
+        console.log(`  ${label} recovery ${sc} by seed: ${seeds.map((s) => get(candidate, s, 'reference', sc).recoverySeconds ?? '–').join(' ')}`);
+      }
+    }
   }
 }
 
