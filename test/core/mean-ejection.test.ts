@@ -16,10 +16,14 @@ import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 const PEAK: PeakEwmaSettings = { ...PEAK_EWMA_DEFAULTS, ejectionSignal: 'peak', ejectionRatio: 1.6 };
 const MEAN: PeakEwmaSettings = { ...PEAK, ejectionSignal: 'mean' };
 
-/** A model whose fleet average is 10 ms and `load` answered `samplesMs` at t = 0, 1, 2, ... ms. */
+/**
+ * A model whose fleet average is 10 ms — the rest of the fleet answered in
+ * 10 ms once per ms for the 2τ before t = 0 — and `load` answered
+ * `samplesMs` at t = 0, 1, 2, ... ms.
+ */
 function withSamples(settings: PeakEwmaSettings, samplesMs: number[]): { model: PeakEwmaModel; load: EndpointLoad } {
   const model = new PeakEwmaModel(settings);
-  model.fleet.record(10, 0, settings.decayMs);
+  for (let t = -2 * settings.decayMs; t <= 0; t++) model.fleet.record(10, t, settings.decayMs);
   const load = new EndpointLoad();
   samplesMs.forEach((sampleMs, t) => model.recordCall(load, CallOutcome.SUCCESS, sampleMs, t));
   return { model, load };
