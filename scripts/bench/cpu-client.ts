@@ -4,10 +4,11 @@
  * segments the parent asks for; each segment reports calls completed and the
  * process's CPU time (user + system) spent.
  */
-import { credentials, Metadata } from '@grpc/grpc-js';
-import { createProbeClient, ProbeClient } from '../lib/probe-service';
+import { Metadata } from '@grpc/grpc-js';
+import type { ProbeClient } from '../lib/probe-service';
 import { loadPackage, loadXdsPackage } from './package-under-test';
-import { basePolicyOf, ClientKind, isMarkedClient, isXdsClient, registerPolicies, serviceConfigJson } from './policies';
+import { basePolicyOf, ClientKind, isMarkedClient, isXdsClient, registerPolicies } from './policies';
+import { newProbeClient } from './probe-channel';
 import { encodeProbeRequest } from './probe-request';
 
 export type ToCpuClient =
@@ -48,9 +49,6 @@ function accountedCalls(): number {
     .reduce((sum, s) => sum + s.endpoints.reduce((x, e) => x + e.callsStarted, 0), 0);
 }
 
-/** The grpc-js-xds option that gives a channel its own bootstrap. */
-const XDS_BOOTSTRAP_OPTION = 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config';
-
 async function prepare(message: Extract<ToCpuClient, { type: 'prepare' }>): Promise<void> {
   registerPolicies();
   if (isXdsClient(message.kind)) {
@@ -58,22 +56,16 @@ async function prepare(message: Extract<ToCpuClient, { type: 'prepare' }>): Prom
       throw new Error(`${message.kind} needs the control plane target and bootstrap`);
     }
     loadXdsPackage().registerXds();
-    client = createProbeClient(message.xds.target, credentials.createInsecure(), {
-      'grpc.enable_channelz': 0,
-      [XDS_BOOTSTRAP_OPTION]: message.xds.bootstrap,
-    });
-  } else if (isMarkedClient(message.kind)) {
-    client = createProbeClient(`ipv4:${message.addresses.join(',')}`, credentials.createInsecure(), {
-      'grpc.enable_channelz': 0,
-      'grpc.service_config': serviceConfigJson(basePolicyOf(message.kind)),
-      interceptors: [loadPackage().callMarker],
-    });
-  } else {
-    client = createProbeClient(`ipv4:${message.addresses.join(',')}`, credentials.createInsecure(), {
-      'grpc.enable_channelz': 0,
-      'grpc.service_config': serviceConfigJson(message.kind),
-    });
   }
+  // The load test's own channel (probe-channel.ts): service config or xDS, and the marker for a marked client.
+  client = newProbeClient({
+    policy: basePolicyOf(message.kind),
+    addresses: message.addresses,
+    dynamicAddresses: false,
+    timeFactor: 1,
+    markMethods: isMarkedClient(message.kind),
+    ...(isXdsClient(message.kind) ? { xdsTarget: message.xds!.target, xdsBootstrap: message.xds!.bootstrap } : {}),
+  });
   await new Promise<void>((resolve, reject) =>
     client!.waitForReady(Date.now() + 60_000, (error) => (error ? reject(error) : resolve())),
   );

@@ -31,6 +31,21 @@ const VARIANTS = {
 } as const;
 const METHODS = ['/svc.S/Ping', '/svc.S/Get', '/svc.S/List', '/svc.S/Search', '/svc.S/Report'];
 const BATCH = 20_000;
+/** Rounds run first and not kept, so every variant is compiled and warm. */
+const WARMUP_ROUNDS = 5;
+
+// What the timed calls return, kept so the compiler cannot drop them.
+let sink: unknown = null;
+
+/** ns of this thread's CPU per call of `call`, over one batch of BATCH calls. */
+function batchNs(call: (i: number) => unknown): number {
+  const start = process.cpuUsage();
+  for (let i = 0; i < BATCH; i++) {
+    sink = call(i);
+  }
+  const used = process.cpuUsage(start);
+  return ((used.user + used.system) * 1e3) / BATCH;
+}
 
 function signedNs(ns: number): string {
   return `${ns >= 0 ? '+' : '−'}${Math.abs(ns).toFixed(0)} ns`;
@@ -47,17 +62,12 @@ async function main(): Promise<void> {
   for (const endpoints of values.endpoints.split(',').map(Number)) {
     const built = Object.fromEntries(await Promise.all(Object.entries(VARIANTS).map(async ([name, config]) => [name, await buildPicker(config, endpoints)] as const)));
     const means: Record<string, number[]> = Object.fromEntries(Object.keys(VARIANTS).map((name) => [name, []]));
-    let sink: unknown = null;
-    for (let round = 0; round < rounds + 5; round++) {
+    for (let round = 0; round < rounds + WARMUP_ROUNDS; round++) {
       for (const name of shuffled(Object.keys(VARIANTS))) {
         const { picker } = built[name];
-        const start = process.cpuUsage();
-        for (let i = 0; i < BATCH; i++) {
-          sink = pickOnce(picker, argsByMethod[i % METHODS.length], trailers);
-        }
-        const used = process.cpuUsage(start);
-        if (round >= 5) {
-          means[name].push(((used.user + used.system) * 1e3) / BATCH);
+        const ns = batchNs((i) => pickOnce(picker, argsByMethod[i % METHODS.length], trailers));
+        if (round >= WARMUP_ROUNDS) {
+          means[name].push(ns);
         }
       }
     }
@@ -88,14 +98,9 @@ function markerNs(markedCopy: (metadata: Metadata, method: string, streaming: bo
   const metadata = new Metadata();
   metadata.set('authorization', 'Bearer x');
   const batchMeans: number[] = [];
-  let sink: Metadata | null = null;
-  for (let round = 0; round < rounds + 5; round++) {
-    const start = process.cpuUsage();
-    for (let i = 0; i < BATCH; i++) {
-      sink = markedCopy(metadata, METHODS[i % METHODS.length], false);
-    }
-    const used = process.cpuUsage(start);
-    if (round >= 5) batchMeans.push(((used.user + used.system) * 1e3) / BATCH);
+  for (let round = 0; round < rounds + WARMUP_ROUNDS; round++) {
+    const ns = batchNs((i) => markedCopy(metadata, METHODS[i % METHODS.length], false));
+    if (round >= WARMUP_ROUNDS) batchMeans.push(ns);
   }
   if (sink === null) throw new Error('nothing marked');
   return median(batchMeans);

@@ -104,9 +104,6 @@ export function outlierDetection(child: object, timeFactor = 1): object {
   };
 }
 
-/** peak_ewma_experimental's duration fields: the ones a time-scaled run multiplies. */
-const PEAK_EWMA_DURATIONS = { decayTime: 'decayMs', defaultRtt: 'defaultRttMs', maxEjectionTime: 'maxEjectionMs' } as const;
-
 /**
  * A peak_ewma config beside the defaults (`--peak-ewma-config`), checked by
  * the product's parser so a typo fails before a run: the config's JSON, or
@@ -133,27 +130,19 @@ export function parsePeakEwmaOverrides(text: string): Readonly<Record<string, un
 /**
  * Defaults (`{}`) or `overrides` on top; in a time-scaled run every
  * duration — the defaults' and the overrides' alike, both in the
- * reference's units — × `timeFactor`.
+ * reference's units — × `timeFactor`, as the product's parser reads them.
  */
 function peakEwma(timeFactor: number, overrides: Readonly<Record<string, unknown>> = {}): object {
   if (timeFactor === 1) return { peak_ewma_experimental: { ...overrides } };
-  const fields: Record<string, unknown> = { ...overrides };
-  for (const [field, defaultKey] of Object.entries(PEAK_EWMA_DURATIONS)) {
-    const given = overrides[field];
-    const ms = given === undefined ? PEAK_EWMA_DEFAULTS[defaultKey] : durationMs(given, field);
-    fields[field] = durationText(ms * timeFactor);
-  }
-  return { peak_ewma_experimental: fields };
-}
-
-/** A proto3 JSON duration ("2.5s") or `{seconds, nanos}`, in ms (parsePeakEwmaOverrides has checked it). */
-function durationMs(value: unknown, field: string): number {
-  if (typeof value === 'string' && /^\d+(\.\d+)?s$/.test(value)) return Number(value.slice(0, -1)) * 1000;
-  if (typeof value === 'object' && value !== null) {
-    const { seconds = 0, nanos = 0 } = value as { seconds?: number; nanos?: number };
-    return Number(seconds) * 1000 + Number(nanos) / 1e6;
-  }
-  throw new RangeError(`--peak-ewma-config: ${field} must be a duration such as "2s" to be scaled`);
+  const { decayMs, defaultRttMs, maxEjectionMs } = PeakEwmaLoadBalancingConfig.parse({ ...overrides }).settings;
+  return {
+    peak_ewma_experimental: {
+      ...overrides,
+      decayTime: durationText(decayMs * timeFactor),
+      defaultRtt: durationText(defaultRttMs * timeFactor),
+      maxEjectionTime: durationText((maxEjectionMs ?? PEAK_EWMA_DEFAULTS.maxEjectionMs) * timeFactor),
+    },
+  };
 }
 const LEAST_REQUEST = { least_request_experimental: { choiceCount: 2 } };
 

@@ -7,7 +7,7 @@
  * the check does not race the probe interval.
  */
 import { getLoadBalancerStats, register, STATS_LABEL_OPTION } from '../../src';
-import { startBackends, stopBackends, TestBackend } from '../support/backends';
+import { startBackendsAnswering, stopBackends, TestBackend } from '../support/backends';
 import { clientFor, runTraffic } from '../support/traffic';
 
 register();
@@ -21,8 +21,7 @@ describe('ejection in the stats', () => {
   let backends: TestBackend[];
 
   beforeAll(async () => {
-    backends = await startBackends(3);
-    backends.forEach((backend, i) => (backend.behaviour.delayMs = i === 0 ? SLOW_MS : FAST_MS));
+    backends = await startBackendsAnswering([SLOW_MS, FAST_MS, FAST_MS]);
   });
   afterAll(() => stopBackends(backends));
 

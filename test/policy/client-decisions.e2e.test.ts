@@ -8,7 +8,7 @@
 import { monitorEventLoopDelay } from 'perf_hooks';
 import { getLoadBalancerStats, register, STATS_LABEL_OPTION } from '../../src';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
-import { startBackends, stopBackends, TestBackend } from '../support/backends';
+import { startBackends, startBackendsAnswering, stopBackends, TestBackend } from '../support/backends';
 import { clientFor, runTraffic } from '../support/traffic';
 
 register();
@@ -28,8 +28,7 @@ describe('peak_ewma_experimental under a hedgingPolicy', () => {
   let backends: TestBackend[];
 
   beforeAll(async () => {
-    backends = await startBackends(2);
-    backends.forEach((backend) => (backend.behaviour.delayMs = SERVICE_MS));
+    backends = await startBackendsAnswering([SERVICE_MS, SERVICE_MS]);
   });
   afterAll(() => stopBackends(backends));
 

@@ -9,7 +9,7 @@ import { credentials } from '@grpc/grpc-js';
 import { getLoadBalancerStats, PEAK_EWMA_POLICY_NAME, register, STATS_LABEL_OPTION } from '../../src';
 import { callOnce, createProbeClient } from '../../scripts/lib/probe-service';
 import { ManualTarget } from '../../scripts/lib/manual-resolver';
-import { startBackends, stopBackends, TestBackend } from '../support/backends';
+import { startBackendsAnswering, stopBackends, TestBackend } from '../support/backends';
 import { waitFor } from '../support/wait';
 
 register();
@@ -25,8 +25,7 @@ describe.each([
   let target: ManualTarget;
 
   beforeEach(async () => {
-    backends = await startBackends(2);
-    backends.forEach((backend) => (backend.behaviour.delayMs = CALL_MS));
+    backends = await startBackendsAnswering([CALL_MS, CALL_MS]);
   });
   afterEach(() => {
     stopBackends(backends);

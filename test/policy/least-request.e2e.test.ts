@@ -3,7 +3,7 @@
  * its own. The shared machinery is tested in shared-skeleton.e2e.test.ts.
  */
 import { getLoadBalancerStats, register, STATS_LABEL_OPTION } from '../../src';
-import { TestBackend, startBackends, stopBackends } from '../support/backends';
+import { startBackendsAnswering, stopBackends, TestBackend } from '../support/backends';
 import { clientFor, fastOutlierDetection, runTraffic, shareOf, trafficUntilClean } from '../support/traffic';
 
 register();
@@ -42,8 +42,7 @@ describe('least_request_experimental', () => {
   let backends: TestBackend[];
 
   beforeEach(async () => {
-    backends = await startBackends(4);
-    backends.forEach((backend) => (backend.behaviour.delayMs = 5));
+    backends = await startBackendsAnswering([5, 5, 5, 5]);
   });
   afterEach(() => stopBackends(backends));
 

@@ -14,7 +14,7 @@
  */
 import { getLoadBalancerStats, register, STATS_LABEL_OPTION } from '../../src';
 import { callOnce } from '../../scripts/lib/probe-service';
-import { TestBackend, startBackends, stopBackends } from '../support/backends';
+import { startBackendsAnswering, stopBackends, TestBackend } from '../support/backends';
 import { clientFor } from '../support/traffic';
 
 register();
@@ -29,8 +29,7 @@ describe('peak_ewma_experimental: a new endpoint of a fast service is probed', (
   let backends: TestBackend[];
 
   beforeEach(async () => {
-    backends = await startBackends(2);
-    backends.forEach((backend) => (backend.behaviour.delayMs = SERVICE_MS));
+    backends = await startBackendsAnswering([SERVICE_MS, SERVICE_MS]);
   });
   afterEach(() => stopBackends(backends));
 

@@ -4,7 +4,7 @@
  * backend, round_robin would give the slow one 20 %.
  */
 import { getLoadBalancerStats, register, STATS_LABEL_OPTION } from '../../src';
-import { TestBackend, startBackends, stopBackends } from '../support/backends';
+import { startBackendsAnswering, stopBackends, TestBackend } from '../support/backends';
 import { clientFor, fastOutlierDetection, runTraffic, shareOf, trafficUntilClean } from '../support/traffic';
 
 register();
@@ -24,8 +24,7 @@ describe('peak_ewma_experimental steers away from a slow backend', () => {
   let backends: TestBackend[];
 
   beforeEach(async () => {
-    backends = await startBackends(5);
-    backends.forEach((backend, i) => (backend.behaviour.delayMs = i === 0 ? SLOW_MS : FAST_MS));
+    backends = await startBackendsAnswering([SLOW_MS, FAST_MS, FAST_MS, FAST_MS, FAST_MS]);
   });
   afterEach(() => stopBackends(backends));
 
@@ -90,8 +89,7 @@ describe('peak_ewma_experimental steers away from a slow backend', () => {
 
 describe('peak_ewma_experimental under outlier_detection', () => {
   it('still steers away from the slow backend while outlier_detection ejects the failing one', async () => {
-    const backends = await startBackends(6);
-    backends.forEach((backend) => (backend.behaviour.delayMs = FAST_MS));
+    const backends = await startBackendsAnswering(Array<number>(6).fill(FAST_MS));
     backends[0].behaviour.delayMs = SLOW_MS;
     backends[1].behaviour.failWith = 14;
     const client = clientFor(backends, [fastOutlierDetection({ peak_ewma_experimental: { errorPenaltyFactor: 1 } })], {

@@ -7,7 +7,7 @@
 import { credentials, Metadata, status } from '@grpc/grpc-js';
 import { getLoadBalancerStats, LEAST_REQUEST_POLICY_NAME, PEAK_EWMA_POLICY_NAME, register, STATS_LABEL_OPTION } from '../../src';
 import { callOnce, createProbeClient, ProbeClient } from '../../scripts/lib/probe-service';
-import { TestBackend, startBackends, stopBackends } from '../support/backends';
+import { startBackendsAnswering, stopBackends, TestBackend } from '../support/backends';
 import { ManualTarget } from '../../scripts/lib/manual-resolver';
 import { runTraffic } from '../support/traffic';
 import { waitFor } from '../support/wait';
@@ -33,8 +33,7 @@ describe.each([PEAK_EWMA_POLICY_NAME, LEAST_REQUEST_POLICY_NAME])('%s: shared sk
   const keysOf = (addresses: string[]) => [...addresses].sort().join(' ');
 
   beforeEach(async () => {
-    backends = await startBackends(4);
-    backends.forEach((backend) => (backend.behaviour.delayMs = 2));
+    backends = await startBackendsAnswering([2, 2, 2, 2]);
     target = new ManualTarget(`skeleton-${targetCounter++}`);
     label = `${policy}-${targetCounter}`;
     target.setEndpoints(backends.slice(0, 3).map((b) => b.address));

@@ -6,7 +6,7 @@
 import { credentials, Metadata } from '@grpc/grpc-js';
 import { getLoadBalancerStats, register, STATS_LABEL_OPTION, streamingCallMarker } from '../../src';
 import { createProbeClient, ProbeClient } from '../../scripts/lib/probe-service';
-import { TestBackend, startBackends, stopBackends } from '../support/backends';
+import { startBackendsAnswering, stopBackends, TestBackend } from '../support/backends';
 import { runTraffic, shareOf } from '../support/traffic';
 
 register();
@@ -29,8 +29,7 @@ describe('peak_ewma_experimental and long server streams', () => {
   let backends: TestBackend[];
 
   beforeEach(async () => {
-    backends = await startBackends(4);
-    backends.forEach((backend) => (backend.behaviour.delayMs = UNARY_DELAY_MS));
+    backends = await startBackendsAnswering(Array<number>(4).fill(UNARY_DELAY_MS));
   });
   afterEach(() => stopBackends(backends));
 

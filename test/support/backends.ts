@@ -128,6 +128,13 @@ export async function startBackends(count: number, prefix = 'b'): Promise<TestBa
   return Promise.all(Array.from({ length: count }, (_, i) => new TestBackend(`${prefix}${i}`).start()));
 }
 
+/** One backend per entry, each answering after its `delaysMs` entry: a fleet's speeds in one line. */
+export async function startBackendsAnswering(delaysMs: readonly number[]): Promise<TestBackend[]> {
+  const backends = await startBackends(delaysMs.length);
+  backends.forEach((backend, i) => (backend.behaviour.delayMs = delaysMs[i]));
+  return backends;
+}
+
 export function stopBackends(backends: readonly TestBackend[]): void {
   for (const backend of backends) {
     backend.stop();
