@@ -8,13 +8,14 @@ import { CallOutcome, EndpointLoad } from './endpoint-load';
 import { sampleFrom } from './error-penalty';
 import { fleetPenaltyFactor } from './fleet-penalty';
 import { FleetRtt } from './fleet-rtt';
-import { currentRttMs, retainedAt } from './memory';
+import { currentRttMs, decayedEstimateMs, retainedAt } from './memory';
 import { MethodStats, MethodTable, methodWeight, normalisedElapsedMs } from './methods';
 import { probeCost, unsampledCost } from './new-endpoint';
 import { withPendingWaitMs } from './pending';
 import { blendRttMs } from './peak-ewma';
 import { failuresInARowAfter, probeBackoffFactor } from './probe-backoff';
 import { PeakEwmaSettings } from './peak-ewma-settings';
+import { rotates, takesTurn } from './rotation';
 import { capStaleMs, isStale } from './staleness';
 import { BalancerTraffic } from './traffic';
 
@@ -44,12 +45,19 @@ export interface LoadModel {
   /** Whether `rate` can ever eject; false spares the chooser the check. */
   readonly ejects: boolean;
   /**
-   * The incumbent rule's margin (`PowerOfChoices.chooseAgainst`): > 0, the
-   * first candidate is the next in the engine's rotation and a random other
-   * wins only below margin × its cost; 0 or absent, every candidate is
-   * drawn at random (gRFC A48's rule).
+   * The rotation's margin (`PowerOfChoices.chooseAgainst`): > 0, a random
+   * challenger takes the incumbent's turn only below margin × its cost;
+   * 0 or absent, an incumbent that passes the gate keeps its turn.
    */
   readonly rotationMargin?: number;
+  /**
+   * Whether picks follow a rotation (rotation.ts): the next endpoint in it
+   * takes the call unless `takesTurn` or the margin says otherwise.
+   * Absent or false: every candidate is drawn at random (gRFC A48's rule).
+   */
+  readonly rotates?: boolean;
+  /** The rotation's gate: whether `load`, the next in it, may take its turn at `nowMs`; absent: always. */
+  takesTurn?(load: EndpointLoad, nowMs: number): boolean;
   /**
    * The balancer's own traffic, if the model counts in it: the engine records
    * the READY count at each pick and counts each started call there.
@@ -119,7 +127,7 @@ export function peakEwmaCost(
     return unsampledCost(load, settings);
   }
   const stale = isStale(load, nowMs, settings, fleet, traffic);
-  return costFromEstimate(load, stale, estimateWith(load, currentRttMs(load, nowMs, settings, traffic), stale, nowMs, settings, fleet), settings, fleet);
+  return costFromEstimate(load, stale, estimateWith(load, currentRttMs(load, nowMs, settings, traffic, fleet), stale, nowMs, settings, fleet), settings, fleet);
 }
 
 /**
@@ -154,7 +162,7 @@ export function estimateMs(
   fleet?: FleetRtt,
   traffic?: BalancerTraffic,
 ): number {
-  return estimateWith(load, currentRttMs(load, nowMs, settings, traffic), isStale(load, nowMs, settings, fleet, traffic), nowMs, settings, fleet);
+  return estimateWith(load, currentRttMs(load, nowMs, settings, traffic, fleet), isStale(load, nowMs, settings, fleet, traffic), nowMs, settings, fleet);
 }
 
 /**
@@ -226,6 +234,14 @@ export class PeakEwmaModel implements LoadModel {
     return this.settings.rotationMargin ?? 0;
   }
 
+  get rotates(): boolean {
+    return rotates(this.settings);
+  }
+
+  takesTurn(load: EndpointLoad, nowMs: number): boolean {
+    return takesTurn(load, nowMs, this.settings, this.fleet, this.traffic);
+  }
+
   cost(load: EndpointLoad, nowMs: number): number {
     return peakEwmaCost(load, nowMs, this.settings, this.fleet, this.traffic);
   }
@@ -238,7 +254,7 @@ export class PeakEwmaModel implements LoadModel {
       return;
     }
     const stale = isStale(load, nowMs, settings, this.fleet, this.traffic);
-    const rttMs = estimateWith(load, currentRttMs(load, nowMs, settings, this.traffic), stale, nowMs, settings, this.fleet);
+    const rttMs = estimateWith(load, currentRttMs(load, nowMs, settings, this.traffic, this.fleet), stale, nowMs, settings, this.fleet);
     into.cost = costFromEstimate(load, stale, rttMs, settings, this.fleet, callWeight);
     into.ejected = isEjected(load, rttMs, stale, settings, this.fleet);
   }
@@ -255,10 +271,13 @@ export class PeakEwmaModel implements LoadModel {
     // One exp serves the estimate the sample is judged against and the blend.
     const retained = load.hasSample ? retainedAt(load, nowMs, settings, this.traffic) : 1;
     const stale = load.hasSample && isStale(load, nowMs, settings, fleet, this.traffic);
-    const estimateNowMs = load.hasSample ? estimateWith(load, load.rttMs * retained, stale, nowMs, settings, fleet) : settings.defaultRttMs;
+    const estimateNowMs = load.hasSample ? estimateWith(load, decayedEstimateMs(load.rttMs, retained, settings, fleet), stale, nowMs, settings, fleet) : settings.defaultRttMs;
     // In the unit of an average call (methods.ts); unchanged without a method.
     const judgedMs = method === undefined ? elapsedMs : normalisedElapsedMs(elapsedMs, method, fleet);
     const failures = failuresInARowAfter(load, outcome);
+    if (outcome === CallOutcome.FAILURE) {
+      load.failedAtMs = nowMs;
+    }
     const sampleMs = sampleFrom(outcome, judgedMs, estimateNowMs, settings, fleetRttOf(fleet), probeBackoffFactor(failures, settings));
     if (sampleMs === null || !(sampleMs >= 0) || !Number.isFinite(sampleMs)) {
       load.consecutiveFailures = failures;

@@ -75,11 +75,17 @@ export function nextMeanRttMs(load: EndpointLoad, sampleMs: number, stale: boole
   return !load.hasSample || stale ? sampleMs : load.meanRttMs + MEAN_SAMPLE_WEIGHT * (sampleMs - load.meanRttMs);
 }
 
+/** Whether M is kept: the mean signal judges it, and the rotation's gate reads it (rotation.ts). */
+export function keepsMean(settings: PeakEwmaSettings): boolean {
+  return settings.ejectionSignal === 'mean' || !!settings.rotationGate;
+}
+
 /**
- * With the mean signal, moves M by the sample `sampleMs` of a call that
+ * With the mean signal or the rotation's gate, moves M by the sample `sampleMs` of a call that
  * ended with `outcome` (before `load.hasSample` is set by it). Returns
  * whether it was an answer that leaves the endpoint ejected: a failed probe
- * for the back-off (the caller counts it). Without the signal: nothing, false.
+ * for the back-off (the caller counts it); always false without the mean
+ * signal. Without the signal and the gate: nothing, false.
  */
 export function recordMeanSample(
   load: EndpointLoad,
@@ -89,7 +95,7 @@ export function recordMeanSample(
   settings: PeakEwmaSettings,
   fleet: FleetRtt,
 ): boolean {
-  if (settings.ejectionSignal !== 'mean' || outcome === CallOutcome.FAILURE) {
+  if (!keepsMean(settings) || outcome === CallOutcome.FAILURE) {
     // A failure's sample is the error penalty's (error-penalty.ts), which
     // the peak estimate carries and the decay forgets: in the mean it
     // would keep a healed crash-looping backend out until each client's
@@ -97,5 +103,5 @@ export function recordMeanSample(
     return false;
   }
   load.meanRttMs = nextMeanRttMs(load, clampedForMean(sampleMs, settings, fleet), stale);
-  return outcome === CallOutcome.SUCCESS && exceedsEjectionRatio(load.meanRttMs, settings, fleet);
+  return settings.ejectionSignal === 'mean' && outcome === CallOutcome.SUCCESS && exceedsEjectionRatio(load.meanRttMs, settings, fleet);
 }

@@ -34,7 +34,8 @@ export class EndpointLoad {
   hasSample = false;
   /**
    * A plain moving average of the samples, for `ejectionSignal` "mean"
-   * (ejection.ts); meaningless until `hasSample`.
+   * (ejection.ts) and the rotation's gate (rotation.ts); meaningless until
+   * `hasSample`.
    */
   meanRttMs = 0;
   /**
@@ -43,6 +44,8 @@ export class EndpointLoad {
    * the probe back-off's count.
    */
   consecutiveFailures = 0;
+  /** When its last failed call ended (monotonic ms; -Infinity: never), for the rotation's gate. */
+  failedAtMs = -Infinity;
   /** Calls started on this endpoint over its lifetime (for stats). */
   callsStarted = 0;
   /**

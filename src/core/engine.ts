@@ -3,7 +3,7 @@
  * among them. The grpc-js policies and the simulator both drive this class,
  * so there is one implementation of the algorithm.
  */
-import { PowerOfChoices } from './choice';
+import { EjectedOf, PowerOfChoices } from './choice';
 import { MonotonicClock } from './clock';
 import { CandidateRating, LoadModel } from './cost';
 import { CallOutcome, EndpointLoad } from './endpoint-load';
@@ -86,16 +86,40 @@ export class LoadBalancingEngine {
       traffic.readyEndpoints = candidates.length;
     }
     const ejected = model.ejects ? this.ejectedCandidate : undefined;
-    const margin = model.rotationMargin;
     const n = candidates.length;
-    // Both choosers handle n <= 1 themselves; the rotation only starts once
-    // there is something to rotate over.
+    // The chooser handles n <= 1 itself; the rotation only starts once there
+    // is something to rotate over.
     const chosen =
-      margin !== undefined && margin > 0 && n > 1
-        ? this.chooser.chooseAgainst(this.nextIncumbent(n), n, this.choiceCount, margin, this.costOfCandidate, ejected)
+      model.rotates === true && n > 1
+        ? this.pickInRotation(n, ejected)
         : this.chooser.choose(n, this.choiceCount, this.costOfCandidate, ejected);
     this.pickCandidates = NO_CANDIDATES;
     return chosen;
+  }
+
+  /**
+   * The rotation (rotation.ts): the next endpoint in it takes the call if
+   * it passes the gate, unless the margin rule gives it to a clearly
+   * cheaper challenger or it is ejected; one that fails the gate leaves
+   * the call to the draw.
+   */
+  private pickInRotation(n: number, ejected: EjectedOf | undefined): number {
+    const model = this.model;
+    const incumbent = this.nextIncumbent(n);
+    if (model.takesTurn !== undefined && !model.takesTurn(this.pickCandidates[incumbent], this.pickNowMs)) {
+      return this.chooser.choose(n, this.choiceCount, this.costOfCandidate, ejected);
+    }
+    const margin = model.rotationMargin ?? 0;
+    if (margin > 0) {
+      return this.chooser.chooseAgainst(incumbent, n, this.choiceCount, margin, this.costOfCandidate, ejected);
+    }
+    if (ejected !== undefined) {
+      this.costOfCandidate(incumbent);
+      if (this.rating.ejected) {
+        return this.chooser.choose(n, this.choiceCount, this.costOfCandidate, ejected);
+      }
+    }
+    return incumbent;
   }
 
   private nextIncumbent(candidateCount: number): number {

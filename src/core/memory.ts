@@ -1,21 +1,48 @@
 /**
- * Memory: how much of an endpoint's estimate is left since its last sample.
- * The textbook decay is exp(−Δt/τ) (peak-ewma.ts). A client that sends each
- * endpoint less than a call per τ would forget an endpoint's latency before
- * it samples it again, and compare noise; counted in its own calls, its
- * memory lasts as many of its calls as a busy client's does.
+ * Memory: how much of an endpoint's estimate is left since its last sample,
+ * and what the rest decays toward.
+ *
+ * How much: the textbook decay is exp(−Δt/τ) (peak-ewma.ts). A client that
+ * sends each endpoint less than a call per τ would forget an endpoint's
+ * latency before it samples it again, and compare noise; counted in its own
+ * calls (`decayFairShares`), its memory lasts as many of its calls as a
+ * busy client's does.
+ *
+ * Toward what (`decayToward`): the textbook decays toward 0, so an endpoint
+ * that nobody has sampled for a while looks faster than every endpoint that
+ * was just measured, and the less a client knows about an endpoint the more
+ * it sends there: with 64 light clients every one of them re-admitted a
+ * slow backend about once per τ, whatever it had learnt. Decayed toward the
+ * fleet average F instead, an endpoint not heard from reverts to "typical",
+ * never to "best"; a probe is still due once the estimate is stale
+ * (staleness.ts), which no longer depends on the decay. On the regime grid
+ * (64 clients, one slot) uneven fleets 166 → 143 ms, s10 144 → 115, the
+ * crash loop's errors 0.11 → 0.094 % (docs/tuning.md §14).
  */
+import { FleetRtt } from './fleet-rtt';
 import { EndpointLoad } from './endpoint-load';
 import { retainedFraction } from './peak-ewma';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 import { BalancerTraffic } from './traffic';
 
 /** The endpoint's RTT estimate at `nowMs` (defaultRtt before its first sample). */
-export function currentRttMs(load: EndpointLoad, nowMs: number, settings: PeakEwmaSettings, traffic?: BalancerTraffic): number {
+export function currentRttMs(load: EndpointLoad, nowMs: number, settings: PeakEwmaSettings, traffic?: BalancerTraffic, fleet?: FleetRtt): number {
   if (!load.hasSample) {
     return settings.defaultRttMs;
   }
-  return load.rttMs * retainedAt(load, nowMs, settings, traffic);
+  return decayedEstimateMs(load.rttMs, retainedAt(load, nowMs, settings, traffic), settings, fleet);
+}
+
+/**
+ * An estimate of `rttMs` with the share `retained` of it left: decayed
+ * toward 0 (the textbook: E · retained), or with `decayToward` "fleet"
+ * toward the fleet average F once there is one: F + (E − F) · retained.
+ */
+export function decayedEstimateMs(rttMs: number, retained: number, settings: PeakEwmaSettings, fleet?: FleetRtt): number {
+  if (settings.decayToward === 'fleet' && fleet !== undefined && fleet.hasSample) {
+    return fleet.rttMs + (rttMs - fleet.rttMs) * retained;
+  }
+  return rttMs * retained;
 }
 
 /**

@@ -82,11 +82,25 @@ export interface PeakEwmaSettings {
    */
   readonly pendingAware?: boolean;
   /**
-   * m, the incumbent rule (see `LoadModel.rotationMargin`): the next
-   * endpoint in a per-balancer rotation keeps its turn unless a randomly
-   * drawn other costs less than m × its cost. 0 or absent: off.
+   * m, the rotation's margin (rotation.ts): an incumbent that passes the
+   * gate keeps its turn unless a randomly drawn other costs less than m ×
+   * its cost. 0 or absent: it keeps it outright. The rotation is on when
+   * this or `rotationGate` is set.
    */
   readonly rotationMargin?: number;
+  /**
+   * g, the rotation's gate (rotation.ts): the next endpoint in a
+   * per-balancer rotation takes its turn only while its mean answer is at
+   * most g × the fleet average, no call of this client is in flight to it,
+   * and it has not failed lately; otherwise the call goes to the draw.
+   * 0 or absent: no gate.
+   */
+  readonly rotationGate?: number;
+  /**
+   * What the estimate decays toward between samples (memory.ts): "zero",
+   * the textbook, or "fleet", the fleet average. Absent: "zero".
+   */
+  readonly decayToward?: DecayTarget;
   /**
    * C, memory counted in the client's own calls: the estimate forgets at
    * most 1/e per C fair shares of the balancer's calls (see `retainedAt`),
@@ -106,3 +120,5 @@ export interface PeakEwmaSettings {
 export type MethodScoring = 'off' | 'latency' | 'work';
 
 export type EjectionSignal = 'mean' | 'peak';
+
+export type DecayTarget = 'zero' | 'fleet';

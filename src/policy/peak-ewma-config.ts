@@ -3,16 +3,17 @@
  *
  *   { "peak_ewma_experimental": { "choiceCount": 2, "decayTime": "2s", "defaultRtt": "0.01s",
  *                                 "penaltyValue": 1000000, "errorPenaltyFactor": 5,
- *                                 "fleetPenaltyExponent": 1, "ejectionRatio": 2.5,
- *                                 "maxEjectionTime": "1s", "pendingAware": true } }
+ *                                 "ejectionRatio": 1.8, "maxEjectionTime": "1s" } }
  *
- * camelCase is canonical, snake_case accepted; unknown keys are ignored. The
- * last four are the fleet-relative knobs chosen in docs/tuning.md; 0 (or
- * false) turns each off, all off is the textbook peak EWMA.
+ * camelCase is canonical, snake_case accepted; unknown keys are ignored.
+ * Every field is optional; PEAK_EWMA_DEFAULTS says what each defaults to and
+ * why. The fleet-relative mechanisms (docs/tuning.md) each have a value
+ * that turns them off (0, false, "peak", "zero"); all off is the textbook
+ * peak EWMA with two random choices (docs/configuration.md).
  */
 import { LoadBalancingEngine } from '../core/engine';
 import { LoadModel, PeakEwmaModel, PeakEwmaSettings } from '../core/cost';
-import { EjectionSignal, MethodScoring } from '../core/peak-ewma-settings';
+import { DecayTarget, EjectionSignal, MethodScoring } from '../core/peak-ewma-settings';
 import {
   ConfigError,
   describe,
@@ -54,8 +55,12 @@ export const PEAK_EWMA_DEFAULTS = {
    * (uniform s10 p99 1.310 → 1.289 × s02 at τ 2 s; docs/tuning.md §4).
    */
   fleetPenaltyExponent: 1,
-  /** Skip (redraw) a candidate whose estimate is above 2.5 × the fleet average. */
-  ejectionRatio: 2.5,
+  /**
+   * Skip (redraw) a candidate judged above 1.8 × the fleet average: its
+   * mean answer, with ejectionSignal "mean" (2.5 with the peak signal was
+   * the default until 2026-12-02: docs/tuning.md §12, §14).
+   */
+  ejectionRatio: 1.8,
   /** An estimate with no sample for 1 s counts at most as the fleet average: the probe interval. */
   maxEjectionMs: 1_000,
   /**
@@ -76,8 +81,25 @@ export const PEAK_EWMA_DEFAULTS = {
   maxProbeBackoff: 8,
   /** Calls waiting without an answer count toward the estimate. */
   pendingAware: true,
-  /** The incumbent rule's margin; 0 = off (both candidates random). */
-  rotationMargin: 0,
+  /**
+   * The rotation (core/rotation.ts): the next endpoint in a per-balancer
+   * rotation takes the call while its mean answer is at most 1.4 × the
+   * fleet average, no call of this client is in flight to it and it has
+   * not failed lately; even then a random challenger below 0.25 × its cost
+   * takes the call. Two random draws gave an identical fleet of one-slot
+   * backends twice round_robin's p99; with the rotation every identical
+   * fleet of the regime grid is within 2 % of round_robin but one (1 × 64:
+   * 1.08×), and the reference layout's targets hold over 10 seeds
+   * (docs/tuning.md §14). 0 and 0 = off (both candidates random).
+   */
+  rotationMargin: 0.25,
+  rotationGate: 1.4,
+  /**
+   * The estimate decays toward the fleet average, not 0, so an endpoint not
+   * heard from counts as typical rather than best (core/memory.ts; with 64
+   * clients at one slot, uneven fleet 166 → 143 ms, docs/tuning.md §14).
+   */
+  decayToward: 'fleet' as DecayTarget,
   /** Memory in the client's own calls (fair shares per 1/e); 0 = time only. */
   decayFairShares: 0,
   /**
@@ -91,17 +113,18 @@ export const PEAK_EWMA_DEFAULTS = {
    */
   methodScoring: 'latency' as MethodScoring,
   /**
-   * What ejectionRatio judges. "mean" (with ejectionRatio 1.8) lowers most of
-   * the regime grid's sick cells (2 slots × 8 clients, half-speed pods: 140
-   * → 56 ms) and s13's per-method p99, and misses the reference layout's
-   * recovery target (s04 5-seed mean 3.6 → 6.0 s), so "peak" stays the
-   * default (docs/tuning.md §12).
+   * What ejectionRatio judges: "mean", a moving average of the endpoint's
+   * answers that only a probe resets (core/ejection.ts). Alone it missed
+   * the reference layout's recovery target (s04 5-seed mean 6.0 s) by
+   * overshooting onto a healed pod; with the rotation beside it recovery
+   * is 3.7 / 4.0 / 4.0 s (worst 4) over 10 seeds (docs/tuning.md §12, §14).
    */
-  ejectionSignal: 'peak' as EjectionSignal,
+  ejectionSignal: 'mean' as EjectionSignal,
 } as const;
 
 export const METHOD_SCORINGS: readonly MethodScoring[] = ['off', 'latency', 'work'];
 export const EJECTION_SIGNALS: readonly EjectionSignal[] = ['peak', 'mean'];
+export const DECAY_TARGETS: readonly DecayTarget[] = ['zero', 'fleet'];
 
 export const PEAK_EWMA_LIMITS = {
   maxDecayMs: 3_600_000,
@@ -112,6 +135,7 @@ export const PEAK_EWMA_LIMITS = {
   maxEjectionRatio: 1_000,
   maxEjectionMs: 3_600_000,
   maxRotationMargin: 1,
+  maxRotationGate: 1_000,
   maxProbeBackoff: 1_000,
   maxDecayFairShares: 1_000_000,
 } as const;
@@ -120,12 +144,14 @@ export const PEAK_EWMA_LIMITS = {
 const NON_DEFAULT_FIELDS = [
   'methodScoring',
   'rotationMargin',
+  'rotationGate',
   'maxProbeBackoff',
   'decayFairShares',
   'pendingAware',
   'fleetPenaltyExponent',
   'ejectionRatio',
   'ejectionSignal',
+  'decayToward',
 ] as const;
 
 export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
@@ -148,6 +174,8 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
       probeFairShares: settings.probeFairShares ?? PEAK_EWMA_DEFAULTS.probeFairShares,
       maxProbeBackoff: settings.maxProbeBackoff ?? PEAK_EWMA_DEFAULTS.maxProbeBackoff,
       rotationMargin: settings.rotationMargin ?? PEAK_EWMA_DEFAULTS.rotationMargin,
+      rotationGate: settings.rotationGate ?? PEAK_EWMA_DEFAULTS.rotationGate,
+      decayToward: settings.decayToward ?? PEAK_EWMA_DEFAULTS.decayToward,
       decayFairShares: settings.decayFairShares ?? PEAK_EWMA_DEFAULTS.decayFairShares,
       methodScoring: settings.methodScoring ?? PEAK_EWMA_DEFAULTS.methodScoring,
       ejectionSignal: settings.ejectionSignal ?? PEAK_EWMA_DEFAULTS.ejectionSignal,
@@ -238,6 +266,8 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
       ),
       pendingAware: readBoolean(name, fields, 'pendingAware', PEAK_EWMA_DEFAULTS.pendingAware),
       rotationMargin: readOffOrUpTo(name, fields, 'rotationMargin', PEAK_EWMA_LIMITS.maxRotationMargin),
+      rotationGate: readOffOrUpTo(name, fields, 'rotationGate', PEAK_EWMA_LIMITS.maxRotationGate),
+      decayToward: readEnum(name, fields, 'decayToward', DECAY_TARGETS, PEAK_EWMA_DEFAULTS.decayToward),
       maxProbeBackoff: readOffOrUpTo(name, fields, 'maxProbeBackoff', PEAK_EWMA_LIMITS.maxProbeBackoff),
       decayFairShares: readOffOrUpTo(name, fields, 'decayFairShares', PEAK_EWMA_LIMITS.maxDecayFairShares),
       methodScoring: readEnum(name, fields, 'methodScoring', METHOD_SCORINGS, PEAK_EWMA_DEFAULTS.methodScoring),
@@ -250,7 +280,7 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
 function readOffOrUpTo(
   name: string,
   fields: Record<string, unknown>,
-  field: 'fleetPenaltyExponent' | 'rotationMargin' | 'maxProbeBackoff' | 'decayFairShares',
+  field: 'fleetPenaltyExponent' | 'rotationMargin' | 'rotationGate' | 'maxProbeBackoff' | 'decayFairShares',
   max: number,
 ): number {
   return readNumber(name, fields, field, PEAK_EWMA_DEFAULTS[field], { min: 0, max });

@@ -125,7 +125,7 @@ function toStats(raw: ReturnType<BalancerStatsSource['statsSnapshot']>): Balance
       address,
       state,
       outstanding: load.outstanding,
-      estimateMs: model instanceof PeakEwmaModel ? currentRttMs(load, nowMs, model.settings, model.traffic) : null,
+      estimateMs: model instanceof PeakEwmaModel ? currentRttMs(load, nowMs, model.settings, model.traffic, model.fleet) : null,
       cost,
       callsStarted: load.callsStarted,
       shareOfCalls: totalCalls > 0 ? load.callsStarted / totalCalls : 0,

@@ -41,13 +41,14 @@ describe('a peak_ewma switch over real gRPC (--peak-ewma-config)', () => {
   beforeAll(() => register());
 
   it("sets the fields on peak_ewma's config, alone and inside outlier_detection, and scales its durations with the run", () => {
-    const overrides = parsePeakEwmaOverrides('{"rotationMargin":0.25,"ejectionSignal":"mean","decayTime":"0.5s"}');
+    // Values other than the defaults, so that toJsonObject writes them.
+    const overrides = parsePeakEwmaOverrides('{"rotationMargin":0.5,"ejectionSignal":"peak","decayTime":"0.5s"}');
     // The product's own parser reads it back: our policy ran with the switch, not a silent pick_first.
     expect(parse(loadBalancingConfig('peak_ewma', 2, overrides)).toJsonObject()).toMatchObject({
-      peak_ewma_experimental: { rotationMargin: 0.25, ejectionSignal: 'mean', decayTime: '1s', defaultRtt: '0.02s', maxEjectionTime: '2s' },
+      peak_ewma_experimental: { rotationMargin: 0.5, ejectionSignal: 'peak', decayTime: '1s', defaultRtt: '0.02s', maxEjectionTime: '2s' },
     });
     const od = parse(loadBalancingConfig('peak_ewma_od', 1, overrides)).toJsonObject() as { outlier_detection: { child_policy: object[] } };
-    expect(od.outlier_detection.child_policy[0]).toMatchObject({ peak_ewma_experimental: { rotationMargin: 0.25, decayTime: '0.5s' } });
+    expect(od.outlier_detection.child_policy[0]).toMatchObject({ peak_ewma_experimental: { rotationMargin: 0.5, decayTime: '0.5s' } });
     // Other policies are untouched.
     expect(loadBalancingConfig('least_request', 2, overrides)).toEqual(loadBalancingConfig('least_request', 2));
   });

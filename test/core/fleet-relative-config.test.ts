@@ -8,10 +8,11 @@ import { PEAK_EWMA_DEFAULTS, PeakEwmaLoadBalancingConfig } from '../../src/polic
 const parse = (obj: unknown) => PeakEwmaLoadBalancingConfig.parse(obj);
 
 describe('peak_ewma_experimental fleet-relative fields', () => {
-  it('default to the tuned values: ejection at 2.5 × the fleet, probe after 1 s, pending-aware, steeper cost with exponent 1', () => {
+  it('default to the tuned values: ejection on the mean at 1.8 × the fleet, probe after 1 s, pending-aware, steeper cost with exponent 1', () => {
     const { settings } = parse({});
     expect(settings.fleetPenaltyExponent).toBe(1);
-    expect(settings.ejectionRatio).toBe(2.5);
+    expect(settings.ejectionRatio).toBe(1.8);
+    expect(settings.ejectionSignal).toBe('mean');
     expect(settings.maxEjectionMs).toBe(1_000);
     expect(settings.pendingAware).toBe(true);
     expect(PEAK_EWMA_DEFAULTS.choiceCount).toBe(2);
@@ -33,14 +34,17 @@ describe('peak_ewma_experimental fleet-relative fields', () => {
     expect(() => parse({ decayTime: '0.000s' })).toThrow(/"decayTime" must be greater than zero/);
   });
 
-  it('rotationMargin and decayFairShares: off by default, read, round-trip', () => {
-    expect(parse({}).settings).toMatchObject({ rotationMargin: 0, decayFairShares: 0 });
-    const switched = parse({ rotation_margin: 0.25, decayFairShares: 20 });
-    expect(switched.settings).toMatchObject({ rotationMargin: 0.25, decayFairShares: 20 });
+  it('the rotation (margin 0.25, gate 1.4) and decay toward the fleet by default, decayFairShares off; read, round-trip', () => {
+    expect(parse({}).settings).toMatchObject({ rotationMargin: 0.25, rotationGate: 1.4, decayToward: 'fleet', decayFairShares: 0 });
+    const switched = parse({ rotation_margin: 0, rotation_gate: 0, decay_toward: 'zero', decayFairShares: 20 });
+    expect(switched.settings).toMatchObject({ rotationMargin: 0, rotationGate: 0, decayToward: 'zero', decayFairShares: 20 });
     const json = switched.toJsonObject() as Record<string, Record<string, unknown>>;
-    expect(json.peak_ewma_experimental).toMatchObject({ rotationMargin: 0.25, decayFairShares: 20 });
+    expect(json.peak_ewma_experimental).toMatchObject({ rotationMargin: 0, rotationGate: 0, decayToward: 'zero', decayFairShares: 20 });
     expect(parse(json.peak_ewma_experimental)).toEqual(switched);
-    expect(Object.keys((parse({}).toJsonObject() as Record<string, object>).peak_ewma_experimental)).not.toContain('rotationMargin');
+    const defaultKeys = Object.keys((parse({}).toJsonObject() as Record<string, object>).peak_ewma_experimental);
+    for (const field of ['rotationMargin', 'rotationGate', 'decayToward', 'ejectionSignal']) {
+      expect(defaultKeys).not.toContain(field);
+    }
   });
 
   it('appear in toJsonObject only when they differ from the defaults, and round-trip', () => {
@@ -67,6 +71,9 @@ describe('peak_ewma_experimental fleet-relative fields', () => {
     [{ pendingAware: 'yes' }, /"pendingAware" must be true or false, got "yes"/],
     [{ rotationMargin: 1.5 }, /"rotationMargin" must be at least 0 and at most 1/],
     [{ rotationMargin: -0.1 }, /"rotationMargin" must be at least 0/],
+    [{ rotationGate: -1 }, /"rotationGate" must be at least 0/],
+    [{ rotationGate: 1e4 }, /"rotationGate" must be at least 0 and at most 1000/],
+    [{ decayToward: 'one' }, /"decayToward" must be one of/],
     [{ decayFairShares: -1 }, /"decayFairShares" must be at least 0/],
     [{ decayFairShares: 'many' }, /"decayFairShares" must be a finite number/],
   ])('rejects %j', (config, message) => {

@@ -13,7 +13,16 @@ import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaMo
 import { MEAN_SAMPLE_WEIGHT, nextMeanRttMs } from '../../src/core/ejection';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 
-const PEAK: PeakEwmaSettings = { ...PEAK_EWMA_DEFAULTS, ejectionSignal: 'peak', ejectionRatio: 1.6 };
+// The signals side by side with nothing else that keeps a slow endpoint out:
+// the textbook decay toward 0 and no rotation (whose gate reads the mean too).
+const PEAK: PeakEwmaSettings = {
+  ...PEAK_EWMA_DEFAULTS,
+  ejectionSignal: 'peak',
+  ejectionRatio: 1.6,
+  decayToward: 'zero',
+  rotationGate: 0,
+  rotationMargin: 0,
+};
 const MEAN: PeakEwmaSettings = { ...PEAK, ejectionSignal: 'mean' };
 
 /**

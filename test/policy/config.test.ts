@@ -25,15 +25,19 @@ describe('peak_ewma_experimental config', () => {
       penaltyValue: 1e6,
       errorPenaltyFactor: 5,
       fleetPenaltyExponent: 1,
-      ejectionRatio: 2.5,
-      ejectionSignal: 'peak',
+      // Ejection on the mean answer at 1.8 × the fleet (docs/tuning.md §12, §14).
+      ejectionRatio: 1.8,
+      ejectionSignal: 'mean',
       maxEjectionMs: 1_000,
       pendingAware: true,
       probeFairShares: 10,
       // Probe back-off after failed calls in a row (docs/tuning.md §11).
       maxProbeBackoff: 8,
+      // The rotation, and decay toward the fleet average (docs/tuning.md §14).
+      rotationMargin: 0.25,
+      rotationGate: 1.4,
+      decayToward: 'fleet',
       // Off by default (docs/tuning.md §9).
-      rotationMargin: 0,
       decayFairShares: 0,
       // Per-method scoring for calls marked by callMarker (docs/design.md).
       methodScoring: 'latency',

@@ -2,8 +2,8 @@
  * The regime grid at reduced scale (3 s warm-up + 12 s, faults over 3–9 s;
  * slots {1, 2} × clients {8, 64} and 8 × 8), uniform layout, seed 1: virtual time,
  * so every number is exact and the assertions are too. What holds for the
- * package's defaults, and for the documented switch (docs/tuning.md §9,
- * docs/choosing.md); the cells where issue 15's bounds are missed are in
+ * package's defaults, and for the two random draws they replaced
+ * (docs/tuning.md §9, §14); the cells where issue 15's bounds are missed are in
  * docs/simulation.md with full-scale numbers.
  */
 import { executeRun } from '../../scripts/sim/execute';
@@ -52,28 +52,31 @@ describe('regime grid (reduced)', () => {
     ]);
   });
 
-  it('the switch rotationMargin 0.25: an identical fleet (s02) within 2 % of round_robin at 2 and 8 slots and 6 % at 1, where the default misses 2 % at 1 and 2 slots', () => {
-    const switched = grid(['peak_ewma'], ['s02'], 'A25=peak_ewma{"rotationMargin":0.25}');
-    // round_robin's runs are the defaults' (same seed, same cells): not run twice.
-    for (const [cell, byScenario] of Object.entries(switched)) {
-      byScenario['s02-steady-identical'].round_robin = defaults[cell]['s02-steady-identical'].round_robin;
-    }
-    const ratio = (json: RegimeJson, label: string) =>
+  it('defaults: an identical fleet (s02) within 2 % of round_robin (4 % at 1 slot × 64 clients), where two random draws (the rotation off) are 1.3–2× round_robin at 1 and 2 slots', () => {
+    // A longer warm-up than the rest: with 64 clients at one slot each client
+    // hears from an endpoint about once a second, and the gate reads a mean of
+    // its answers that takes ~8 of them to settle (docs/tuning.md §14).
+    const timeline: Timeline = { warmupMs: 20_000, measureS: 20, faultStartS: 3, faultEndS: 9 };
+    const p99 = (label: string, policy: string) =>
       Object.fromEntries(
-        regimeChecks(json, label)
-          .filter((check) => check.scenario === 's02-steady-identical')
-          .map((check) => [check.cell, Number(check.value.toFixed(3))]),
+        CELLS.flatMap(({ slots, clients }) => planRegimes({ seed: 1, timeline, slots, clients, scenarios: ['s02'], policies: [policy], policyUnderTest: label })).map((run) => [
+          run.key,
+          executeRun(run.spec).groups[0].p99All,
+        ]),
       );
-    const withSwitch = ratio(switched, 'A25');
-    const byDefault = ratio(defaults, 'peak_ewma');
-    // Each entry shows the ratio beside the verdict, so a failure says by how much.
-    const verdict = (ratios: Record<string, number>, bound: (cell: string) => number, cells: string[]) =>
-      cells.map((cell) => ({ cell, ratio: ratios[cell], met: ratios[cell] <= bound(cell) }));
-    const switchBound = (cell: string) => (cell.startsWith('1x') ? 1.06 : 1.02);
+    const roundRobin = p99('round_robin', 'round_robin');
+    const byDefault = p99('peak_ewma', 'peak_ewma');
+    const draws = p99('draws=peak_ewma{"rotationGate":0,"rotationMargin":0}', 'peak_ewma');
     const all = ['1x8', '1x64', '2x8', '2x64', '8x8'];
-    expect(verdict(withSwitch, switchBound, all)).toEqual(all.map((cell) => ({ cell, ratio: withSwitch[cell], met: true })));
-    // The default misses the 2 % bound in each of these cells.
     const low = ['1x8', '1x64', '2x8', '2x64'];
-    expect(verdict(byDefault, () => 1.02, low)).toEqual(low.map((cell) => ({ cell, ratio: byDefault[cell], met: false })));
+    // Each entry shows the ratio beside the verdict, so a failure says by how much.
+    const verdict = (p99s: Record<string, number>, cells: string[], met: (cell: string, ratio: number) => boolean) =>
+      cells.map((cell) => {
+        const ratio = Number((p99s[cell] / roundRobin[cell]).toFixed(3));
+        return { cell, ratio, met: met(cell, ratio) };
+      });
+    const withinBound = (cell: string, ratio: number) => ratio <= (cell === '1x64' ? 1.04 : 1.02);
+    expect(verdict(byDefault, all, withinBound).filter((entry) => !entry.met)).toEqual([]);
+    expect(verdict(draws, low, (_cell, ratio) => ratio >= 1.3).filter((entry) => !entry.met)).toEqual([]);
   });
 });

@@ -1,0 +1,78 @@
+/**
+ * The rotation: who gets a call without a draw.
+ *
+ * Why. Two random draws compared on cost place calls like independent
+ * arrivals whenever the costs carry no information, and at one or two calls
+ * in service per backend (Node, Python, Ruby servers) or with many clients
+ * they carry none: a client's own calls in flight are ~0 and its estimates
+ * are a sample or two old. Independent arrivals queue at one slot: an
+ * identical fleet of single-slot backends had twice round_robin's p99 (67
+ * against 33 ms), where round_robin spaces each client's calls to a backend
+ * n calls apart. So the balancer keeps a rotation, as round_robin does, and
+ * the next endpoint in it — the incumbent — takes the call unless there is
+ * something against it (docs/tuning.md §9, §14).
+ *
+ * The rule, for the incumbent I, with F the fleet average (fleet-rtt.ts),
+ * M the moving average of I's answers (ejection.ts) and T `maxEjectionTime`:
+ *
+ * 1. The gate (`rotationGate` g). I takes its turn only while it looks like
+ *    a typical endpoint to this client:
+ *        M ≤ g · F,  no call of this client in flight to I,
+ *        its last call did not fail, and none failed within T.
+ *    The mean, not the peak: a peak estimate sits above F after any tail
+ *    sample, so gating on it turned the rotation off on healthy fleets
+ *    (1 slot × 8 clients, identical: 60 against 33 ms). The call in flight:
+ *    where a client has its own calls out (a busy client, 8 slots), the
+ *    cost knows something, and the draw decides, as it always did. The
+ *    failures: M leaves failures to the error penalty, so without them a
+ *    backend failing 5 % of its calls or crash-looping would keep its turns.
+ *    A stale endpoint (staleness.ts) takes its turn while no probe is out.
+ * 2. The margin (`rotationMargin` m). An incumbent that passes the gate
+ *    still loses the call to a random challenger that costs less than
+ *    m × its cost (PowerOfChoices.chooseAgainst): a clearly cheaper
+ *    endpoint wins, a slightly cheaper one does not break the spacing.
+ *
+ * An incumbent that fails the gate is not skipped to the next in line (that
+ * doubles the neighbour's turns: §9): the call goes to the draw among all
+ * endpoints, the textbook power of two choices.
+ */
+import { EndpointLoad } from './endpoint-load';
+import { FleetRtt } from './fleet-rtt';
+import { PeakEwmaSettings } from './peak-ewma-settings';
+import { isStale } from './staleness';
+import { BalancerTraffic } from './traffic';
+
+/** Whether `settings` turn the rotation on: a gate or a margin. */
+export function rotates(settings: PeakEwmaSettings): boolean {
+  return !!settings.rotationGate || !!settings.rotationMargin;
+}
+
+/**
+ * Whether `load`, the next in the rotation, may take its turn at `nowMs`:
+ * the gate. Always true without a gate, and while there is nothing to
+ * judge against (no answer from it yet, or no fleet average).
+ */
+export function takesTurn(
+  load: EndpointLoad,
+  nowMs: number,
+  settings: PeakEwmaSettings,
+  fleet: FleetRtt,
+  traffic?: BalancerTraffic,
+): boolean {
+  const gate = settings.rotationGate;
+  if (!gate || !load.hasSample || !fleet.hasSample) {
+    return true;
+  }
+  if (load.outstanding > 0) {
+    return false;
+  }
+  if (isStale(load, nowMs, settings, fleet, traffic)) {
+    return true;
+  }
+  return load.consecutiveFailures === 0 && nowMs - load.failedAtMs >= failureMemoryMs(settings) && load.meanRttMs <= gate * fleet.rttMs;
+}
+
+/** How long a failure keeps an endpoint out of the rotation: T, or τ when T is off. */
+function failureMemoryMs(settings: PeakEwmaSettings): number {
+  return settings.maxEjectionMs || settings.decayMs;
+}

@@ -1,0 +1,155 @@
+/**
+ * The rotation (src/core/rotation.ts): the next endpoint in a per-balancer
+ * rotation takes the call while it looks typical to this client — its mean
+ * answer M at most g × the fleet average F, no call of this client in flight
+ * to it, no failure in its last call nor within T — and otherwise the call
+ * goes to the draw. A stale endpoint takes its turn as a probe. On by
+ * default (g 1.4 with the margin 0.25: docs/tuning.md §14).
+ */
+import {
+  CallOutcome,
+  EndpointLoad,
+  LoadBalancingEngine,
+  ManualClock,
+  PeakEwmaModel,
+  PeakEwmaSettings,
+  seededRandom,
+} from '../../src/core';
+import { rotates, takesTurn } from '../../src/core/rotation';
+import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
+
+const DEFAULTS: PeakEwmaSettings = { ...PEAK_EWMA_DEFAULTS };
+/** The gate alone: no margin, so an incumbent that passes keeps its turn outright. */
+const GATE_ONLY: PeakEwmaSettings = { ...DEFAULTS, rotationMargin: 0 };
+const OFF: PeakEwmaSettings = { ...DEFAULTS, rotationGate: 0, rotationMargin: 0 };
+
+/** A model whose fleet average is 10 ms, and an endpoint that has answered `meanMs` on average. */
+function fleetAnd(settings: PeakEwmaSettings, meanMs: number): { model: PeakEwmaModel; load: EndpointLoad } {
+  const model = new PeakEwmaModel(settings);
+  model.fleet.record(10, 0, settings.decayMs);
+  const load = Object.assign(new EndpointLoad(), { hasSample: true, rttMs: meanMs, meanRttMs: meanMs, sampledAtMs: 0 });
+  return { model, load };
+}
+
+describe('the gate', () => {
+  it('is on with a gate or a margin, off with neither', () => {
+    expect(rotates(DEFAULTS)).toBe(true);
+    expect(rotates(GATE_ONLY)).toBe(true);
+    expect(rotates({ ...DEFAULTS, rotationGate: 0 })).toBe(true);
+    expect(rotates(OFF)).toBe(false);
+  });
+
+  it('lets a typical endpoint take its turn: mean at most g × F', () => {
+    const typical = fleetAnd(DEFAULTS, 14);
+    expect(takesTurn(typical.load, 1, DEFAULTS, typical.model.fleet)).toBe(true);
+    const slow = fleetAnd(DEFAULTS, 14.1);
+    expect(takesTurn(slow.load, 1, DEFAULTS, slow.model.fleet)).toBe(false);
+  });
+
+  it('not while a call of this client is in flight to it: then the draw, which sees that call, decides', () => {
+    const { model, load } = fleetAnd(DEFAULTS, 10);
+    load.outstanding = 1;
+    expect(takesTurn(load, 1, DEFAULTS, model.fleet)).toBe(false);
+  });
+
+  it('not after a failure: its last call failed, or one failed within maxEjectionTime', () => {
+    const { model, load } = fleetAnd(DEFAULTS, 10);
+    load.consecutiveFailures = 1;
+    expect(takesTurn(load, 1, DEFAULTS, model.fleet)).toBe(false);
+    // A success since (its last sample, not stale), but the failure was 0.5 s ago (T = 1 s).
+    load.consecutiveFailures = 0;
+    load.failedAtMs = 500;
+    load.sampledAtMs = 900;
+    expect(takesTurn(load, 1_000, DEFAULTS, model.fleet)).toBe(false);
+    expect(takesTurn(load, 1_500, DEFAULTS, model.fleet)).toBe(true);
+  });
+
+  it('a stale endpoint takes its turn while no probe is out, whatever it did before', () => {
+    const { model, load } = fleetAnd(DEFAULTS, 50);
+    load.consecutiveFailures = 3;
+    // No traffic counted: stale after maxEjectionTime alone.
+    const staleAt = PEAK_EWMA_DEFAULTS.maxEjectionMs;
+    expect(takesTurn(load, staleAt - 1, DEFAULTS, model.fleet)).toBe(false);
+    expect(takesTurn(load, staleAt, DEFAULTS, model.fleet)).toBe(true);
+    load.outstanding = 1;
+    expect(takesTurn(load, staleAt, DEFAULTS, model.fleet)).toBe(false);
+  });
+
+  it('lets every endpoint through with nothing to judge by: no answer yet, no fleet average, or no gate', () => {
+    const model = new PeakEwmaModel(DEFAULTS);
+    const fresh = new EndpointLoad();
+    expect(takesTurn(fresh, 0, DEFAULTS, model.fleet)).toBe(true);
+    const answered = Object.assign(new EndpointLoad(), { hasSample: true, meanRttMs: 1e6 });
+    expect(takesTurn(answered, 0, DEFAULTS, model.fleet)).toBe(true);
+    const slow = fleetAnd(OFF, 1e6);
+    expect(takesTurn(slow.load, 1, OFF, slow.model.fleet)).toBe(true);
+  });
+});
+
+/**
+ * One client, `n` endpoints answering in `latencyOf(index)` ms (failing
+ * where `failsOf(index, k)` for the k-th call to that endpoint), one call at
+ * a time every 5 ms. Returns the chosen endpoint of every call.
+ */
+function run(settings: PeakEwmaSettings, n: number, calls: number, latencyOf: (index: number) => number, failsOf = (_index: number, _k: number) => false): number[] {
+  const clock = new ManualClock();
+  const engine = new LoadBalancingEngine({ model: new PeakEwmaModel(settings), choiceCount: 2, clock: clock.now, random: seededRandom(5) });
+  const loads = Array.from({ length: n }, () => new EndpointLoad());
+  const picks: number[] = [];
+  const callsTo = new Array<number>(n).fill(0);
+  for (let call = 0; call < calls; call++) {
+    clock.set(call * 5);
+    const index = engine.pick(loads);
+    const startedAt = engine.callStarted(loads[index]);
+    clock.advance(latencyOf(index));
+    engine.callEnded(loads[index], failsOf(index, callsTo[index]++) ? CallOutcome.FAILURE : CallOutcome.SUCCESS, startedAt);
+    picks.push(index);
+  }
+  return picks;
+}
+
+/** The largest number of calls between two consecutive calls to the same endpoint, over all endpoints. */
+function longestGap(picks: number[]): number {
+  const last = new Map<number, number>();
+  let longest = 0;
+  picks.forEach((index, call) => {
+    if (last.has(index)) longest = Math.max(longest, call - last.get(index)!);
+    last.set(index, call);
+  });
+  return longest;
+}
+
+describe('the engine with the rotation', () => {
+  it('identical endpoints: each gets one of every n calls, as round_robin spaces them; two random draws do not', () => {
+    const jitter = seededRandom(9);
+    const latencyOf = () => 1 + 0.2 * jitter();
+    const rotated = run(DEFAULTS, 10, 2_000, latencyOf);
+    for (let start = 100; start + 10 <= rotated.length; start += 10) {
+      // Windows aligned with the rotation's cycle hold every endpoint once.
+      expect(new Set(rotated.slice(start, start + 10)).size).toBe(10);
+    }
+    expect(longestGap(rotated.slice(100))).toBeLessThanOrEqual(19);
+    // Two random draws let an endpoint wait several cycles for a call.
+    expect(longestGap(run(OFF, 10, 2_000, latencyOf).slice(100))).toBeGreaterThan(30);
+  });
+
+  it('an endpoint whose answers are 2× the fleet loses its turns and gets only what draws give it', () => {
+    // Ejection off on both sides, so that only the gate tells them apart.
+    const latencyOf = (index: number) => (index === 0 ? 2 : 1);
+    const slowShare = (settings: PeakEwmaSettings) => run({ ...settings, ejectionRatio: 0 }, 10, 4_000, latencyOf).slice(200).filter((i) => i === 0).length / 3_800;
+    // The margin alone (the incumbent rule of docs/tuning.md §9) lets it keep its turns until it costs 4× a challenger.
+    expect(slowShare({ ...DEFAULTS, rotationGate: 0 })).toBeGreaterThan(0.08);
+    expect(slowShare(DEFAULTS)).toBeLessThan(0.02);
+  });
+
+  it('an endpoint failing 1 call in 10 gets under half its fair share; a healthy one gets its share', () => {
+    const latencyOf = () => 1;
+    const failsOf = (index: number, k: number) => index === 0 && k % 10 === 9;
+    // The gate alone: no margin rule to hand its turn to a cheaper challenger.
+    const picks = run(GATE_ONLY, 10, 4_000, latencyOf, failsOf).slice(200);
+    const shareOf = (endpoint: number) => picks.filter((i) => i === endpoint).length / picks.length;
+    // Its mean leaves failures to the error penalty, so the failure rule is what keeps it out of the rotation.
+    expect(shareOf(0)).toBeLessThan(0.05);
+    expect(shareOf(1)).toBeGreaterThan(0.09);
+  });
+});
