@@ -3,6 +3,7 @@
  * every live balancer of ours registers here while it exists.
  */
 import { currentRttMs, PeakEwmaModel } from '../core/cost';
+import { keepsMean } from '../core/ejection';
 import { EndpointLoad } from '../core/endpoint-load';
 import { LoadBalancingEngine } from '../core/engine';
 import { methodWeight } from '../core/methods';
@@ -131,7 +132,7 @@ function toStats(raw: ReturnType<BalancerStatsSource['statsSnapshot']>): Balance
       shareOfCalls: totalCalls > 0 ? load.callsStarted / totalCalls : 0,
       msSinceLastSample: load.hasSample ? nowMs - load.sampledAtMs : null,
       ejected: model instanceof PeakEwmaModel && model.ejected(load, nowMs),
-      meanMs: model instanceof PeakEwmaModel && model.settings.ejectionSignal === 'mean' && load.hasSample ? load.meanRttMs : null,
+      meanMs: model instanceof PeakEwmaModel && keepsMean(model.settings) && load.hasSample ? load.meanRttMs : null,
       failuresInARow: load.consecutiveFailures,
     })),
     methods: methodViews(raw.engine),
