@@ -115,6 +115,11 @@ export const leastRequestModel: LoadModel = {
  * - methods.ts        samples in units of their method's fleet average, and
  *                     (`methodScoring: "work"`) in-flight calls weighted by
  *                     their method: cost = E · (work + w).
+ *
+ * Two more live outside the cost: what E decays toward between samples
+ * (memory.ts: 0, or the fleet average), and who is offered the call before
+ * any cost is compared (rotation.ts: the next endpoint in a rotation, while
+ * it looks typical).
  */
 export function peakEwmaCost(
   load: EndpointLoad,
