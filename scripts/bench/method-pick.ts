@@ -16,6 +16,10 @@
  * ~2–3 µs of esbuild's `__name` wrappers, which drowns a 100 ns difference.
  *
  *   npx tsx scripts/bench/method-pick.ts [--rounds 100] [--endpoints 10,1000]
+ *
+ * `--variant NAME=JSON` (repeatable) compares other peak_ewma configs the
+ * same way, the first one given as the base: e.g. what the rotation adds,
+ *   --variant 'draws={"rotationGate":0,"rotationMargin":0}' --variant 'defaults={}'
  */
 import { Metadata } from '@grpc/grpc-js';
 import { parseArgs } from 'node:util';
@@ -24,11 +28,21 @@ import { buildPicker, pickOnce } from './fake-channel';
 import { bootstrapMeanInterval, mean, median, seedOf, shuffled } from './stats';
 import { seededRandom } from '../../src/core/random';
 
-const VARIANTS = {
-  off: { peak_ewma_experimental: {} },
+/** The variants compared by default, the first being the base the others are judged against. */
+const METHOD_VARIANTS: Record<string, object> = {
+  off: { peak_ewma_experimental: { methodScoring: 'off' } },
   work: { peak_ewma_experimental: { methodScoring: 'work' } },
   latency: { peak_ewma_experimental: { methodScoring: 'latency' } },
-} as const;
+};
+
+/** `NAME=JSON` → [NAME, peak_ewma config]; a bad one fails before any timing, naming it. */
+function parseVariant(text: string): [string, object] {
+  const at = text.indexOf('=');
+  if (at <= 0) throw new Error(`--variant: expected NAME=JSON, got ${text}`);
+  const fields = JSON.parse(text.slice(at + 1)) as unknown;
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw new Error(`--variant ${text.slice(0, at)}: expected a JSON object`);
+  return [text.slice(0, at), { peak_ewma_experimental: fields }];
+}
 const METHODS = ['/svc.S/Ping', '/svc.S/Get', '/svc.S/List', '/svc.S/Search', '/svc.S/Report'];
 const BATCH = 20_000;
 /** Rounds run first and not kept, so every variant is compiled and warm. */
@@ -52,8 +66,12 @@ function signedNs(ns: number): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '100' }, endpoints: { type: 'string', default: '10,1000' } } });
+  const { values } = parseArgs({
+    options: { rounds: { type: 'string', default: '100' }, endpoints: { type: 'string', default: '10,1000' }, variant: { type: 'string', multiple: true } },
+  });
   const rounds = Number(values.rounds);
+  const VARIANTS: Record<string, object> = values.variant?.length ? Object.fromEntries(values.variant.map(parseVariant)) : METHOD_VARIANTS;
+  const base = Object.keys(VARIANTS)[0];
   loadPackage().register();
   const { markedCopy } = loadStreamingModule();
   console.log(`package: ${builtFrom()}`);
@@ -74,16 +92,16 @@ async function main(): Promise<void> {
     if (sink === null) {
       throw new Error('no subchannel picked');
     }
-    const off = median(means.off);
+    const baseNs = median(means[base]);
     const line = Object.keys(VARIANTS)
-      .filter((name) => name !== 'off')
+      .filter((name) => name !== base)
       .map((name) => {
-        const added = means[name].map((value, round) => value - means.off[round]);
+        const added = means[name].map((value, round) => value - means[base][round]);
         const [low, high] = bootstrapMeanInterval(added, seededRandom(seedOf(`${endpoints}/${name}`)));
         return `${name} ${signedNs(mean(added))} [${signedNs(low)}, ${signedNs(high)}]`;
       })
       .join(', ');
-    console.log(`@${endpoints} endpoints, ${rounds} rounds × ${BATCH} calls: off ${off.toFixed(0)} ns per call (median batch); added per call, mean of paired rounds [95 % interval]: ${line}`);
+    console.log(`@${endpoints} endpoints, ${rounds} rounds × ${BATCH} calls: ${base} ${baseNs.toFixed(0)} ns per call (median batch); added per call, mean of paired rounds [95 % interval]: ${line}`);
     Object.values(built).forEach((b) => b.destroy());
   }
   console.log(`the marker itself (callMarker's step per call, a Metadata copy with its info): ${markerNs(markedCopy, rounds).toFixed(0)} ns per call (median batch)`);
