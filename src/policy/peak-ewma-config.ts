@@ -97,7 +97,7 @@ export const PEAK_EWMA_DEFAULTS = {
   /**
    * The estimate decays toward the fleet average, not 0, so an endpoint not
    * heard from counts as typical rather than best (core/memory.ts; with 64
-   * clients at one slot, uneven fleet 166 → 143 ms, docs/tuning.md §14).
+   * clients at one slot, uneven fleet 165 → 133 ms, docs/tuning.md §14).
    */
   decayToward: 'fleet' as DecayTarget,
   /** Memory in the client's own calls (fair shares per 1/e); 0 = time only. */
