@@ -20,9 +20,9 @@
  *   does now), and an answer that leaves M above R·F counts as a failed
  *   probe for the back-off (probe-backoff.ts), so a backend that stays slow
  *   is probed once per K·2^(j−1) fair shares of the client's calls, as a
- *   failing one is. Off by default: it wins most of the regime grid and the
- *   many-method s13, and loses the reference layout's recovery metric
- *   (docs/tuning.md §12).
+ *   failing one is. The default since 2026-12-02: alone it lost the
+ *   reference layout's recovery metric (docs/tuning.md §12); with the
+ *   rotation (rotation.ts) beside it, every reference target holds (§14).
  */
 import { CallOutcome, EndpointLoad } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
