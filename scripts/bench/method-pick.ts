@@ -70,18 +70,18 @@ async function main(): Promise<void> {
     options: { rounds: { type: 'string', default: '100' }, endpoints: { type: 'string', default: '10,1000' }, variant: { type: 'string', multiple: true } },
   });
   const rounds = Number(values.rounds);
-  const VARIANTS: Record<string, object> = values.variant?.length ? Object.fromEntries(values.variant.map(parseVariant)) : METHOD_VARIANTS;
-  const base = Object.keys(VARIANTS)[0];
+  const variants: Record<string, object> = values.variant?.length ? Object.fromEntries(values.variant.map(parseVariant)) : METHOD_VARIANTS;
+  const base = Object.keys(variants)[0];
   loadPackage().register();
   const { markedCopy } = loadStreamingModule();
   console.log(`package: ${builtFrom()}`);
   const argsByMethod = METHODS.map((method) => ({ metadata: markedCopy(new Metadata(), method, false), extraPickInfo: {} }));
   const trailers = new Metadata();
   for (const endpoints of values.endpoints.split(',').map(Number)) {
-    const built = Object.fromEntries(await Promise.all(Object.entries(VARIANTS).map(async ([name, config]) => [name, await buildPicker(config, endpoints)] as const)));
-    const means: Record<string, number[]> = Object.fromEntries(Object.keys(VARIANTS).map((name) => [name, []]));
+    const built = Object.fromEntries(await Promise.all(Object.entries(variants).map(async ([name, config]) => [name, await buildPicker(config, endpoints)] as const)));
+    const means: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
     for (let round = 0; round < rounds + WARMUP_ROUNDS; round++) {
-      for (const name of shuffled(Object.keys(VARIANTS))) {
+      for (const name of shuffled(Object.keys(variants))) {
         const { picker } = built[name];
         const ns = batchNs((i) => pickOnce(picker, argsByMethod[i % METHODS.length], trailers));
         if (round >= WARMUP_ROUNDS) {
@@ -93,7 +93,7 @@ async function main(): Promise<void> {
       throw new Error('no subchannel picked');
     }
     const baseNs = median(means[base]);
-    const line = Object.keys(VARIANTS)
+    const line = Object.keys(variants)
       .filter((name) => name !== base)
       .map((name) => {
         const added = means[name].map((value, round) => value - means[base][round]);

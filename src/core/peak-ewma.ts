@@ -8,6 +8,8 @@
  * - Between samples the estimate decays toward zero:
  *       E(t) = E · exp(-Δt / τ)
  *   so an endpoint that is not picked gets cheaper until it is probed again.
+ *   (The textbook; the engine's default decays toward the fleet average
+ *   instead, from the same exp(-Δt / τ): memory.ts.)
  *   τ is a time constant, not a half-life: after τ the estimate is at 36.8 %
  *   of its value, after τ·ln 2 ≈ 0.69 τ at half.
  * - A sample `r` above the decayed estimate replaces it at once (the peak):

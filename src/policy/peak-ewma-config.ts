@@ -88,9 +88,9 @@ export const PEAK_EWMA_DEFAULTS = {
    * not failed lately; even then a random challenger below 0.25 × its cost
    * takes the call. Two random draws gave an identical fleet of one-slot
    * backends twice round_robin's p99; with the rotation every identical
-   * fleet of the regime grid is within 2 % of round_robin but one (1 × 64:
-   * 1.08×), and the reference layout's targets hold over 10 seeds
-   * (docs/tuning.md §14). 0 and 0 = off (both candidates random).
+   * fleet of the regime grid is within 2 % of round_robin (1 slot × 8
+   * clients: 33.0 against 32.6 ms), and the reference layout's targets hold
+   * over 10 seeds (docs/tuning.md §14). 0 and 0 = off (both candidates random).
    */
   rotationMargin: 0.25,
   rotationGate: 1.4,
@@ -117,7 +117,7 @@ export const PEAK_EWMA_DEFAULTS = {
    * answers that only a probe resets (core/ejection.ts). Alone it missed
    * the reference layout's recovery target (s04 5-seed mean 6.0 s) by
    * overshooting onto a healed pod; with the rotation beside it recovery
-   * is 3.7 / 4.0 / 4.0 s (worst 4) over 10 seeds (docs/tuning.md §12, §14).
+   * is 3.9 / 3.6 / 4.0 s (worst 4) over 10 seeds (docs/tuning.md §12, §14).
    */
   ejectionSignal: 'mean' as EjectionSignal,
 } as const;

@@ -6,15 +6,7 @@
  * goes to the draw. A stale endpoint takes its turn as a probe. On by
  * default (g 1.4 with the margin 0.25: docs/tuning.md §14).
  */
-import {
-  CallOutcome,
-  EndpointLoad,
-  LoadBalancingEngine,
-  ManualClock,
-  PeakEwmaModel,
-  PeakEwmaSettings,
-  seededRandom,
-} from '../../src/core';
+import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, seededRandom } from '../../src/core';
 import { rotates, takesTurn } from '../../src/core/rotation';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 
