@@ -17,10 +17,10 @@
  *   penalty) that does not decay with time. An ejected endpoint stays out
  *   until its estimate is stale (staleness.ts); stale, it is not ejected,
  *   so it gets one probe; the probe's answer replaces M (what the backend
- *   does now), and an answer that leaves M above R·F counts as a failed
- *   probe for the back-off (probe-backoff.ts), so a backend that stays slow
- *   is probed once per K·2^(j−1) fair shares of the client's calls, as a
- *   failing one is. The default since 2026-12-02: alone it lost the
+ *   does now) and M starts afresh from it (`meanSamplesAfter`); an answer that
+ *   leaves M above R·F counts as a failed probe for the back-off
+ *   (probe-backoff.ts), so a backend that stays slow is probed once per
+ *   K·2^(j−1) fair shares of the client's calls, as a failing one is. The default since 2026-12-02: alone it lost the
  *   reference layout's recovery metric (docs/tuning.md §12); with the
  *   rotation (rotation.ts) beside it, every reference target holds (§14).
  */
@@ -67,12 +67,48 @@ function clampedForMean(sampleMs: number, settings: PeakEwmaSettings, fleet: Fle
   return ratio && fleet.hasSample ? Math.min(sampleMs, MEAN_SAMPLE_CAP * ratio * fleet.rttMs) : sampleMs;
 }
 
+/** The answers M averages at most: 1/MEAN_SAMPLE_WEIGHT. */
+const MEAN_WINDOW = Math.round(1 / MEAN_SAMPLE_WEIGHT);
+
 /**
  * The mean signal after a sample of `sampleMs`: the sample itself for a
- * first sample or a probe (a stale endpoint's), else the moving average.
+ * first answer or a probe (a stale endpoint's), else the moving average,
+ * the next answer weighing 1/(meanSamples + 1) (see `meanSamplesAfter`).
  */
 export function nextMeanRttMs(load: EndpointLoad, sampleMs: number, stale: boolean): number {
-  return !load.hasSample || stale ? sampleMs : load.meanRttMs + MEAN_SAMPLE_WEIGHT * (sampleMs - load.meanRttMs);
+  if (!load.hasSample || stale) {
+    return sampleMs;
+  }
+  return load.meanRttMs + (sampleMs - load.meanRttMs) / Math.min(load.meanSamples + 1, MEAN_WINDOW);
+}
+
+/**
+ * `load.meanSamples` once `nextMeanRttMs` has taken a sample. Normally 8:
+ * each answer weighs 1/8. After the probe of an endpoint that M had
+ * ejected (`restarts`), M starts afresh from the probe's answer: the k-th
+ * answer since the probe weighs 1/k until from the 8th on each weighs 1/8
+ * again, so M is the mean of the answers since the probe, over at most the
+ * last 8.
+ *
+ * Why. A probe re-admits an ejected endpoint on one answer, which the
+ * recovery of a healed backend needs (docs/tuning.md §12). But one answer
+ * of a backend that is slow on average and erratic (a noisy neighbour:
+ * median 2×, σ 0.8) is under R × F more often than not, and with 1/8 per
+ * answer after a lucky probe such a backend stayed in for about eight more
+ * calls per probe; at one or two slots or with 64 clients those calls set
+ * the uneven fleet's p99. Averaged plainly, its first slow answer after the
+ * probe outweighs the lucky one. Only after an ejection: restarted after
+ * every probe, the mean of a healthy endpoint probed for want of turns
+ * swung on two or three answers and the gate refused it its turns
+ * (identical fleet, one slot × 8 clients: 1.025 × round_robin instead of
+ * 0.997); restarted after a first answer too, the same while a fleet warms
+ * up (docs/tuning.md §15).
+ */
+export function meanSamplesAfter(load: EndpointLoad, restarts: boolean): number {
+  if (restarts) {
+    return 1;
+  }
+  return load.hasSample ? Math.min(load.meanSamples + 1, MEAN_WINDOW) : MEAN_WINDOW;
 }
 
 /** Whether M is kept: the mean signal judges it, and the rotation's gate reads it (rotation.ts). */
@@ -102,6 +138,8 @@ export function recordMeanSample(
     // backed-off probe, up to 80 fair shares of its calls.
     return false;
   }
+  const restarts = stale && exceedsEjectionRatio(load.meanRttMs, settings, fleet);
   load.meanRttMs = nextMeanRttMs(load, clampedForMean(sampleMs, settings, fleet), stale);
+  load.meanSamples = meanSamplesAfter(load, restarts);
   return settings.ejectionSignal === 'mean' && outcome === CallOutcome.SUCCESS && exceedsEjectionRatio(load.meanRttMs, settings, fleet);
 }

@@ -39,6 +39,11 @@ export class EndpointLoad {
    */
   meanRttMs = 0;
   /**
+   * The answers M averages since its last probe, at most 8: the next one
+   * weighs 1/(this + 1) (ejection.ts).
+   */
+  meanSamples = 0;
+  /**
    * Failed calls (errors; deadlines and cancels do not count) since its last
    * success, and with `ejectionSignal` "mean" answers that left it ejected:
    * the probe back-off's count.

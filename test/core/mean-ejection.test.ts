@@ -10,7 +10,7 @@
  * added up to several per cent of all calls (docs/tuning.md §12).
  */
 import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, seededRandom } from '../../src/core';
-import { MEAN_SAMPLE_WEIGHT, nextMeanRttMs } from '../../src/core/ejection';
+import { MEAN_SAMPLE_WEIGHT, meanSamplesAfter, nextMeanRttMs } from '../../src/core/ejection';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 
 // The signals side by side with nothing else that keeps a slow endpoint out:
@@ -42,11 +42,58 @@ describe('the mean signal', () => {
   it('is the first sample, then a moving average weighting each sample 1/8', () => {
     const load = new EndpointLoad();
     expect(nextMeanRttMs(load, 40, false)).toBe(40);
+    load.meanSamples = meanSamplesAfter(load, false);
     load.hasSample = true;
     load.meanRttMs = 40;
     expect(nextMeanRttMs(load, 8, false)).toBe(40 + MEAN_SAMPLE_WEIGHT * (8 - 40));
     // A probe (the estimate was stale) replaces it: what the endpoint does now.
     expect(nextMeanRttMs(load, 8, true)).toBe(8);
+  });
+
+  it('after the probe of an endpoint it had ejected, is the plain mean of the answers since the probe, over at most the last 8', () => {
+    const load = new EndpointLoad();
+    const answers = [30, 30, 30, 30, 10, 30, 20, 40, 10, 30, 50, 10];
+    // A first answer, then one more: weighted 1/8, no fresh start.
+    for (const [i, sampleMs] of [20, 36].entries()) {
+      load.meanRttMs = nextMeanRttMs(load, sampleMs, false);
+      load.meanSamples = meanSamplesAfter(load, false);
+      load.hasSample = true;
+      expect(load.meanRttMs).toBe(i === 0 ? 20 : 22);
+    }
+    answers.forEach((sampleMs, i) => {
+      const probe = i === 0;
+      load.meanRttMs = nextMeanRttMs(load, sampleMs, probe);
+      load.meanSamples = meanSamplesAfter(load, probe);
+      const since = answers.slice(0, i + 1);
+      if (since.length <= 8) {
+        expect(load.meanRttMs).toBeCloseTo(since.reduce((a, b) => a + b) / since.length, 9);
+      }
+      expect(load.meanSamples).toBe(Math.min(since.length, 8));
+    });
+    // From the 9th answer on, each weighs 1/8 again.
+    const before = load.meanRttMs;
+    expect(nextMeanRttMs(load, 90, false)).toBe(before + MEAN_SAMPLE_WEIGHT * (90 - before));
+  });
+
+  it('does not start afresh after the probe of an endpoint that was not ejected (stale for want of turns)', () => {
+    const { model, load } = withSamples(MEAN, [10, 12, 10]);
+    const probedAt = 2 + PEAK_EWMA_DEFAULTS.maxEjectionMs;
+    model.recordCall(load, CallOutcome.SUCCESS, 14, probedAt);
+    expect(load.meanRttMs).toBe(14);
+    model.recordCall(load, CallOutcome.SUCCESS, 22, probedAt + 1);
+    expect(load.meanRttMs).toBe(14 + MEAN_SAMPLE_WEIGHT * (22 - 14));
+  });
+
+  it('ejects an erratic endpoint again on the first slow answer after a lucky probe', () => {
+    // Ejected at 30 ms against a 10 ms fleet (R 1.6: the line is 16 ms); stale after maxEjectionTime.
+    const { model, load } = withSamples(MEAN, [30, 30, 30]);
+    const probedAt = 2 + PEAK_EWMA_DEFAULTS.maxEjectionMs;
+    model.recordCall(load, CallOutcome.SUCCESS, 8, probedAt);
+    expect(model.ejected(load, probedAt + 1)).toBe(false);
+    // One answer of 30 ms: (8 + 30) / 2 = 19 ms, out again; weighed 1/8 it would be 10.75 ms, still in.
+    model.recordCall(load, CallOutcome.SUCCESS, 30, probedAt + 1);
+    expect(load.meanRttMs).toBeCloseTo(19, 9);
+    expect(model.ejected(load, probedAt + 2)).toBe(true);
   });
 
   it('keeps a 2× slower endpoint ejected while its peak estimate decays below the ratio', () => {
