@@ -3,7 +3,8 @@
  * how a finished call changes that. Lower is better. Both policies share all
  * other machinery; only this differs.
  */
-import { isEjected, recordMeanSample } from './ejection';
+import { isEjected } from './ejection';
+import { recordMeanSample } from './mean';
 import { CallOutcome, EndpointLoad } from './endpoint-load';
 import { sampleFrom } from './error-penalty';
 import { fleetPenaltyFactor } from './fleet-penalty';
@@ -107,8 +108,9 @@ export const leastRequestModel: LoadModel = {
  * - pending.ts        calls waiting without an answer raise E;
  * - fleet-penalty.ts  × (E / fleet)^s above the fleet average;
  * - ejection.ts       above R × the fleet average: skipped (rate's `ejected`),
- *                     judged on the estimate or on a mean that only a probe
- *                     resets, whose slow answers back the probes off;
+ *                     judged on the estimate or on the mean answer (mean.ts),
+ *                     which only a probe resets and whose slow answers back
+ *                     the probes off;
  * - error-penalty.ts  what a failed call teaches;
  * - probe-backoff.ts  after failures in a row, a larger penalty and
  *                     rarer probes;
@@ -288,7 +290,7 @@ export class PeakEwmaModel implements LoadModel {
       load.consecutiveFailures = failures;
       return;
     }
-    // With the mean signal an answer that leaves the endpoint ejected is a failed probe too (ejection.ts).
+    // With the mean signal an answer that leaves the endpoint ejected is a failed probe too (mean.ts).
     load.consecutiveFailures = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet) ? load.consecutiveFailures + 1 : failures;
     if (load.hasSample) {
       // The blend starts from what the cost used: a stale estimate from the

@@ -34,13 +34,13 @@ export class EndpointLoad {
   hasSample = false;
   /**
    * A plain moving average of the samples, for `ejectionSignal` "mean"
-   * (ejection.ts) and the rotation's gate (rotation.ts); meaningless until
+   * (mean.ts) and the rotation's gate (rotation.ts); meaningless until
    * `hasSample`.
    */
   meanRttMs = 0;
   /**
    * The answers M averages since its last probe, at most 8: the next one
-   * weighs 1/(this + 1) (ejection.ts).
+   * weighs 1/(this + 1) (mean.ts).
    */
   meanSamples = 0;
   /**

@@ -13,7 +13,7 @@
  * something against it (docs/tuning.md §9, §14).
  *
  * The rule, for the incumbent I, with F the fleet average (fleet-rtt.ts),
- * M the moving average of I's answers (ejection.ts) and T `maxEjectionTime`:
+ * M the moving average of I's answers (mean.ts) and T `maxEjectionTime`:
  *
  * 1. The gate (`rotationGate` g). I takes its turn only while it looks like
  *    a typical endpoint to this client:

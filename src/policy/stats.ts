@@ -3,7 +3,7 @@
  * every live balancer of ours registers here while it exists.
  */
 import { currentRttMs, PeakEwmaModel } from '../core/cost';
-import { keepsMean } from '../core/ejection';
+import { keepsMean } from '../core/mean';
 import { EndpointLoad } from '../core/endpoint-load';
 import { LoadBalancingEngine } from '../core/engine';
 import { methodWeight } from '../core/methods';

@@ -10,7 +10,7 @@
  * added up to several per cent of all calls (docs/tuning.md §12).
  */
 import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, seededRandom } from '../../src/core';
-import { MEAN_SAMPLE_WEIGHT, meanSamplesAfter, nextMeanRttMs } from '../../src/core/ejection';
+import { MEAN_SAMPLE_WEIGHT, meanSamplesAfter, nextMeanRttMs } from '../../src/core/mean';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 
 // The signals side by side with nothing else that keeps a slow endpoint out:

@@ -1,0 +1,116 @@
+/**
+ * M, the mean answer: a moving average of an endpoint's answers, 1/8 per
+ * answer, that does not decay with time. The mean ejection signal judges it
+ * (ejection.ts, `ejectionSignal: "mean"`) and the rotation's gate reads it
+ * (rotation.ts).
+ *
+ * Why a second number beside the peak estimate E: E answers "how slow could
+ * the next call be", jumps on any tail sample and decays with time; M
+ * answers "is this endpoint slower than its peers on average", and forgets
+ * only by being told otherwise — by more answers, or by a probe once it is
+ * stale. Each answer counts at most 2·R·F, deadlines count, failures are
+ * left to the error penalty (error-penalty.ts).
+ */
+import { CallOutcome, EndpointLoad } from './endpoint-load';
+import { exceedsEjectionRatio } from './ejection';
+import { FleetRtt } from './fleet-rtt';
+import { PeakEwmaSettings } from './peak-ewma-settings';
+
+/**
+ * The weight of one sample in the mean signal. Counted in samples, not time:
+ * a light client's mean is its last few samples, as a busy client's is.
+ */
+export const MEAN_SAMPLE_WEIGHT = 1 / 8;
+
+/** The largest sample the mean takes, in units of R × F. */
+const MEAN_SAMPLE_CAP = 2;
+
+/**
+ * A sample as the mean takes it: at most MEAN_SAMPLE_CAP × R × F, so that
+ * one call stuck behind a long one (a ping queued behind Reports, a GC
+ * pause) moves the mean by at most (2·R·F − M)/8 and a healthy endpoint
+ * needs several such answers in a row to be ejected, while an endpoint that
+ * is slow on every call still converges to its own latency (or to the cap,
+ * far above the ejection line). Spikes are the peak estimate's business.
+ */
+function clampedForMean(sampleMs: number, settings: PeakEwmaSettings, fleet: FleetRtt): number {
+  const ratio = settings.ejectionRatio;
+  return ratio && fleet.hasSample ? Math.min(sampleMs, MEAN_SAMPLE_CAP * ratio * fleet.rttMs) : sampleMs;
+}
+
+/** The answers M averages at most: 1/MEAN_SAMPLE_WEIGHT. */
+const MEAN_WINDOW = Math.round(1 / MEAN_SAMPLE_WEIGHT);
+
+/**
+ * The mean signal after a sample of `sampleMs`: the sample itself for a
+ * first answer or a probe (a stale endpoint's), else the moving average,
+ * the next answer weighing 1/(meanSamples + 1) (see `meanSamplesAfter`).
+ */
+export function nextMeanRttMs(load: EndpointLoad, sampleMs: number, stale: boolean): number {
+  if (!load.hasSample || stale) {
+    return sampleMs;
+  }
+  return load.meanRttMs + (sampleMs - load.meanRttMs) / Math.min(load.meanSamples + 1, MEAN_WINDOW);
+}
+
+/**
+ * `load.meanSamples` once `nextMeanRttMs` has taken a sample. Normally 8:
+ * each answer weighs 1/8. After the probe of an endpoint that M had
+ * ejected (`restarts`), M starts afresh from the probe's answer: the k-th
+ * answer since the probe weighs 1/k until from the 8th on each weighs 1/8
+ * again, so M is the mean of the answers since the probe, over at most the
+ * last 8.
+ *
+ * Why. A probe re-admits an ejected endpoint on one answer, which the
+ * recovery of a healed backend needs (docs/tuning.md §12). But one answer
+ * of a backend that is slow on average and erratic (a noisy neighbour:
+ * median 2×, σ 0.8) is under R × F more often than not, and with 1/8 per
+ * answer after a lucky probe such a backend stayed in for about eight more
+ * calls per probe; at one or two slots or with 64 clients those calls set
+ * the uneven fleet's p99. Averaged plainly, its first slow answer after the
+ * probe outweighs the lucky one. Only after an ejection: restarted after
+ * every probe, the mean of a healthy endpoint probed for want of turns
+ * swung on two or three answers and the gate refused it its turns
+ * (identical fleet, one slot × 8 clients: 1.025 × round_robin instead of
+ * 0.997); restarted after a first answer too, the same while a fleet warms
+ * up (docs/tuning.md §15).
+ */
+export function meanSamplesAfter(load: EndpointLoad, restarts: boolean): number {
+  if (restarts) {
+    return 1;
+  }
+  return load.hasSample ? Math.min(load.meanSamples + 1, MEAN_WINDOW) : MEAN_WINDOW;
+}
+
+/** Whether M is kept: the mean signal judges it, and the rotation's gate reads it (rotation.ts). */
+export function keepsMean(settings: PeakEwmaSettings): boolean {
+  return settings.ejectionSignal === 'mean' || !!settings.rotationGate;
+}
+
+/**
+ * With the mean signal or the rotation's gate, moves M by the sample `sampleMs` of a call that
+ * ended with `outcome` (before `load.hasSample` is set by it). Returns
+ * whether it was an answer that leaves the endpoint ejected: a failed probe
+ * for the back-off (the caller counts it); always false without the mean
+ * signal. Without the signal and the gate: nothing, false.
+ */
+export function recordMeanSample(
+  load: EndpointLoad,
+  outcome: CallOutcome,
+  sampleMs: number,
+  stale: boolean,
+  settings: PeakEwmaSettings,
+  fleet: FleetRtt,
+): boolean {
+  if (!keepsMean(settings) || outcome === CallOutcome.FAILURE) {
+    // A failure's sample is the error penalty's (error-penalty.ts), which
+    // the peak estimate carries and the decay forgets: in the mean it
+    // would keep a healed crash-looping backend out until each client's
+    // backed-off probe, up to 80 fair shares of its calls.
+    return false;
+  }
+  const restarts = stale && exceedsEjectionRatio(load.meanRttMs, settings, fleet);
+  load.meanRttMs = nextMeanRttMs(load, clampedForMean(sampleMs, settings, fleet), stale);
+  load.meanSamples = meanSamplesAfter(load, restarts);
+  return settings.ejectionSignal === 'mean' && outcome === CallOutcome.SUCCESS && exceedsEjectionRatio(load.meanRttMs, settings, fleet);
+}
