@@ -17,10 +17,13 @@ import { FleetRtt } from './fleet-rtt';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 
 /**
- * The weight of one sample in the mean signal. Counted in samples, not time:
- * a light client's mean is its last few samples, as a busy client's is.
+ * The answers M averages at most. Counted in answers, not time: a light
+ * client's mean is its last few answers, as a busy client's is.
  */
-export const MEAN_SAMPLE_WEIGHT = 1 / 8;
+const MEAN_WINDOW = 8;
+
+/** The weight of one answer in M once it has MEAN_WINDOW of them. */
+export const MEAN_SAMPLE_WEIGHT = 1 / MEAN_WINDOW;
 
 /** The largest sample the mean takes, in units of R × F. */
 const MEAN_SAMPLE_CAP = 2;
@@ -37,9 +40,6 @@ function clampedForMean(sampleMs: number, settings: PeakEwmaSettings, fleet: Fle
   const ratio = settings.ejectionRatio;
   return ratio && fleet.hasSample ? Math.min(sampleMs, MEAN_SAMPLE_CAP * ratio * fleet.rttMs) : sampleMs;
 }
-
-/** The answers M averages at most: 1/MEAN_SAMPLE_WEIGHT. */
-const MEAN_WINDOW = Math.round(1 / MEAN_SAMPLE_WEIGHT);
 
 /**
  * The mean signal after a sample of `sampleMs`: the sample itself for a

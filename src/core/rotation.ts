@@ -66,10 +66,10 @@ export function takesTurn(
   if (load.outstanding > 0) {
     return false;
   }
-  if (isStale(load, nowMs, settings, fleet, traffic)) {
-    return true;
-  }
-  return load.consecutiveFailures === 0 && nowMs - load.failedAtMs >= failureMemoryMs(settings) && load.meanRttMs <= gate * fleet.rttMs;
+  const typical = load.consecutiveFailures === 0 && nowMs - load.failedAtMs >= failureMemoryMs(settings) && load.meanRttMs <= gate * fleet.rttMs;
+  // A stale endpoint takes its turn as its probe; asked only when the
+  // stored state says no, so a typical incumbent (most picks) skips it.
+  return typical || isStale(load, nowMs, settings, fleet, traffic);
 }
 
 /** How long a failure keeps an endpoint out of the rotation: T, or τ when T is off. */
