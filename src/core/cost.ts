@@ -14,7 +14,7 @@ import { MethodStats, MethodTable, methodWeight, normalisedElapsedMs } from './m
 import { probeCost, unsampledCost } from './new-endpoint';
 import { withPendingWaitMs } from './pending';
 import { blendRttMs } from './peak-ewma';
-import { failuresInARowAfter, probeBackoffFactor } from './probe-backoff';
+import { failuresAfterEjectingAnswer, failuresInARowAfter, probeBackoffFactor } from './probe-backoff';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 import { rotates, takesTurn } from './rotation';
 import { capStaleMs, isStale } from './staleness';
@@ -291,7 +291,7 @@ export class PeakEwmaModel implements LoadModel {
       return;
     }
     // With the mean signal an answer that leaves the endpoint ejected is a failed probe too (mean.ts).
-    load.consecutiveFailures = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet) ? load.consecutiveFailures + 1 : failures;
+    load.consecutiveFailures = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet) ? failuresAfterEjectingAnswer(load) : failures;
     if (load.hasSample) {
       // The blend starts from what the cost used: a stale estimate from the
       // fleet average, not from an old peak.

@@ -49,6 +49,12 @@ export class EndpointLoad {
    * the probe back-off's count.
    */
   consecutiveFailures = 0;
+  /**
+   * `consecutiveFailures` when a probe last restarted M (mean.ts): the
+   * back-off that probe's answer suspended, resumed if M ejects the
+   * endpoint again before it has a full window (probe-backoff.ts).
+   */
+  failuresBeforeProbe = 0;
   /** When its last failed call ended (monotonic ms; -Infinity: never), for the rotation's gate. */
   failedAtMs = -Infinity;
   /** Calls started on this endpoint over its lifetime (for stats). */

@@ -82,6 +82,15 @@ export function meanSamplesAfter(load: EndpointLoad, restarts: boolean): number 
   return load.hasSample ? Math.min(load.meanSamples + 1, MEAN_WINDOW) : MEAN_WINDOW;
 }
 
+/**
+ * Whether M is still on probation: fewer than a window of answers since
+ * the probe that restarted it (`meanSamplesAfter`). Never for an endpoint
+ * M has not ejected since its first answer.
+ */
+export function onProbation(load: EndpointLoad): boolean {
+  return load.hasSample && load.meanSamples < MEAN_WINDOW;
+}
+
 /** Whether M is kept: the mean signal judges it, and the rotation's gate reads it (rotation.ts). */
 export function keepsMean(settings: PeakEwmaSettings): boolean {
   return settings.ejectionSignal === 'mean' || !!settings.rotationGate;
@@ -110,6 +119,10 @@ export function recordMeanSample(
     return false;
   }
   const restarts = stale && exceedsEjectionRatio(load.meanRttMs, settings, fleet);
+  if (restarts) {
+    // The back-off this answer may suspend, should M eject it again (probe-backoff.ts).
+    load.failuresBeforeProbe = load.consecutiveFailures;
+  }
   load.meanRttMs = nextMeanRttMs(load, clampedForMean(sampleMs, settings, fleet), stale);
   load.meanSamples = meanSamplesAfter(load, restarts);
   return settings.ejectionSignal === 'mean' && outcome === CallOutcome.SUCCESS && exceedsEjectionRatio(load.meanRttMs, settings, fleet);

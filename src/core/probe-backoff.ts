@@ -20,6 +20,7 @@
  * often (docs/tuning.md §11).
  */
 import { CallOutcome, EndpointLoad } from './endpoint-load';
+import { onProbation } from './mean';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 
 /**
@@ -33,6 +34,24 @@ export function failuresInARowAfter(load: EndpointLoad, outcome: CallOutcome): n
     return 0;
   }
   return outcome === CallOutcome.FAILURE ? load.consecutiveFailures + 1 : load.consecutiveFailures;
+}
+
+/**
+ * The count once an answer left `load` ejected by its mean (`ejectionSignal`
+ * "mean": a failed probe, mean.ts): one more than before, and, while M is
+ * on probation after a probe (`onProbation`), one more than it was at that
+ * probe. A success resets the count, so without this a lucky probe of a
+ * backend that is slow on average and erratic (a noisy neighbour: one answer
+ * under R × F more often than not) restarted its back-off from K fair
+ * shares at every probe; now the answers that eject it again within a
+ * window resume the back-off where the probe found it. One slow answer
+ * after a window of typical ones starts it afresh, as a failure after a
+ * success does. The gate (rotation.ts) still sees the reset: a healed
+ * backend takes its turns from its first good probe (docs/tuning.md §16).
+ */
+export function failuresAfterEjectingAnswer(load: EndpointLoad): number {
+  const resumed = onProbation(load) ? load.failuresBeforeProbe : 0;
+  return Math.max(load.consecutiveFailures, resumed) + 1;
 }
 
 /** 2^(j−1) after j failures in a row, at most `maxProbeBackoff`; 1 when off or after a success. */

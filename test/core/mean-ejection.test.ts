@@ -11,6 +11,7 @@
  */
 import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, seededRandom } from '../../src/core';
 import { MEAN_SAMPLE_WEIGHT, meanSamplesAfter, nextMeanRttMs } from '../../src/core/mean';
+import { probeBackoffFactor } from '../../src/core/probe-backoff';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 
 // The signals side by side with nothing else that keeps a slow endpoint out:
@@ -129,6 +130,32 @@ describe('the mean signal', () => {
     const { model: healed, load: probed } = withSamples(MEAN, [30, 30, 30]);
     healed.recordCall(probed, CallOutcome.SUCCESS, 10, 2 + PEAK_EWMA_DEFAULTS.maxEjectionMs);
     expect(probed.consecutiveFailures).toBe(0);
+  });
+
+  it('resumes the back-off a lucky probe suspended when the answers after it eject the endpoint again', () => {
+    // Three answers of 30 ms against F = 10 ms and R = 1.6: ejected, three failed probes' worth.
+    const { model, load } = withSamples(MEAN, [30, 30, 30]);
+    expect(load.consecutiveFailures).toBe(3);
+    const probeAt = 2 + PEAK_EWMA_DEFAULTS.maxEjectionMs;
+    // A lucky probe: back in, the count reset (the gate's "has not failed lately" reads it).
+    model.recordCall(load, CallOutcome.SUCCESS, 10, probeAt);
+    expect(load.consecutiveFailures).toBe(0);
+    expect(model.ejected(load, probeAt)).toBe(false);
+    // Its next answer: (10 + 30) / 2 = 20 ms > 16 ms, out again, the back-off where the probe found it.
+    model.recordCall(load, CallOutcome.SUCCESS, 30, probeAt + 1);
+    expect(load.consecutiveFailures).toBe(4);
+    expect(probeBackoffFactor(load.consecutiveFailures, MEAN)).toBe(8);
+  });
+
+  it('starts the back-off afresh when an endpoint is ejected after a full window of typical answers since its probe', () => {
+    const { model, load } = withSamples(MEAN, [30, 30, 30]);
+    let t = 2 + PEAK_EWMA_DEFAULTS.maxEjectionMs;
+    for (let i = 0; i < 8; i++) model.recordCall(load, CallOutcome.SUCCESS, 10, t++);
+    expect(load.consecutiveFailures).toBe(0);
+    // Slow again: 10 → 12.75 → 15.5 → 17.9 ms (each answer capped at 32 ms, weighing 1/8).
+    for (let i = 0; i < 3; i++) model.recordCall(load, CallOutcome.SUCCESS, 50, t++);
+    expect(model.ejected(load, t)).toBe(true);
+    expect(load.consecutiveFailures).toBe(1);
   });
 
   it('takes a sample of at most 2 × R × F, so one call stuck behind a long one cannot eject a healthy endpoint', () => {
