@@ -69,7 +69,8 @@ export interface PeakEwmaSettings {
   /**
    * The probe back-off's cap (probe-backoff.ts): after j failed calls in a
    * row the probe interval in calls (K fair shares) and the failure penalty
-   * are min(2^(j−1), this) times larger; a success resets them. 0, 1 or
+   * are up to this many times larger (the interval 2^j after an error,
+   * the penalty 2^(j−1)); a success resets them. 0, 1 or
    * absent: off.
    */
   readonly maxProbeBackoff?: number;

@@ -6,11 +6,18 @@
  * calls per such endpoint: 0.5 % at K = 10 and 20 endpoints, whatever the
  * fleet's size in clients, because every client probes on its own.
  *
- * After the j-th failure in a row the interval is K·2^(j−1) fair shares, at
- * most `maxProbeBackoff` × K, and the failure's penalty sample
- * (error-penalty.ts) is as many times f × F, so that the decay, which also
- * re-admits an endpoint once its estimate is back near its peers', backs
- * off alike. One success resets both.
+ * After the j-th failure in a row the interval is K·2^j fair shares, at most
+ * `maxProbeBackoff` × K, and the failure's penalty sample (error-penalty.ts)
+ * is 2^(j−1) times f × F (same cap), so that the decay, which also re-admits
+ * an endpoint once its estimate is back near its peers', backs off alike.
+ * One success resets both. The interval is a step ahead of the penalty: K
+ * is what an endpoint that merely missed its turns waits, and an error is
+ * evidence that it is failing, so even the first probe after one waits 2K
+ * (one failed probe fewer per client and crash loop; docs/tuning.md §16).
+ * With the mean signal an answer that leaves the endpoint ejected counts as
+ * a failure too (mean.ts), but its interval is K·2^(j−1): at one slot a
+ * healthy backend's mean crosses the line on queueing alone, and waiting 2K
+ * after that cost the identical fleet its spacing.
  *
  * Like outlier_detection's ejection time, which grows with each consecutive
  * ejection (gRFC A50: base_ejection_time × multiplier), but in calls, not
@@ -66,5 +73,15 @@ export function probeBackoffFactor(failuresInARow: number, settings: PeakEwmaSet
 /** The probe interval in fair shares for `load`: K × its back-off factor. */
 export function probeFairSharesOf(load: EndpointLoad, settings: PeakEwmaSettings): number | undefined {
   const fairShares = settings.probeFairShares;
-  return fairShares ? fairShares * probeBackoffFactor(load.consecutiveFailures, settings) : fairShares;
+  return fairShares ? fairShares * probeBackoffFactor(probeBackoffSteps(load), settings) : fairShares;
+}
+
+/**
+ * The back-off steps of `load`'s probe interval: its failures in a row, and
+ * one more when the last of them was an error (its last sample is the
+ * error's: `failedAtMs` is stamped with it).
+ */
+export function probeBackoffSteps(load: EndpointLoad): number {
+  const failures = load.consecutiveFailures;
+  return failures > 0 && load.failedAtMs >= load.sampledAtMs ? failures + 1 : failures;
 }

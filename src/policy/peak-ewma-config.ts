@@ -73,10 +73,12 @@ export const PEAK_EWMA_DEFAULTS = {
   probeFairShares: 10,
   /**
    * The probe back-off's cap: after j failed calls in a row an endpoint's
-   * probe interval in calls and its failure penalty are min(2^(j−1), 8) ×
-   * (core/probe-backoff.ts). s04 with 64 clients: errors 0.48 → 0.12 %,
-   * recovery unchanged (4 s); every run without errors unchanged
-   * (docs/tuning.md §11). 0 or 1 = off.
+   * probe interval in calls is min(2^j, 8) × K once the last was an error
+   * (min(2^(j−1), 8) × K after slow answers that left it ejected), and its
+   * failure penalty min(2^(j−1), 8) × (core/probe-backoff.ts). s04 with 64
+   * clients: errors 0.48 → 0.12 % (docs/tuning.md §11), 0.105 → 0.090 %
+   * with the interval a step ahead (§16); runs without errors unchanged.
+   * 0 or 1 = off.
    */
   maxProbeBackoff: 8,
   /** Calls waiting without an answer count toward the estimate. */

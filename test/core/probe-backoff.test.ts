@@ -1,13 +1,14 @@
 /**
  * Probe back-off (`maxProbeBackoff`, src/core/probe-backoff.ts): after j
  * failed calls in a row an endpoint's probe interval in calls and its
- * failure penalty are 2^(j−1) times longer and larger, at most the cap; a
+ * failure penalty are 2^j and 2^(j−1) times longer and larger (the interval
+ * a step ahead, 2^(j−1) too after slow answers), at most the cap; a
  * success resets both. A crash-looping backend costs a light client fewer
  * failed calls; a busy client, whose probes the 1 s floor paces, is nearly
  * unchanged; an isolated failure is not backed off at all.
  */
 import { CallOutcome, EndpointLoad, PeakEwmaModel, PeakEwmaSettings, sampleForOutcome } from '../../src/core';
-import { failuresInARowAfter, probeBackoffFactor } from '../../src/core/probe-backoff';
+import { failuresInARowAfter, probeBackoffFactor, probeFairSharesOf } from '../../src/core/probe-backoff';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 import { crashLoop, probesBetween } from '../support/crash-loop';
 
@@ -52,6 +53,43 @@ describe('the back-off factor', () => {
   });
 });
 
+describe('the probe interval', () => {
+  /** A model whose fleet average is 10 ms, and an endpoint that answered in 10 ms at t = 0. */
+  function answered(): { model: PeakEwmaModel; load: EndpointLoad } {
+    const model = new PeakEwmaModel(CAP_8);
+    for (let t = -4_000; t < 0; t++) model.fleet.record(10, t, CAP_8.decayMs);
+    const load = new EndpointLoad();
+    model.recordCall(load, CallOutcome.SUCCESS, 10, 0);
+    return { model, load };
+  }
+
+  it('is K fair shares for an endpoint that merely missed its turns', () => {
+    expect(probeFairSharesOf(answered().load, CAP_8)).toBe(10);
+  });
+
+  it('is a step ahead of the penalty after errors: 2K after the first, 4K after the second, at most 8K', () => {
+    const { model, load } = answered();
+    const intervals: (number | undefined)[] = [];
+    for (let t = 1; t <= 5; t++) {
+      model.recordCall(load, CallOutcome.FAILURE, 0.1, t);
+      intervals.push(probeFairSharesOf(load, CAP_8));
+    }
+    expect(intervals).toEqual([20, 40, 80, 80, 80]);
+  });
+
+  it('is K·2^(j−1) after j answers that left the endpoint ejected by its mean: a slow answer is weaker evidence than an error', () => {
+    const { model, load } = answered();
+    // 60 ms answers against F ≈ 10 ms: the mean passes R × F = 18 ms on the third.
+    for (let t = 1; t <= 5; t++) model.recordCall(load, CallOutcome.SUCCESS, 60, t);
+    expect(load.consecutiveFailures).toBe(3);
+    expect(probeFairSharesOf(load, CAP_8)).toBe(40);
+    // An error after them: one more failure, and a step ahead.
+    model.recordCall(load, CallOutcome.FAILURE, 0.1, 6);
+    // (four failures in a row, the last an error: 2^4, capped at 8.)
+    expect(probeFairSharesOf(load, CAP_8)).toBe(80);
+  });
+});
+
 describe('a crash-looping endpoint (fails every call for 40 s, then heals)', () => {
   const failedProbes = (settings: PeakEwmaSettings, rate: number): number => probesBetween(crashLoop(settings, rate, 60, 40_000), 2 * rate, 40 * rate);
 
@@ -61,6 +99,15 @@ describe('a crash-looping endpoint (fails every call for 40 s, then heals)', () 
     const backedOff = failedProbes(CAP_8, 175);
     expect(off).toBeGreaterThan(25);
     expect(backedOff).toBeLessThan(off / 4);
+  });
+
+  it('a client at 175 calls/s probes it first 2K fair shares (2.3 s) after the failure that found it, not K', () => {
+    const chosen = crashLoop(CAP_8, 175, 40);
+    const secondsOfCallsToIt = chosen.flatMap((index, call) => (index === 0 ? [call / 175] : []));
+    // 2K = 20 × 20 endpoints = 400 calls after the first failure; with K, 200 (1.1 s).
+    expect(secondsOfCallsToIt[1] - secondsOfCallsToIt[0]).toBeGreaterThanOrEqual(400 / 175);
+    // Then 4K, 8K and 8K ... fair shares apart: six failed calls in 40 s.
+    expect(secondsOfCallsToIt).toHaveLength(6);
   });
 
   it('...and is back to about its fair share within 6 s of healing', () => {
