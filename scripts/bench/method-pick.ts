@@ -15,7 +15,16 @@
  * (package-under-test.ts), as users run it: under tsx every call pays
  * ~2–3 µs of esbuild's `__name` wrappers, which drowns a 100 ns difference.
  *
- *   npx tsx scripts/bench/method-pick.ts [--rounds 100] [--endpoints 10,1000]
+ *   npx tsx scripts/bench/method-pick.ts [--rounds 100] [--endpoints 10,1000] [--methods 5]
+ *
+ * `--methods 1` sends every call on one method: then the method's weight is
+ * 1 exactly and per-method scoring makes bit-identical picks (methods.ts),
+ * so the difference is the per-method bookkeeping alone (the marker read,
+ * the table lookup, the weight, the normalised sample, the method's own
+ * baseline). With five methods the calls of this fake channel end within
+ * microseconds, so their normalised samples are noise divided by weights
+ * learnt from noise: the estimates, and with them the picks (gate refusals,
+ * draws), differ from "off", and the figure includes that.
  *
  * `--variant NAME=JSON` (repeatable) compares other peak_ewma configs the
  * same way, the first one given as the base: e.g. what the rotation adds,
@@ -67,7 +76,7 @@ function signedNs(ns: number): string {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { rounds: { type: 'string', default: '100' }, endpoints: { type: 'string', default: '10,1000' }, variant: { type: 'string', multiple: true } },
+    options: { rounds: { type: 'string', default: '100' }, methods: { type: 'string', default: '5' }, endpoints: { type: 'string', default: '10,1000' }, variant: { type: 'string', multiple: true } },
   });
   const rounds = Number(values.rounds);
   const variants: Record<string, object> = values.variant?.length ? Object.fromEntries(values.variant.map(parseVariant)) : METHOD_VARIANTS;
@@ -75,7 +84,10 @@ async function main(): Promise<void> {
   loadPackage().register();
   const { markedCopy } = loadStreamingModule();
   console.log(`package: ${builtFrom()}`);
-  const argsByMethod = METHODS.map((method) => ({ metadata: markedCopy(new Metadata(), method, false), extraPickInfo: {} }));
+  const methodCount = Number(values.methods);
+  if (!Number.isInteger(methodCount) || methodCount < 1 || methodCount > METHODS.length) throw new Error(`--methods: expected 1 to ${METHODS.length}, got ${values.methods}`);
+  const methods = METHODS.slice(0, methodCount);
+  const argsByMethod = methods.map((method) => ({ metadata: markedCopy(new Metadata(), method, false), extraPickInfo: {} }));
   const trailers = new Metadata();
   for (const endpoints of values.endpoints.split(',').map(Number)) {
     const built = Object.fromEntries(await Promise.all(Object.entries(variants).map(async ([name, config]) => [name, await buildPicker(config, endpoints)] as const)));
@@ -83,7 +95,7 @@ async function main(): Promise<void> {
     for (let round = 0; round < rounds + WARMUP_ROUNDS; round++) {
       for (const name of shuffled(Object.keys(variants))) {
         const { picker } = built[name];
-        const ns = batchNs((i) => pickOnce(picker, argsByMethod[i % METHODS.length], trailers));
+        const ns = batchNs((i) => pickOnce(picker, argsByMethod[i % methods.length], trailers));
         if (round >= WARMUP_ROUNDS) {
           means[name].push(ns);
         }
@@ -101,7 +113,7 @@ async function main(): Promise<void> {
         return `${name} ${signedNs(mean(added))} [${signedNs(low)}, ${signedNs(high)}]`;
       })
       .join(', ');
-    console.log(`@${endpoints} endpoints, ${rounds} rounds × ${BATCH} calls: ${base} ${baseNs.toFixed(0)} ns per call (median batch); added per call, mean of paired rounds [95 % interval]: ${line}`);
+    console.log(`@${endpoints} endpoints, ${methods.length} method${methods.length > 1 ? 's' : ''}, ${rounds} rounds × ${BATCH} calls: ${base} ${baseNs.toFixed(0)} ns per call (median batch); added per call, mean of paired rounds [95 % interval]: ${line}`);
     Object.values(built).forEach((b) => b.destroy());
   }
   console.log(`the marker itself (callMarker's step per call, a Metadata copy with its info): ${markerNs(markedCopy, rounds).toFixed(0)} ns per call (median batch)`);

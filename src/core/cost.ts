@@ -305,7 +305,7 @@ export class PeakEwmaModel implements LoadModel {
     load.sampledAtCall = this.traffic.callsStarted;
     if (outcome === CallOutcome.SUCCESS && elapsedMs >= 0 && Number.isFinite(elapsedMs)) {
       fleet.record(elapsedMs, nowMs, settings.decayMs);
-      method?.fleet.record(elapsedMs, nowMs, settings.decayMs);
+      method?.fleet.record(elapsedMs, nowMs, settings.decayMs, fleet);
     }
   }
 }

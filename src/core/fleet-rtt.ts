@@ -24,13 +24,28 @@ export class FleetRtt {
   sampledAtMs = 0;
   hasSample = false;
 
-  record(sampleMs: number, nowMs: number, decayMs: number): void {
+  /** Δt of the last update, and e^(−Δt/τ) for it: what an average stepping alike can reuse. */
+  private lastStepMs = NaN;
+  private lastRetained = 1;
+
+  /**
+   * Moves the average toward `sampleMs` at `nowMs`. `alike`, if given, is
+   * an average updated just before with the same `decayMs`: when its step
+   * was the same length, its retained fraction is this one's too, and the
+   * exp is not computed again (a method's baseline after the fleet's,
+   * methods.ts: with one method, or a method called back to back, every
+   * time). Exact either way.
+   */
+  record(sampleMs: number, nowMs: number, decayMs: number, alike?: FleetRtt): void {
     if (!this.hasSample) {
       this.rttMs = sampleMs;
       this.hasSample = true;
     } else {
-      const weight = Math.min(1 - retainedFraction(nowMs - this.sampledAtMs, decayMs), FLEET_MAX_SAMPLE_WEIGHT);
-      this.rttMs += weight * (sampleMs - this.rttMs);
+      const stepMs = nowMs - this.sampledAtMs;
+      const retained = alike !== undefined && alike.lastStepMs === stepMs ? alike.lastRetained : retainedFraction(stepMs, decayMs);
+      this.lastStepMs = stepMs;
+      this.lastRetained = retained;
+      this.rttMs += Math.min(1 - retained, FLEET_MAX_SAMPLE_WEIGHT) * (sampleMs - this.rttMs);
     }
     this.sampledAtMs = nowMs;
   }

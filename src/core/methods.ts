@@ -81,6 +81,11 @@ export function normalisedElapsedMs(elapsedMs: number, method: MethodStats, flee
 export class MethodTable {
   private readonly byName = new Map<string, MethodStats>();
   private sweptAtMs = 0;
+  // The method looked up last: a service's calls often repeat a method, and
+  // the interceptor passes the same string object for each call of it, so
+  // one comparison spares the map's hashing and probing.
+  private lastName: string | undefined = undefined;
+  private lastStats: MethodStats | undefined = undefined;
 
   constructor(
     readonly maxMethods: number = MAX_TRACKED_METHODS,
@@ -93,7 +98,15 @@ export class MethodTable {
 
   /** The state of `name` if tracked. */
   get(name: string): MethodStats | undefined {
-    return this.byName.get(name);
+    if (name === this.lastName) {
+      return this.lastStats;
+    }
+    const stats = this.byName.get(name);
+    if (stats !== undefined) {
+      this.lastName = name;
+      this.lastStats = stats;
+    }
+    return stats;
   }
 
   /**
@@ -118,6 +131,8 @@ export class MethodTable {
   /** Drops every method not picked for `idleMs`. O(tracked methods). */
   dropIdle(nowMs: number): void {
     this.sweptAtMs = nowMs;
+    this.lastName = undefined;
+    this.lastStats = undefined;
     for (const [name, method] of this.byName) {
       if (nowMs - method.lastSeenMs >= this.idleMs) {
         this.byName.delete(name);

@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, seededRandom } from '../../src/core';
+import { FleetRtt } from '../../src/core/fleet-rtt';
 import { MAX_TRACKED_METHODS, METHOD_IDLE_MS, MethodTable } from '../../src/core/methods';
 import { MethodScoring } from '../../src/core/peak-ewma-settings';
 import { PeakEwmaLoadBalancingConfig } from '../../src/policy/peak-ewma-config';
@@ -192,6 +193,30 @@ describe('per-method scoring', () => {
   });
 });
 
+describe("a method's baseline", () => {
+  it('reuses the fleet average\'s decay when it steps alike, and stays bit-identical to computing its own (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ gapMs: fc.integer({ min: 0, max: 400 }), sampleMs: fc.double({ min: 0.01, max: 2_000, noNaN: true }), ofMethod: fc.boolean() }), { maxLength: 60 }), fc.integer({ min: 100, max: 10_000 }), (steps, decayMs) => {
+        const fleet = new FleetRtt();
+        const alike = new FleetRtt();
+        const own = new FleetRtt();
+        let nowMs = 0;
+        for (const { gapMs, sampleMs, ofMethod } of steps) {
+          nowMs += gapMs;
+          fleet.record(sampleMs, nowMs, decayMs);
+          // The method's baseline takes only its own calls, so its steps are sometimes the fleet's, sometimes longer.
+          if (ofMethod) {
+            alike.record(sampleMs, nowMs, decayMs, fleet);
+            own.record(sampleMs, nowMs, decayMs);
+          }
+        }
+        expect(alike.rttMs).toBe(own.rttMs);
+        expect(alike.sampledAtMs).toBe(own.sampledAtMs);
+      }),
+    );
+  });
+});
+
 describe('MethodTable bounds', () => {
   it(`tracks at most ${MAX_TRACKED_METHODS} methods; further ones are untracked until idle ones are dropped`, () => {
     const table = new MethodTable();
@@ -212,6 +237,19 @@ describe('MethodTable bounds', () => {
     expect(table.get('late')).toBeDefined();
     expect(table.get('m0')).toBeDefined();
     expect(table.get('m1')).toBeUndefined();
+  });
+
+  it('never answers from its last-looked-up cache for a method it has dropped', () => {
+    const table = new MethodTable();
+    table.add('cached', 0);
+    expect(table.get('cached')).toBeDefined();
+    expect(table.get('cached')).toBe(table.get('cached'));
+    table.dropIdle(METHOD_IDLE_MS);
+    expect(table.size).toBe(0);
+    expect(table.get('cached')).toBeUndefined();
+    // Re-added: the new state, not the dropped one.
+    const fresh = table.add('cached', METHOD_IDLE_MS + 1);
+    expect(table.get('cached')).toBe(fresh);
   });
 
   it('top(n) lists the most called methods first, at most n', () => {
