@@ -225,6 +225,18 @@ export const SCENARIOS: readonly Scenario[] = [
     fleet: 'het',
     methods: FIVE_METHODS,
   },
+  {
+    ...base,
+    // Not the reference's: how a many-method service recovers from a
+    // brownout, which s13 (steady) cannot show (docs/tuning.md §17).
+    name: 's14-brownout-five-methods',
+    summary: "pod 0 5x slower for 40 s; s13's five methods",
+    fleet: 'homo',
+    faulty: POD0,
+    faultWindow: true,
+    methods: FIVE_METHODS,
+    setup: fault(POD0, { latencyFactor: 5 }, { latencyFactor: 1 }),
+  },
   { ...HERD, name: 'herd', summary: '16 independent clients; a cold pod joins at 20 s, pod 1 restarts cold at 50 s' },
   {
     ...HERD,
