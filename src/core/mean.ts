@@ -83,12 +83,13 @@ export function meanSamplesAfter(load: EndpointLoad, restarts: boolean): number 
 }
 
 /**
- * Whether M is still on probation: fewer than a window of answers since
- * the probe that restarted it (`meanSamplesAfter`). Never for an endpoint
- * M has not ejected since its first answer.
+ * Whether M is still on probation: it averages fewer than a window of
+ * answers (`meanSamplesAfter`) — after the probe that restarted it, or,
+ * for an endpoint whose first calls failed, since its first answer. An
+ * endpoint that answered first and was never ejected is never on it.
  */
 export function onProbation(load: EndpointLoad): boolean {
-  return load.hasSample && load.meanSamples < MEAN_WINDOW;
+  return load.meanSamples < MEAN_WINDOW;
 }
 
 /** Whether M is kept: the mean signal judges it, and the rotation's gate reads it (rotation.ts). */

@@ -81,7 +81,7 @@ export function probeFairSharesOf(load: EndpointLoad, settings: PeakEwmaSettings
  * one more when the last of them was an error (its last sample is the
  * error's: `failedAtMs` is stamped with it).
  */
-export function probeBackoffSteps(load: EndpointLoad): number {
+function probeBackoffSteps(load: EndpointLoad): number {
   const failures = load.consecutiveFailures;
   return failures > 0 && load.failedAtMs >= load.sampledAtMs ? failures + 1 : failures;
 }
