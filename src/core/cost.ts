@@ -10,7 +10,7 @@ import { sampleFrom } from './error-penalty';
 import { fleetPenaltyFactor } from './fleet-penalty';
 import { FleetRtt } from './fleet-rtt';
 import { currentRttMs, decayedEstimateMs, retainedAt } from './memory';
-import { MethodStats, MethodTable, methodWeight, normalisedElapsedMs } from './methods';
+import { answerWeight, MethodStats, MethodTable, methodWeight, normalisedElapsedMs } from './methods';
 import { probeCost, unsampledCost } from './new-endpoint';
 import { withPendingWaitMs } from './pending';
 import { blendRttMs } from './peak-ewma';
@@ -282,6 +282,10 @@ export class PeakEwmaModel implements LoadModel {
     // In the unit of an average call (methods.ts); unchanged without a method.
     const judgedMs = method === undefined ? elapsedMs : normalisedElapsedMs(elapsedMs, method, fleet);
     const failures = failuresInARowAfter(load, outcome);
+    // An answer's evidence is its method's (methods.ts); a deadline or a
+    // failure is whole evidence whatever the method: the call was stuck or
+    // failed, which every method's next call would meet too.
+    const weight = outcome === CallOutcome.SUCCESS ? answerWeight(method, fleet) : 1;
     if (outcome === CallOutcome.FAILURE) {
       load.failedAtMs = nowMs;
     }
@@ -291,11 +295,11 @@ export class PeakEwmaModel implements LoadModel {
       return;
     }
     // With the mean signal an answer that leaves the endpoint ejected is a failed probe too (mean.ts).
-    load.consecutiveFailures = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet) ? failuresAfterEjectingAnswer(load) : failures;
+    load.consecutiveFailures = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight) ? failuresAfterEjectingAnswer(load) : failures;
     if (load.hasSample) {
       // The blend starts from what the cost used: a stale estimate from the
       // fleet average, not from an old peak.
-      load.rttMs = blendRttMs(estimateNowMs, retained, sampleMs);
+      load.rttMs = blendRttMs(estimateNowMs, retained, sampleMs, weight);
     } else {
       // The first answer replaces the prior entirely: defaultRtt was a guess.
       load.rttMs = sampleMs;

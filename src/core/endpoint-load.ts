@@ -39,8 +39,9 @@ export class EndpointLoad {
    */
   meanRttMs = 0;
   /**
-   * The answers M averages since its last probe, at most 8: the next one
-   * weighs 1/(this + 1) (mean.ts).
+   * The answers M averages since its last probe, each counted by its
+   * weight (methods.ts `answerWeight`; whole numbers with one method), at
+   * most 8: the next one weighs weight/(this + weight) (mean.ts).
    */
   meanSamples = 0;
   /**

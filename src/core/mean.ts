@@ -42,24 +42,34 @@ function clampedForMean(sampleMs: number, settings: PeakEwmaSettings, fleet: Fle
 }
 
 /**
- * The mean signal after a sample of `sampleMs`: the sample itself for a
- * first answer or a probe (a stale endpoint's), else the moving average,
- * the next answer weighing 1/(meanSamples + 1) (see `meanSamplesAfter`).
+ * The mean signal after a sample of `sampleMs` that carries `weight` of an
+ * average answer's evidence (methods.ts `answerWeight`; 1 with one method):
+ * the sample itself for a first answer or the probe that restarts M, else
+ * the moving average, the next answer weighing weight/(meanSamples +
+ * weight) (see `meanSamplesAfter`). A stale endpoint's answer replaces M
+ * when it is a whole one; a lighter one moves M by its weight, so that one
+ * queued ping cannot set the mean of an endpoint that was merely unpicked.
  */
-export function nextMeanRttMs(load: EndpointLoad, sampleMs: number, stale: boolean): number {
-  if (!load.hasSample || stale) {
+export function nextMeanRttMs(load: EndpointLoad, sampleMs: number, stale: boolean, weight = 1, restarts = false): number {
+  if (!load.hasSample || restarts || (stale && weight === 1)) {
     return sampleMs;
   }
-  return load.meanRttMs + (sampleMs - load.meanRttMs) / Math.min(load.meanSamples + 1, MEAN_WINDOW);
+  if (stale) {
+    return load.meanRttMs + (sampleMs - load.meanRttMs) * weight;
+  }
+  return load.meanRttMs + ((sampleMs - load.meanRttMs) * weight) / Math.min(load.meanSamples + weight, MEAN_WINDOW);
 }
 
 /**
- * `load.meanSamples` once `nextMeanRttMs` has taken a sample. Normally 8:
- * each answer weighs 1/8. After the probe of an endpoint that M had
+ * `load.meanSamples` once `nextMeanRttMs` has taken a sample of `weight`:
+ * the answers M averages, each counted by its weight, at most 8. Normally
+ * 8: each answer weighs 1/8 (a lighter one weight/8). After the probe of an endpoint that M had
  * ejected (`restarts`), M starts afresh from the probe's answer: the k-th
  * answer since the probe weighs 1/k until from the 8th on each weighs 1/8
  * again, so M is the mean of the answers since the probe, over at most the
- * last 8.
+ * last 8. A cheap probe re-admits the endpoint as any probe does, but
+ * counts only its weight: the next whole answer outweighs it, so a noisy
+ * backend's lucky ping buys it one substantial call, not eight.
  *
  * Why. A probe re-admits an ejected endpoint on one answer, which the
  * recovery of a healed backend needs (docs/tuning.md §12). But one answer
@@ -75,16 +85,16 @@ export function nextMeanRttMs(load: EndpointLoad, sampleMs: number, stale: boole
  * 0.997); restarted after a first answer too, the same while a fleet warms
  * up (docs/tuning.md §15).
  */
-export function meanSamplesAfter(load: EndpointLoad, restarts: boolean): number {
+export function meanSamplesAfter(load: EndpointLoad, restarts: boolean, weight = 1): number {
   if (restarts) {
-    return 1;
+    return weight;
   }
-  return load.hasSample ? Math.min(load.meanSamples + 1, MEAN_WINDOW) : MEAN_WINDOW;
+  return load.hasSample ? Math.min(load.meanSamples + weight, MEAN_WINDOW) : MEAN_WINDOW;
 }
 
 /**
- * Whether M is still on probation: it averages fewer than a window of
- * answers (`meanSamplesAfter`) — after the probe that restarted it, or,
+ * Whether M is still on probation: it averages less than a window of
+ * answers (counted by weight) (`meanSamplesAfter`) — after the probe that restarted it, or,
  * for an endpoint whose first calls failed, since its first answer. An
  * endpoint that answered first and was never ejected is never on it.
  */
@@ -99,7 +109,7 @@ export function keepsMean(settings: PeakEwmaSettings): boolean {
 
 /**
  * With the mean signal or the rotation's gate, moves M by the sample `sampleMs` of a call that
- * ended with `outcome` (before `load.hasSample` is set by it). Returns
+ * ended with `outcome` (before `load.hasSample` is set by it), an answer of `weight` (methods.ts). Returns
  * whether it was an answer that leaves the endpoint ejected: a failed probe
  * for the back-off (the caller counts it); always false without the mean
  * signal. Without the signal and the gate: nothing, false.
@@ -111,6 +121,7 @@ export function recordMeanSample(
   stale: boolean,
   settings: PeakEwmaSettings,
   fleet: FleetRtt,
+  weight = 1,
 ): boolean {
   if (!keepsMean(settings) || outcome === CallOutcome.FAILURE) {
     // A failure's sample is the error penalty's (error-penalty.ts), which
@@ -124,7 +135,7 @@ export function recordMeanSample(
     // The back-off this answer may suspend, should M eject it again (probe-backoff.ts).
     load.failuresBeforeProbe = load.consecutiveFailures;
   }
-  load.meanRttMs = nextMeanRttMs(load, clampedForMean(sampleMs, settings, fleet), stale);
-  load.meanSamples = meanSamplesAfter(load, restarts);
+  load.meanRttMs = nextMeanRttMs(load, clampedForMean(sampleMs, settings, fleet), stale, weight, restarts);
+  load.meanSamples = meanSamplesAfter(load, restarts, weight);
   return settings.ejectionSignal === 'mean' && outcome === CallOutcome.SUCCESS && exceedsEjectionRatio(load.meanRttMs, settings, fleet);
 }

@@ -22,6 +22,16 @@
  *   method's calls. The assumption is that a slow backend is slow for every
  *   method by about the same factor (the simulator's model, and a CPU-bound
  *   backend's behaviour).
+ * - evidence: an answer of m moves the endpoint's estimates (the peak E
+ *   and the mean M) by v_m = min(1, w_m)² of what an average call's answer
+ *   would (`answerWeight`). A call's latency is its service time, which a
+ *   slow backend stretches by its factor for every method, plus its wait
+ *   for a slot, which is the same ms whatever the method; normalised, that
+ *   wait is magnified by 1/w_m, its variance by 1/w_m², so v_m is the
+ *   inverse-variance weight. A 1 ms ping that waited 40 ms behind a Report
+ *   reads as 2 s of an average call: weighed fully, a run of such answers
+ *   made healthy backends look sick and ejected them in turn (s13, s14;
+ *   docs/tuning.md §18). Methods at or above the average call weigh 1.
  * - work (`methodScoring: "work"`): the load factor counts in-flight work,
  *   not calls: cost = E · (Σ w of calls in flight + w of the call placed),
  *   so a ping avoids a backend busy with a Report, which a call count
@@ -62,6 +72,16 @@ export function methodWeight(method: MethodStats | undefined, fleet: FleetRtt): 
     return 1;
   }
   return method.fleet.rttMs / fleet.rttMs;
+}
+
+/**
+ * v_m = min(1, w_m)², how much an answer of `method` moves an endpoint's
+ * estimates against an average call's answer (see the header); 1 without
+ * a method, so single-method and method-less scoring are unchanged.
+ */
+export function answerWeight(method: MethodStats | undefined, fleet: FleetRtt): number {
+  const weight = methodWeight(method, fleet);
+  return weight >= 1 ? 1 : weight * weight;
 }
 
 /**

@@ -18,6 +18,9 @@
  *   last sample:
  *       α = 1 - exp(-Δt / τ),   E' = (1 - α) · E(t) + α · r
  *   E' lies between r and E(t): a low sample never raises the estimate.
+ * - A sample that carries less evidence than a whole one (weight v < 1: a
+ *   cheap method's answer, methods.ts `answerWeight`) moves E by v of that
+ *   step: up by v · (r − E(t)), down with α' = v · α.
  *
  * Why the decay is computed at read time from stored (E, t0) instead of being
  * written back on every read: tower and Finagle advance their stored
@@ -49,9 +52,14 @@ export function nextRttMs(rttMs: number, elapsedMs: number, sampleMs: number, de
 /**
  * The peak rule applied to an estimate already decayed to `decayedMs`, with
  * `retained` = exp(-Δt/τ) for the time since the last sample: a higher
- * sample replaces it, a lower one is blended in with weight 1 - retained.
+ * sample replaces it, a lower one is blended in with weight 1 - retained;
+ * a sample of `weight` v < 1 takes v of either step.
  */
-export function blendRttMs(decayedMs: number, retained: number, sampleMs: number): number {
+export function blendRttMs(decayedMs: number, retained: number, sampleMs: number, weight = 1): number {
+  if (weight !== 1) {
+    const step = sampleMs > decayedMs ? 1 : 1 - retained;
+    return decayedMs + (sampleMs - decayedMs) * step * weight;
+  }
   if (sampleMs > decayedMs) {
     return sampleMs;
   }

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, seededRandom } from '../../src/core';
 import { FleetRtt } from '../../src/core/fleet-rtt';
-import { MAX_TRACKED_METHODS, METHOD_IDLE_MS, MethodTable } from '../../src/core/methods';
+import { answerWeight, MAX_TRACKED_METHODS, METHOD_IDLE_MS, MethodStats, MethodTable } from '../../src/core/methods';
 import { MethodScoring } from '../../src/core/peak-ewma-settings';
 import { PeakEwmaLoadBalancingConfig } from '../../src/policy/peak-ewma-config';
 
@@ -190,6 +190,116 @@ describe('per-method scoring', () => {
     expect(on.methodOf(undefined)).toBeUndefined();
     // First seen: no baseline yet, weight 1 (scored as without methods).
     expect(on.callWeight(on.methodOf('ping'))).toBe(1);
+  });
+});
+
+/**
+ * Four endpoints of equal speed that have served a 1 ms ping and a 50 ms
+ * List alike, through the product's defaults with methodScoring "latency".
+ * `round` runs 240 ms of traffic in virtual time: endpoint i's calls start
+ * at 60·i ms (each ends after its time), so answers arrive spread out, as
+ * the fleet averages (time-weighted: a sample weighs the time since the
+ * previous one) see steady traffic.
+ */
+function taughtFleet() {
+  const config = PeakEwmaLoadBalancingConfig.parse({});
+  const model = config.createModel() as PeakEwmaModel;
+  const clock = new ManualClock();
+  const engine = new LoadBalancingEngine({ model, choiceCount: config.choiceCount, clock: clock.now, random: seededRandom(1) });
+  const loads = [0, 1, 2, 3].map(() => new EndpointLoad());
+  type Running = { load: EndpointLoad; method: ReturnType<LoadBalancingEngine['methodOf']>; weight: number; startedAtMs: number; endsAtMs: number };
+  /** `calls(i)`: the [method, ms] calls endpoint i serves this round. */
+  const round = (calls: (i: number) => [string, number][]): void => {
+    const roundStartMs = clock.now();
+    const running: Running[] = [];
+    const endUntil = (ms: number): void => {
+      running.sort((a, b) => a.endsAtMs - b.endsAtMs);
+      while (running.length > 0 && running[0].endsAtMs <= ms) {
+        const call = running.shift()!;
+        clock.set(call.endsAtMs);
+        engine.callEnded(call.load, CallOutcome.SUCCESS, call.startedAtMs, call.weight, call.method);
+      }
+      if (Number.isFinite(ms)) {
+        clock.set(Math.max(clock.now(), ms));
+      }
+    };
+    loads.forEach((load, i) => {
+      endUntil(roundStartMs + 60 * i);
+      for (const [name, ms] of calls(i)) {
+        const method = engine.methodOf(name);
+        const weight = engine.callWeight(method);
+        running.push({ load, method, weight, startedAtMs: engine.callStarted(load, weight, method), endsAtMs: clock.now() + ms });
+      }
+    });
+    endUntil(Infinity);
+    clock.set(Math.max(clock.now(), roundStartMs + 240));
+  };
+  const healthy: [string, number][] = [
+    ['ping', 1],
+    ['list', 50],
+  ];
+  // 24 s: the fleet averages have settled (τ = 2 s).
+  for (let i = 0; i < 100; i++) {
+    round(() => healthy);
+  }
+  return { model, engine, clock, loads, round, healthy };
+}
+
+describe("an answer's evidence: min(1, w)² of an average call's", () => {
+  it('weighs 1 without a method or for a method at or above the average call, w² below it', () => {
+    const { model, engine } = taughtFleet();
+    const ping = engine.methodOf('ping')!;
+    const list = engine.methodOf('list')!;
+    expect(answerWeight(undefined, model.fleet)).toBe(1);
+    expect(model.weightOf(list)).toBeGreaterThan(1);
+    expect(answerWeight(list, model.fleet)).toBe(1);
+    expect(model.weightOf(ping)).toBeLessThan(0.1);
+    expect(answerWeight(ping, model.fleet)).toBe(model.weightOf(ping) ** 2);
+    // A method without a baseline yet is scored as an average call.
+    expect(answerWeight(new MethodStats('new'), model.fleet)).toBe(1);
+  });
+
+  it('a healthy backend whose pings wait 40 ms behind long calls is neither ejected nor priced as slow', () => {
+    const { model, clock, loads, round, healthy } = taughtFleet();
+    // Normalised, each of these pings is some ten average calls: weighed
+    // whole, eight of them would eject the endpoint and leave its peak
+    // estimate ten times its peers'.
+    for (let i = 0; i < 8; i++) {
+      round((e) => (e === 0 ? [['ping', 40]] : healthy));
+    }
+    expect(model.ejected(loads[0], clock.now())).toBe(false);
+    expect(loads[0].meanRttMs).toBeLessThan(1.25 * loads[2].meanRttMs);
+    expect(loads[0].rttMs).toBeLessThan(2 * loads[2].rttMs);
+  });
+
+  it('a backend slow for every method is still ejected, on its substantial answers', () => {
+    const { model, clock, loads, round, healthy } = taughtFleet();
+    for (let i = 0; i < 24; i++) {
+      round((e) => (e === 1 ? [['ping', 4], ['list', 200]] : healthy));
+    }
+    expect(model.ejected(loads[1], clock.now())).toBe(true);
+  });
+
+  it("a cheap probe re-admits an ejected backend, and its next whole answer outweighs the probe's", () => {
+    const { model, clock, loads, round, healthy } = taughtFleet();
+    for (let i = 0; i < 24; i++) {
+      round((e) => (e === 1 ? [['list', 200]] : healthy));
+    }
+    expect(model.ejected(loads[1], clock.now())).toBe(true);
+    // Its estimate goes stale while the others serve (1 s and 10 fair shares).
+    for (let i = 0; i < 20; i++) {
+      round((e) => (e === 1 ? [] : healthy));
+    }
+    expect(model.ejected(loads[1], clock.now())).toBe(false);
+    // The probe is a ping, a lucky one: the endpoint is back in...
+    round((e) => (e === 1 ? [['ping', 1]] : []));
+    expect(model.ejected(loads[1], clock.now())).toBe(false);
+    // ...until its next List, 4× slow as before, which weighs as a whole
+    // answer against the ping's w²: M is back above 1.8 × F at once. Were
+    // the probe a whole answer, M would be halfway between the two, under
+    // the line, and the endpoint in for more.
+    round((e) => (e === 1 ? [['list', 200]] : []));
+    expect(model.ejected(loads[1], clock.now())).toBe(true);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * The peak-EWMA estimate, as a specification. τ = decayMs is a time constant.
  */
-import { decayedRttMs, nextRttMs, retainedFraction } from '../../src/core/peak-ewma';
+import { blendRttMs, decayedRttMs, nextRttMs, retainedFraction } from '../../src/core/peak-ewma';
 
 const TAU_MS = 1_000;
 
@@ -62,5 +62,26 @@ describe('a lower sample is blended in with weight 1 - exp(-Δt/τ)', () => {
       expect(next).toBeLessThanOrEqual(decayed);
       expect(next).toBeGreaterThanOrEqual(sample);
     }
+  });
+});
+
+describe('a sample of weight v < 1 (a cheap method\'s answer) takes v of either step', () => {
+  it('raises a 10 ms estimate to 15 ms, not 30, on a 30 ms sample of weight 1/4', () => {
+    expect(blendRttMs(10, 0.5, 30, 0.25)).toBe(15);
+  });
+
+  it('lowers it by v · α of the gap: 10 ms with α = 1/2 and a 2 ms sample of weight 1/4 → 9 ms', () => {
+    expect(blendRttMs(10, 0.5, 2, 0.25)).toBe(9);
+  });
+
+  it('is the plain peak rule at weight 1, to the bit', () => {
+    for (const [decayed, retained, sample] of [
+      [10, 0.5, 30],
+      [10, 0.3, 2],
+      [7.3, 0.999, 7.2999],
+    ]) {
+      expect(blendRttMs(decayed, retained, sample, 1)).toBe(blendRttMs(decayed, retained, sample));
+    }
+    expect(blendRttMs(10, 0.3, 2)).toBe(0.3 * 10 + 0.7 * 2);
   });
 });
