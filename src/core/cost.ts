@@ -4,7 +4,7 @@
  * other machinery; only this differs.
  */
 import { isEjected } from './ejection';
-import { recordMeanSample } from './mean';
+import { recordMeanSample, withMeanFloorMs } from './mean';
 import { CallOutcome, EndpointLoad } from './endpoint-load';
 import { sampleFrom } from './error-penalty';
 import { fleetPenaltyFactor } from './fleet-penalty';
@@ -111,6 +111,7 @@ export const leastRequestModel: LoadModel = {
  *                     judged on the estimate or on the mean answer (mean.ts),
  *                     which only a probe resets and whose slow answers back
  *                     the probes off;
+ * - mean.ts           while fresh, E counts at least the mean answer M;
  * - error-penalty.ts  what a failed call teaches;
  * - probe-backoff.ts  after failures in a row, a larger penalty and
  *                     rarer probes;
@@ -134,7 +135,8 @@ export function peakEwmaCost(
     return unsampledCost(load, settings);
   }
   const stale = isStale(load, nowMs, settings, fleet, traffic);
-  return costFromEstimate(load, stale, estimateWith(load, currentRttMs(load, nowMs, settings, traffic, fleet), stale, nowMs, settings, fleet), settings, fleet);
+  const rttMs = estimateWith(load, currentRttMs(load, nowMs, settings, traffic, fleet), stale, nowMs, settings, fleet);
+  return costFromEstimate(load, stale, withMeanFloorMs(load, rttMs, stale, settings), settings, fleet);
 }
 
 /**
@@ -262,7 +264,7 @@ export class PeakEwmaModel implements LoadModel {
     }
     const stale = isStale(load, nowMs, settings, this.fleet, this.traffic);
     const rttMs = estimateWith(load, currentRttMs(load, nowMs, settings, this.traffic, this.fleet), stale, nowMs, settings, this.fleet);
-    into.cost = costFromEstimate(load, stale, rttMs, settings, this.fleet, callWeight);
+    into.cost = costFromEstimate(load, stale, withMeanFloorMs(load, rttMs, stale, settings), settings, this.fleet, callWeight);
     into.ejected = isEjected(load, rttMs, stale, settings, this.fleet);
   }
 

@@ -102,6 +102,22 @@ export function onProbation(load: EndpointLoad): boolean {
   return load.meanSamples < MEAN_WINDOW;
 }
 
+/**
+ * The estimate the cost prices a fresh endpoint at: at least its mean
+ * answer M (when M is kept). E decays toward the fleet average between
+ * samples so that an endpoint avoided for a slow answer is tried again;
+ * that is staleness's work now (staleness.ts: a stale estimate counts at
+ * most as the fleet average, and is probed), so the floor stops where
+ * staleness starts. Without it an endpoint whose answers average 2 × the
+ * fleet, unpicked for a second, was priced as one answering at the fleet
+ * average once its last peak had decayed, and won draws against healthy
+ * endpoints busy with a call (s13: the noisy pods took 2.5 % of calls
+ * through draws; docs/tuning.md §19).
+ */
+export function withMeanFloorMs(load: EndpointLoad, estimateMs: number, stale: boolean, settings: PeakEwmaSettings): number {
+  return !stale && load.meanRttMs > estimateMs && keepsMean(settings) ? load.meanRttMs : estimateMs;
+}
+
 /** Whether M is kept: the mean signal judges it, and the rotation's gate reads it (rotation.ts). */
 export function keepsMean(settings: PeakEwmaSettings): boolean {
   return settings.ejectionSignal === 'mean' || !!settings.rotationGate;

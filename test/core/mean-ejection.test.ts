@@ -110,6 +110,23 @@ describe('the mean signal', () => {
     expect(mean.model.ejected(mean.load, later)).toBe(true);
   });
 
+  it('prices a fresh endpoint at its mean answer at least, so a decayed peak cannot make a slow endpoint look cheap; stale, at the fleet average (its probe)', () => {
+    // Fleet 10 ms; the endpoint answered 15 ms eight times: M = 15, under R × F = 16, so not ejected.
+    const { model, load } = withSamples(MEAN, new Array(8).fill(15));
+    expect(model.ejected(load, 8)).toBe(false);
+    // 0.9 s later (fresh: under maxEjectionTime) E has decayed to 15 × e^(−0.45) ≈ 9.6 ms, under
+    // the fleet's 10; the cost still prices the 15 ms the endpoint answers on average.
+    const fresh = 8 + 0.9 * PEAK_EWMA_DEFAULTS.maxEjectionMs;
+    expect(load.rttMs * Math.exp(-(fresh - 7) / MEAN.decayMs)).toBeLessThan(model.fleet.rttMs);
+    expect(model.cost(load, fresh)).toBe(model.cost(load, 8));
+    // Stale, the floor is off and the cost at most the fleet average's, as any stale endpoint's: it is probed.
+    const stale = 7 + PEAK_EWMA_DEFAULTS.maxEjectionMs;
+    expect(model.cost(load, stale)).toBeLessThanOrEqual(model.fleet.rttMs);
+    // Without a mean (the textbook's peak signal, no rotation) nothing floors the decay.
+    const textbook = withSamples(PEAK, new Array(8).fill(15));
+    expect(textbook.model.cost(textbook.load, fresh)).toBeLessThan(textbook.model.cost(textbook.load, 8) / 2);
+  });
+
   it('never ejects a stale endpoint, so it is probed; a fast probe re-admits it at once', () => {
     const { model, load } = withSamples(MEAN, [30, 30, 30]);
     // Without traffic the probe interval is time only: stale after maxEjectionTime.
