@@ -118,9 +118,13 @@ export function withMeanFloorMs(load: EndpointLoad, estimateMs: number, stale: b
   return !stale && load.meanRttMs > estimateMs && keepsMean(settings) ? load.meanRttMs : estimateMs;
 }
 
-/** Whether M is kept: the mean signal judges it, and the rotation's gate reads it (rotation.ts). */
+/**
+ * Whether M is kept: something reads it — the mean signal of an ejection
+ * that is on (`ejectionRatio`), or the rotation's gate (rotation.ts). Off,
+ * M is neither kept nor a floor under the cost (the textbook's cost).
+ */
 export function keepsMean(settings: PeakEwmaSettings): boolean {
-  return settings.ejectionSignal === 'mean' || !!settings.rotationGate;
+  return (settings.ejectionSignal === 'mean' && !!settings.ejectionRatio) || !!settings.rotationGate;
 }
 
 /**
