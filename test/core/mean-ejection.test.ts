@@ -122,9 +122,12 @@ describe('the mean signal', () => {
     // Stale, the floor is off and the cost at most the fleet average's, as any stale endpoint's: it is probed.
     const stale = 7 + PEAK_EWMA_DEFAULTS.maxEjectionMs;
     expect(model.cost(load, stale)).toBeLessThanOrEqual(model.fleet.rttMs);
-    // Without a mean (the textbook's peak signal, no rotation) nothing floors the decay.
-    const textbook = withSamples(PEAK, new Array(8).fill(15));
-    expect(textbook.model.cost(textbook.load, fresh)).toBeLessThan(textbook.model.cost(textbook.load, 8) / 2);
+    // Without a mean nothing floors the decay: the peak signal without a rotation, or the mean signal
+    // with ejection off (the textbook configuration), keep none.
+    for (const settings of [PEAK, { ...MEAN, ejectionRatio: 0 }]) {
+      const textbook = withSamples(settings, new Array(8).fill(15));
+      expect(textbook.model.cost(textbook.load, fresh)).toBeLessThan(textbook.model.cost(textbook.load, 8) / 2);
+    }
   });
 
   it('never ejects a stale endpoint, so it is probed; a fast probe re-admits it at once', () => {
