@@ -63,8 +63,8 @@ export function nextMeanRttMs(load: EndpointLoad, sampleMs: number, stale: boole
 /**
  * `load.meanSamples` once `nextMeanRttMs` has taken a sample of `weight`:
  * the answers M averages, each counted by its weight, at most 8. Normally
- * 8: each answer weighs 1/8 (a lighter one weight/8). After the probe of an endpoint that M had
- * ejected (`restarts`), M starts afresh from the probe's answer: the k-th
+ * 8: each answer weighs 1/8 (a lighter one weight/8). After the probe of an
+ * endpoint that M had ejected (`restarts`), M starts afresh from the probe's answer: the k-th
  * answer since the probe weighs 1/k until from the 8th on each weighs 1/8
  * again, so M is the mean of the answers since the probe, over at most the
  * last 8. A cheap probe re-admits the endpoint as any probe does, but
@@ -94,8 +94,9 @@ export function meanSamplesAfter(load: EndpointLoad, restarts: boolean, weight =
 
 /**
  * Whether M is still on probation: it averages less than a window of
- * answers (counted by weight) (`meanSamplesAfter`) — after the probe that restarted it, or,
- * for an endpoint whose first calls failed, since its first answer. An
+ * answers, counted by weight (`meanSamplesAfter`) — after the probe that
+ * restarted it, or, for an endpoint whose first calls failed, since its
+ * first answer. An
  * endpoint that answered first and was never ejected is never on it.
  */
 export function onProbation(load: EndpointLoad): boolean {
@@ -109,10 +110,10 @@ export function onProbation(load: EndpointLoad): boolean {
  * that is staleness's work now (staleness.ts: a stale estimate counts at
  * most as the fleet average, and is probed), so the floor stops where
  * staleness starts. Without it an endpoint whose answers average 2 × the
- * fleet, unpicked for a second, was priced as one answering at the fleet
- * average once its last peak had decayed, and won draws against healthy
- * endpoints busy with a call (s13: the noisy pods took 2.5 % of calls
- * through draws; docs/tuning.md §19).
+ * fleet, unpicked for a second, is priced as one answering at the fleet
+ * average once its last peak has decayed, and can win draws against
+ * healthy endpoints busy with a call (docs/tuning.md §19 says what the
+ * floor changed, and what it did not).
  */
 export function withMeanFloorMs(load: EndpointLoad, estimateMs: number, stale: boolean, settings: PeakEwmaSettings): number {
   return !stale && load.meanRttMs > estimateMs && keepsMean(settings) ? load.meanRttMs : estimateMs;
@@ -129,7 +130,8 @@ export function keepsMean(settings: PeakEwmaSettings): boolean {
 
 /**
  * With the mean signal or the rotation's gate, moves M by the sample `sampleMs` of a call that
- * ended with `outcome` (before `load.hasSample` is set by it), an answer of `weight` (methods.ts). Returns
+ * ended with `outcome` (before `load.hasSample` is set by it), an answer
+ * of `weight` (methods.ts `answerWeight`). Returns
  * whether it was an answer that leaves the endpoint ejected: a failed probe
  * for the back-off (the caller counts it); always false without the mean
  * signal. Without the signal and the gate: nothing, false.
