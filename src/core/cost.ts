@@ -135,13 +135,13 @@ export function peakEwmaCost(
     return unsampledCost(load, settings);
   }
   const stale = isStale(load, nowMs, settings, fleet, traffic);
-  const rttMs = estimateWith(load, currentRttMs(load, nowMs, settings, traffic, fleet), stale, nowMs, settings, fleet);
-  return costFromEstimate(load, stale, withMeanFloorMs(load, rttMs, stale, settings), settings, fleet);
+  return costFromEstimate(load, stale, estimateWith(load, currentRttMs(load, nowMs, settings, traffic, fleet), stale, nowMs, settings, fleet), settings, fleet);
 }
 
 /**
  * The cost of a sampled endpoint whose estimate (as `estimateMs` gives it)
- * is `rttMs`, for a call weighing `callWeight` (methods.ts).
+ * is `rttMs`, for a call weighing `callWeight` (methods.ts); while fresh,
+ * priced at least at its mean answer (mean.ts `withMeanFloorMs`).
  */
 function costFromEstimate(
   load: EndpointLoad,
@@ -156,7 +156,8 @@ function costFromEstimate(
     return probeCost(load, settings);
   }
   const calls = settings.methodScoring === 'work' ? load.outstandingWork + callWeight : load.outstanding + 1;
-  return rttMs * calls * fleetPenaltyFactor(rttMs, settings, fleet);
+  const pricedMs = withMeanFloorMs(load, rttMs, stale, settings);
+  return pricedMs * calls * fleetPenaltyFactor(pricedMs, settings, fleet);
 }
 
 /**
@@ -264,7 +265,7 @@ export class PeakEwmaModel implements LoadModel {
     }
     const stale = isStale(load, nowMs, settings, this.fleet, this.traffic);
     const rttMs = estimateWith(load, currentRttMs(load, nowMs, settings, this.traffic, this.fleet), stale, nowMs, settings, this.fleet);
-    into.cost = costFromEstimate(load, stale, withMeanFloorMs(load, rttMs, stale, settings), settings, this.fleet, callWeight);
+    into.cost = costFromEstimate(load, stale, rttMs, settings, this.fleet, callWeight);
     into.ejected = isEjected(load, rttMs, stale, settings, this.fleet);
   }
 

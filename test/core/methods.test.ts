@@ -22,6 +22,26 @@ interface Workload {
   seed: number;
 }
 
+/** A call the tests have started on the engine, to end at `endsAtMs` (virtual). */
+interface RunningCall {
+  endsAtMs: number;
+  load: EndpointLoad;
+  startedAtMs: number;
+  weight: number;
+  method: ReturnType<LoadBalancingEngine['methodOf']>;
+  outcome: CallOutcome;
+}
+
+/** Ends, in order of their end, the calls of `running` due by `ms`, moving `clock` to each end. */
+function endCallsUntil(running: RunningCall[], ms: number, clock: ManualClock, engine: LoadBalancingEngine): void {
+  running.sort((a, b) => a.endsAtMs - b.endsAtMs);
+  while (running.length > 0 && running[0].endsAtMs <= ms) {
+    const call = running.shift()!;
+    clock.set(call.endsAtMs);
+    engine.callEnded(call.load, call.outcome, call.startedAtMs, call.weight, call.method);
+  }
+}
+
 interface Trace {
   picks: number[];
   loads: EndpointLoad[];
@@ -46,16 +66,11 @@ function drive(workload: Workload, methodScoring: MethodScoring): Trace {
   });
   const world = seededRandom(workload.seed + 1000);
   const loads = workload.slowness.map(() => new EndpointLoad());
-  const running: { endsAtMs: number; load: EndpointLoad; startedAtMs: number; weight: number; method: ReturnType<LoadBalancingEngine['methodOf']>; outcome: CallOutcome }[] = [];
+  const running: RunningCall[] = [];
   const picks: number[] = [];
   const counts: Record<string, number[]> = {};
   const finishUntil = (ms: number): void => {
-    running.sort((a, b) => a.endsAtMs - b.endsAtMs);
-    while (running.length > 0 && running[0].endsAtMs <= ms) {
-      const call = running.shift()!;
-      clock.set(call.endsAtMs);
-      engine.callEnded(call.load, call.outcome, call.startedAtMs, call.weight, call.method);
-    }
+    endCallsUntil(running, ms, clock, engine);
     clock.set(ms);
   };
   for (let i = 0; i < workload.calls; i++) {
@@ -207,31 +222,20 @@ function taughtFleet() {
   const clock = new ManualClock();
   const engine = new LoadBalancingEngine({ model, choiceCount: config.choiceCount, clock: clock.now, random: seededRandom(1) });
   const loads = [0, 1, 2, 3].map(() => new EndpointLoad());
-  type Running = { load: EndpointLoad; method: ReturnType<LoadBalancingEngine['methodOf']>; weight: number; startedAtMs: number; endsAtMs: number };
   /** `calls(i)`: the [method, ms] calls endpoint i serves this round. */
   const round = (calls: (i: number) => [string, number][]): void => {
     const roundStartMs = clock.now();
-    const running: Running[] = [];
-    const endUntil = (ms: number): void => {
-      running.sort((a, b) => a.endsAtMs - b.endsAtMs);
-      while (running.length > 0 && running[0].endsAtMs <= ms) {
-        const call = running.shift()!;
-        clock.set(call.endsAtMs);
-        engine.callEnded(call.load, CallOutcome.SUCCESS, call.startedAtMs, call.weight, call.method);
-      }
-      if (Number.isFinite(ms)) {
-        clock.set(Math.max(clock.now(), ms));
-      }
-    };
+    const running: RunningCall[] = [];
     loads.forEach((load, i) => {
-      endUntil(roundStartMs + 60 * i);
+      endCallsUntil(running, roundStartMs + 60 * i, clock, engine);
+      clock.set(Math.max(clock.now(), roundStartMs + 60 * i));
       for (const [name, ms] of calls(i)) {
         const method = engine.methodOf(name);
         const weight = engine.callWeight(method);
-        running.push({ load, method, weight, startedAtMs: engine.callStarted(load, weight, method), endsAtMs: clock.now() + ms });
+        running.push({ load, method, weight, startedAtMs: engine.callStarted(load, weight, method), endsAtMs: clock.now() + ms, outcome: CallOutcome.SUCCESS });
       }
     });
-    endUntil(Infinity);
+    endCallsUntil(running, Infinity, clock, engine);
     clock.set(Math.max(clock.now(), roundStartMs + 240));
   };
   const healthy: [string, number][] = [
