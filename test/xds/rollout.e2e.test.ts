@@ -59,8 +59,12 @@ test('round_robin → PeakEwma → decay_time change (state kept) → round_robi
     expect(afterChange.instanceId).toBe(beforeChange.instanceId);
     for (const endpoint of afterChange.endpoints) {
       expect(endpoint.callsStarted).toBeGreaterThanOrEqual(startedBefore.get(endpoint.address)!);
-      expect(endpoint.msSinceLastSample).not.toBeNull();
     }
+    // Every endpoint has answered. Seen failing once (docs/reliability.md, "Seen once, not
+    // reproduced"): on failure this prints every endpoint's stats, connectivity state included,
+    // before and after the change, to tell an endpoint never READY from one never picked.
+    const unsampled = afterChange.endpoints.filter((endpoint) => endpoint.msSinceLastSample === null);
+    expect({ unsampled, before: unsampled.length === 0 ? [] : beforeChange.endpoints, after: unsampled.length === 0 ? [] : afterChange.endpoints }).toEqual({ unsampled: [], before: [], after: [] });
     const slowEstimate = afterChange.endpoints.find((endpoint) => endpoint.address === world.backends[2].address)!;
     expect(slowEstimate.estimateMs).toBeGreaterThan(30); // learned before the change, not reset to defaultRtt
     await traffic.moreCalls(100);
