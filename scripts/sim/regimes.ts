@@ -24,6 +24,8 @@ export const REGIME_POLICIES = ['round_robin', 'least_request', 'lr_od', 'peak_e
 
 /** cell ("<slots>x<clients>") → scenario → policy label → result. */
 export type RegimeJson = Record<string, Record<string, Record<string, PolicyResult>>>;
+/** What the targets read: a regime grid's p99All per cell, scenario and policy (one seed's, or a mean's). */
+export type RegimeP99s = Record<string, Record<string, Record<string, Pick<PolicyResult, 'p99All'>>>>;
 
 export interface RegimeOptions {
   seed: number;
@@ -75,7 +77,7 @@ const BASELINES = ['round_robin', 'least_request', 'lr_od'];
  * Every target of every cell, for the policy labelled `underTest` (default
  * peak_ewma). Cells or policies missing from `json` are skipped.
  */
-export function regimeChecks(json: RegimeJson, underTest = 'peak_ewma'): RegimeCheck[] {
+export function regimeChecks(json: RegimeP99s, underTest = 'peak_ewma'): RegimeCheck[] {
   const checks: RegimeCheck[] = [];
   for (const [cell, byScenario] of Object.entries(json)) {
     const healthyRr = byScenario[S02]?.round_robin?.p99All;

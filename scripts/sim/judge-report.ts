@@ -1,0 +1,204 @@
+/**
+ * What `judge.ts` keeps of each run and how it prints a before/after
+ * comparison: the regime grid's cells (issue 15) and the many-method
+ * scenarios' per-method tails (issue 16), each over several seeds, as the
+ * markdown tables docs/tuning.md records for every engine change.
+ *
+ * Pure: no simulation here, so the tables and target counts are tested on
+ * small hand-made inputs (test/sim/judge-report.test.ts).
+ */
+import { PolicyResult } from './results';
+import { regimeChecks } from './regimes';
+
+/** What a judgement keeps of one policy's result. */
+export interface JudgedResult {
+  p99All: number;
+  errorRate: number;
+  recoverySeconds: number | null;
+  /** Per method group, with several methods. */
+  methods?: Record<string, { p99All: number; errorRate: number }>;
+}
+
+/** cell → scenario → policy → result, as `RegimeJson` with only what is judged. */
+export type JudgedRegimes = Record<string, Record<string, Record<string, JudgedResult>>>;
+
+export type JudgedLayout = 'uniform' | 'reference';
+
+/** One seed's results. */
+export interface JudgedSeed {
+  seed: number;
+  regimes: JudgedRegimes;
+  /** layout → scenario → policy → result, for the many-method scenarios. */
+  methods: Record<JudgedLayout, Record<string, Record<string, JudgedResult>>>;
+}
+
+/** A judge.ts JSON file. */
+export interface Judgement {
+  meta: Record<string, unknown>;
+  seeds: JudgedSeed[];
+}
+
+/** The policies every target is judged against. */
+export const RIVALS = ['round_robin', 'least_request', 'lr_od'] as const;
+export const UNDER_TEST = 'peak_ewma';
+
+export function judged(result: PolicyResult): JudgedResult {
+  const kept: JudgedResult = { p99All: result.p99All, errorRate: result.errorRate, recoverySeconds: result.recoverySeconds };
+  if (result.methods !== undefined) {
+    kept.methods = Object.fromEntries(Object.entries(result.methods).map(([name, m]) => [name, { p99All: m.p99All, errorRate: m.errorRate }]));
+  }
+  return kept;
+}
+
+const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/**
+ * The cell-by-cell mean of p99All over seeds: what the targets are judged on
+ * ("a 5-seed mean"). A cell, scenario or policy missing from any seed is left out.
+ */
+export function meanRegimes(seeds: readonly JudgedSeed[]): JudgedRegimes {
+  const [first, ...rest] = seeds;
+  const out: JudgedRegimes = {};
+  for (const [cell, byScenario] of Object.entries(first?.regimes ?? {})) {
+    for (const [scenario, byPolicy] of Object.entries(byScenario)) {
+      for (const policy of Object.keys(byPolicy)) {
+        const all = [first, ...rest].map((seed) => seed.regimes[cell]?.[scenario]?.[policy]);
+        if (all.some((r) => r === undefined)) {
+          continue;
+        }
+        const results = all as JudgedResult[];
+        ((out[cell] ??= {})[scenario] ??= {})[policy] = {
+          p99All: mean(results.map((r) => r.p99All)),
+          errorRate: mean(results.map((r) => r.errorRate)),
+          recoverySeconds: null,
+        };
+      }
+    }
+  }
+  return out;
+}
+
+/** How many regime targets `regimes` meets, of how many. */
+export function targetsMet(regimes: JudgedRegimes): { met: number; of: number } {
+  const checks = regimeChecks(regimes, UNDER_TEST);
+  return { met: checks.filter((check) => check.met).length, of: checks.length };
+}
+
+const ms = (x: number | undefined): string => (x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(1));
+
+/**
+ * The grid as docs/tuning.md shows it: per cell, round_robin's healthy p99
+ * and peak_ewma's in each scenario (5-seed means), before → after, a
+ * missed target marked on the after value (✗ over its bound, † not below
+ * every rival); then the targets met, on the means and at the first seed.
+ */
+export function gridSection(after: Judgement, before?: Judgement): string {
+  const afterMean = meanRegimes(after.seeds);
+  const beforeMean = before === undefined ? undefined : meanRegimes(before.seeds);
+  const checks = regimeChecks(afterMean, UNDER_TEST);
+  const cells = Object.keys(afterMean);
+  if (cells.length === 0) {
+    return '';
+  }
+  const scenarios = [...new Set(cells.flatMap((cell) => Object.keys(afterMean[cell])))].sort();
+  const short = (scenario: string): string => scenario.split('-')[0];
+  const lines = [
+    `| slots × clients | round_robin s02 | ${scenarios.map((s) => `${UNDER_TEST} ${short(s)}`).join(' | ')} |`,
+    `|---|---|${scenarios.map(() => '---').join('|')}|`,
+  ];
+  for (const cell of cells) {
+    const values = scenarios.map((scenario) => {
+      const now = afterMean[cell][scenario]?.[UNDER_TEST]?.p99All;
+      const was = beforeMean?.[cell]?.[scenario]?.[UNDER_TEST]?.p99All;
+      const marks = checks
+        .filter((check) => check.cell === cell && check.scenario === scenario && !check.met)
+        .map((check) => (check.target === 'below every baseline' ? '†' : '✗'))
+        .join('');
+      return `${was === undefined ? '' : `${ms(was)} → `}${ms(now)}${marks === '' ? '' : ` ${marks}`}`;
+    });
+    lines.push(`| ${cell.replace('x', ' × ')} | ${ms(afterMean[cell]['s02-steady-identical']?.round_robin?.p99All)} | ${values.join(' | ')} |`);
+  }
+  const seeds = after.seeds.length;
+  const metNow = targetsMet(afterMean);
+  const metSeed1 = targetsMet(after.seeds[0].regimes);
+  const summary =
+    before === undefined
+      ? `targets met: ${metNow.met} of ${metNow.of} on the ${seeds}-seed means, ${metSeed1.met} at seed ${after.seeds[0].seed}`
+      : `targets met: ${targetsMet(beforeMean!).met} → ${metNow.met} of ${metNow.of} on the ${seeds}-seed means; ` +
+        `${targetsMet(before.seeds[0].regimes).met} → ${metSeed1.met} at seed ${after.seeds[0].seed}`;
+  return (
+    `Regime grid, uniform layout, p99 over all calls (ms), mean of seeds ${after.seeds.map((s) => s.seed).join(', ')}; ` +
+    `✗ over the target's bound (s02 ≤ 1.02 × round_robin, the others ≤ 1.3 × round_robin's s02), † not below every rival\n\n` +
+    `${lines.join('\n')}\n\n${summary}`
+  );
+}
+
+/** The method groups of a many-method result, in the scenario's order. */
+function methodNames(result: JudgedResult | undefined): string[] {
+  return Object.keys(result?.methods ?? {});
+}
+
+/**
+ * One many-method scenario in one layout: peak_ewma's per-method p99All
+ * (mean over seeds), the worst method's misses at each seed, all calls'
+ * errors, recovery by seed, and the methods on which a rival's mean p99All
+ * is as low or lower; a row per judgement given.
+ */
+function methodRows(label: string, judgement: Judgement, layout: JudgedLayout, scenario: string): string | undefined {
+  const results = judgement.seeds.map((seed) => seed.methods[layout]?.[scenario]);
+  if (results.some((r) => r?.[UNDER_TEST]?.methods === undefined)) {
+    return undefined;
+  }
+  const ours = results.map((r) => r![UNDER_TEST]);
+  const names = methodNames(ours[0]);
+  const p99 = (policy: string, name: string): number | undefined => {
+    const values = results.map((r) => r![policy]?.methods?.[name]?.p99All);
+    return values.some((v) => v === undefined) ? undefined : mean(values as number[]);
+  };
+  const worstMisses = ours.map((r) => Math.max(...names.map((name) => r.methods![name].errorRate)));
+  const behind = names.filter((name) => RIVALS.some((rival) => {
+    const theirs = p99(rival, name);
+    return theirs !== undefined && theirs <= p99(UNDER_TEST, name)!;
+  }));
+  const pct = (x: number): string => `${(x * 100).toFixed(2)} %`;
+  return (
+    `| ${label} | ${names.map((name) => ms(p99(UNDER_TEST, name))).join(' / ')} | ` +
+    `${pct(Math.min(...worstMisses))}–${pct(Math.max(...worstMisses))} | ` +
+    `${(mean(ours.map((r) => r.errorRate)) * 100).toFixed(3)} % | ` +
+    `${ours.map((r) => r.recoverySeconds ?? '–').join(' ')} | ${behind.length === 0 ? 'none' : behind.join(', ')} |`
+  );
+}
+
+/**
+ * The many-method scenarios (s13, s14) in both layouts, before and after:
+ * issue 16's per-method targets are read off this table.
+ */
+export function methodsSection(after: Judgement, before?: Judgement): string {
+  const first = after.seeds[0]?.methods;
+  if (first === undefined) {
+    return '';
+  }
+  const lines: string[] = [];
+  for (const layout of ['uniform', 'reference'] as const) {
+    for (const scenario of Object.keys(first[layout] ?? {})) {
+      const names = methodNames(first[layout][scenario]?.[UNDER_TEST]);
+      if (names.length === 0) {
+        continue;
+      }
+      if (lines.length === 0) {
+        lines.push(
+          `| ${UNDER_TEST}, mean of seeds ${after.seeds.map((s) => s.seed).join(', ')} | p99All per method (ms): ${names.join(' / ')} | worst method's misses, per seed (min–max) | all calls' errors | recovery by seed (s) | a rival as low on |`,
+          '|---|---|---|---|---|---|',
+        );
+      }
+      const name = `${scenario.split('-')[0]} ${layout}`;
+      for (const [label, judgement] of before === undefined ? [[name, after] as const] : [[`${name}, before`, before] as const, [`${name}, after`, after] as const]) {
+        const row = methodRows(label, judgement, layout, scenario);
+        if (row !== undefined) {
+          lines.push(row);
+        }
+      }
+    }
+  }
+  return lines.length === 0 ? '' : `Many-method scenarios\n\n${lines.join('\n')}`;
+}

@@ -1,0 +1,159 @@
+/**
+ * Judging an engine change: every change is measured across the regime grid
+ * (issue 15) and on the many-method scenarios (issue 16), over several
+ * seeds, side by side with the commit before. This runs both on the
+ * checkout it is started from and prints (or compares) the tables that
+ * docs/tuning.md records.
+ *
+ *   npx tsx scripts/sim/judge.ts --json after.json [--seeds 5] [--policy SPEC] [--quick] [--jobs N]
+ *   npx tsx scripts/sim/judge.ts --compare before.json after.json
+ *
+ * Measure the commit before in a second worktree (its own src/) and the
+ * change in this one, then compare. One seed of the grid with the four
+ * policies is about 35 s of wall time on two cores, the many-method
+ * scenarios about 15 s more; five seeds take about five minutes.
+ * `--policy` judges a config variant in peak_ewma's place, as the
+ * simulator's own `--policy` does (tuning sweeps). The 10-seed reference
+ * sweep stays scripts/sim/sweep.ts.
+ */
+import { execFileSync } from 'child_process';
+import { readFileSync, writeFileSync } from 'fs';
+import { parseArgs } from 'node:util';
+import { gridSection, judged, Judgement, JudgedSeed, methodsSection, RIVALS, UNDER_TEST } from './judge-report';
+import { parsePolicySpec } from './policies';
+import { runAll } from './pool';
+import { planRegimes } from './regimes';
+import { scenarioByName } from './scenarios';
+import { planSuite, PlannedRun } from './suite';
+import { QUICK_TIMELINE, REFERENCE_TIMELINE } from './timeline';
+
+/** The scenarios that mix methods (issue 16's targets). */
+const METHOD_SCENARIOS = ['s13', 's14'];
+const POLICIES = [...RIVALS, UNDER_TEST];
+
+function positiveInteger(flag: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new RangeError(`${flag} must be an integer >= 1, got "${text}"`);
+  }
+  return value;
+}
+
+function commitOfCheckout(): string {
+  try {
+    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'scripts'], { encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${commit} with uncommitted changes` : commit;
+  } catch {
+    return 'unknown (not a git checkout)';
+  }
+}
+
+async function measure(seedCount: number, policyUnderTest: string | undefined, quick: boolean, jobs: number | undefined): Promise<Judgement> {
+  const runs: Array<PlannedRun & { seedIndex: number }> = [];
+  for (let index = 0; index < seedCount; index++) {
+    const seed = index + 1;
+    const timeline = quick ? QUICK_TIMELINE : REFERENCE_TIMELINE;
+    for (const run of planRegimes({ seed, timeline, policyUnderTest, policies: POLICIES })) {
+      runs.push({ ...run, seedIndex: index });
+    }
+    const scenarios = METHOD_SCENARIOS.map(scenarioByName);
+    for (const run of planSuite({ scenarios, layouts: ['uniform', 'reference'], seed, quick, policyUnderTest, uniformPolicies: POLICIES, grid: false, scale: false })) {
+      runs.push({ ...run, seedIndex: index });
+    }
+  }
+  const results = await runAll(
+    runs.map((run) => run.spec),
+    {
+      jobs,
+      onDone: (done, total) => {
+        if (process.stderr.isTTY) {
+          process.stderr.write(`\r${done}/${total} runs   `);
+        }
+      },
+    },
+  );
+  const seeds: JudgedSeed[] = Array.from({ length: seedCount }, (_, index) => ({ seed: index + 1, regimes: {}, methods: { uniform: {}, reference: {} } }));
+  // The variant's label stands where peak_ewma does, so that every table reads one name.
+  const underTestLabel = policyUnderTest === undefined ? UNDER_TEST : parsePolicySpec(policyUnderTest).label;
+  const named = (label: string): string => (label === underTestLabel ? UNDER_TEST : label);
+  runs.forEach((run, i) => {
+    const seed = seeds[run.seedIndex];
+    const target =
+      run.kind === 'regime'
+        ? (((seed.regimes[run.key] ??= {})[run.spec.scenario] ??= {}))
+        : ((seed.methods[run.kind === 'reference' ? 'reference' : 'uniform'][run.key] ??= {}));
+    for (const group of results[i].groups) {
+      target[named(group.policy)] = judged(group);
+    }
+  });
+  return {
+    meta: {
+      commit: commitOfCheckout(),
+      policyUnderTest: policyUnderTest ?? UNDER_TEST,
+      quick,
+      command: `npx tsx scripts/sim/judge.ts ${process.argv.slice(2).join(' ')}`,
+    },
+    seeds,
+  };
+}
+
+function readJudgement(file: string): Judgement {
+  const parsed = JSON.parse(readFileSync(file, 'utf8')) as Judgement;
+  if (!Array.isArray(parsed.seeds) || parsed.seeds.length === 0) {
+    throw new Error(`${file}: not a judge.ts result (no seeds)`);
+  }
+  return parsed;
+}
+
+function print(after: Judgement, before?: Judgement): void {
+  if (before !== undefined) {
+    console.log(`before: ${String(before.meta.commit)} (${String(before.meta.policyUnderTest)})\nafter: ${String(after.meta.commit)} (${String(after.meta.policyUnderTest)})\n`);
+  }
+  console.log(gridSection(after, before));
+  console.log(`\n${methodsSection(after, before)}`);
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    options: {
+      seeds: { type: 'string', default: '5' },
+      policy: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      jobs: { type: 'string' },
+      json: { type: 'string' },
+      compare: { type: 'boolean', default: false },
+    },
+    allowPositionals: true,
+  });
+  if (values.compare) {
+    if (positionals.length !== 2) {
+      throw new Error('--compare takes two files: BEFORE.json AFTER.json');
+    }
+    const [before, after] = positionals.map(readJudgement);
+    print(after, before);
+    return;
+  }
+  if (values.policy !== undefined) {
+    parsePolicySpec(values.policy);
+  }
+  const judgement = await measure(
+    positiveInteger('--seeds', values.seeds),
+    values.policy,
+    values.quick,
+    values.jobs === undefined ? undefined : positiveInteger('--jobs', values.jobs),
+  );
+  if (process.stderr.isTTY) {
+    process.stderr.write('\n');
+  }
+  print(judgement);
+  if (values.json !== undefined) {
+    writeFileSync(values.json, JSON.stringify(judgement) + '\n');
+    console.log(`\nwrote ${values.json}`);
+  }
+}
+
+main().catch((error: Error) => {
+  console.error(error.message);
+  process.exitCode = 1;
+});

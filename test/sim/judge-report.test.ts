@@ -1,0 +1,87 @@
+/**
+ * judge.ts's tables, on small hand-made judgements: the means it judges on,
+ * the targets it counts and marks, and the per-method rows of issue 16.
+ */
+import { gridSection, Judgement, JudgedResult, JudgedSeed, meanRegimes, methodsSection, targetsMet } from '../../scripts/sim/judge-report';
+
+const r = (p99All: number, errorRate = 0, recoverySeconds: number | null = null): JudgedResult => ({ p99All, errorRate, recoverySeconds });
+
+/** One cell (1 slot × 8 clients) with round_robin and least_request fixed and peak_ewma's p99s given. */
+function gridSeed(seed: number, peak: { s01: number; s02: number }): JudgedSeed {
+  return {
+    seed,
+    regimes: {
+      '1x8': {
+        's02-steady-identical': { round_robin: r(30), least_request: r(50), peak_ewma: r(peak.s02) },
+        's01-steady-uneven': { round_robin: r(500), least_request: r(60), peak_ewma: r(peak.s01) },
+      },
+    },
+    methods: { uniform: {}, reference: {} },
+  };
+}
+
+const judgement = (...seeds: JudgedSeed[]): Judgement => ({ meta: {}, seeds });
+
+describe('meanRegimes', () => {
+  it('averages each p99All over the seeds, and leaves out what a seed lacks', () => {
+    const a = gridSeed(1, { s01: 30, s02: 30 });
+    const b = gridSeed(2, { s01: 50, s02: 31 });
+    delete b.regimes['1x8']['s01-steady-uneven'].least_request;
+    const mean = meanRegimes([a, b]);
+    expect(mean['1x8']['s01-steady-uneven'].peak_ewma.p99All).toBe(40);
+    expect(mean['1x8']['s02-steady-identical'].peak_ewma.p99All).toBe(30.5);
+    expect(mean['1x8']['s01-steady-uneven'].least_request).toBeUndefined();
+  });
+});
+
+describe('gridSection', () => {
+  // s02: peak 30.5 vs round_robin 30 (≤ 1.02: met); s01: bound 1.3 × 30 = 39.
+  const after = judgement(gridSeed(1, { s01: 36, s02: 30 }), gridSeed(2, { s01: 40, s02: 31 }));
+  const before = judgement(gridSeed(1, { s01: 70, s02: 40 }), gridSeed(2, { s01: 70, s02: 40 }));
+
+  it('counts the targets on the means and at the first seed', () => {
+    // Means: s02 30.5 ≤ 30.6 met; s01 38 ≤ 39 met; 38 < 60 met.
+    expect(targetsMet(meanRegimes(after.seeds))).toEqual({ met: 3, of: 3 });
+    // Before: s02 40 > 30.6; s01 70 > 39 and 70 ≥ 60.
+    expect(targetsMet(meanRegimes(before.seeds))).toEqual({ met: 0, of: 3 });
+  });
+
+  it('shows before → after per scenario, marks what the after values miss, and sums up', () => {
+    const text = gridSection(after, before);
+    expect(text).toContain('| 1 × 8 | 30.0 | 70.0 → 38.0 | 40.0 → 30.5 |');
+    expect(text).toContain('targets met: 0 → 3 of 3 on the 2-seed means; 0 → 3 at seed 1');
+    const missing = judgement(gridSeed(1, { s01: 62, s02: 30 }));
+    // Over 1.3 × 30 (✗) and not below least_request's 60 (†).
+    expect(gridSection(missing)).toContain('| 1 × 8 | 30.0 | 62.0 ✗† | 30.0 |');
+  });
+});
+
+describe('methodsSection', () => {
+  function methodsSeed(seed: number, ping: number, list: number, listMisses: number, recovery: number | null): JudgedSeed {
+    const withMethods = (pingMs: number, listMs: number, misses: number, errorRate: number): JudgedResult => ({
+      ...r(0, errorRate, recovery),
+      methods: { U1_ping: { p99All: pingMs, errorRate: 0.001 }, U50_list: { p99All: listMs, errorRate: misses } },
+    });
+    return {
+      seed,
+      regimes: {},
+      methods: {
+        uniform: { 's14-brownout-five-methods': { peak_ewma: withMethods(ping, list, listMisses, 0.002), least_request: withMethods(400, list, 0.02, 0.01) } },
+        reference: {},
+      },
+    };
+  }
+
+  it('gives per-method means, the worst method per seed, recovery by seed, and where a rival is as low', () => {
+    const text = methodsSection(judgement(methodsSeed(1, 90, 200, 0.004, 5), methodsSeed(2, 100, 220, 0.008, null)));
+    expect(text).toContain('p99All per method (ms): U1_ping / U50_list');
+    // least_request's list p99All equals ours at every seed: as low.
+    expect(text).toContain('| s14 uniform | 95.0 / 210.0 | 0.40 %–0.80 % | 0.200 % | 5 – | U50_list |');
+  });
+
+  it('puts the before row above the after row', () => {
+    const text = methodsSection(judgement(methodsSeed(1, 90, 200, 0.004, 5)), judgement(methodsSeed(1, 120, 300, 0.01, 9)));
+    expect(text.indexOf('s14 uniform, before | 120.0 / 300.0')).toBeGreaterThan(0);
+    expect(text.indexOf('s14 uniform, after | 90.0 / 200.0')).toBeGreaterThan(text.indexOf('s14 uniform, before'));
+  });
+});
