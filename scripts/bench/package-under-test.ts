@@ -98,12 +98,36 @@ export function buildPackage(): string {
   return path.join(BUILD_DIR, 'src', 'index.js');
 }
 
-function compile(srcDir: string): void {
+/**
+ * src/ as committed at `revision` (any git revision), compiled as
+ * `buildPackage` compiles it, into its own directory beside BUILD_DIR;
+ * returns that directory (its `src/` holds the package). For benchmarks
+ * that load two builds side by side (engine-ab.ts). Built once per commit.
+ */
+export function buildRevision(revision: string): string {
+  const commit = git(['rev-parse', '--verify', `${revision}^{commit}`]).toString().trim();
+  const dir = `${BUILD_DIR}-${commit.slice(0, 12)}`;
+  if (fs.existsSync(path.join(dir, 'SOURCE'))) {
+    return dir;
+  }
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'peak-ewma-bench-src-'));
+  try {
+    execFileSync('tar', ['-x', '-C', tmp], { input: git(['archive', commit, 'src']) });
+    fs.rmSync(path.join(dir, 'src'), { recursive: true, force: true });
+    compile(path.join(tmp, 'src'), dir);
+    fs.writeFileSync(path.join(dir, 'SOURCE'), `${revision} ${commit}`);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  return dir;
+}
+
+function compile(srcDir: string, buildDir: string = BUILD_DIR): void {
   // Loaded lazily: only the parent process pays for the compiler.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ts = require('typescript') as typeof import('typescript');
   for (const source of listSources(srcDir)) {
-    const output = path.join(BUILD_DIR, 'src', path.relative(srcDir, source)).replace(/\.ts$/, '.js');
+    const output = path.join(buildDir, 'src', path.relative(srcDir, source)).replace(/\.ts$/, '.js');
     const result = ts.transpileModule(fs.readFileSync(source, 'utf8'), {
       fileName: source,
       compilerOptions: {

@@ -1,7 +1,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { buildDirFor } from '../../scripts/bench/package-under-test';
+import { execFileSync } from 'child_process';
+import { BUILD_DIR, buildDirFor, buildRevision } from '../../scripts/bench/package-under-test';
 
 describe('the benchmarks\' build of the package', () => {
   it('is one directory per checkout, even where worktrees share node_modules through a symlink', () => {
@@ -22,5 +23,22 @@ describe('the benchmarks\' build of the package', () => {
     } finally {
       fs.rmSync(shared, { recursive: true, force: true });
     }
+  });
+
+  it('builds a git revision into its own directory beside the build, once, and its engine runs', () => {
+    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dir = buildRevision('HEAD');
+    expect(path.dirname(dir)).toBe(path.dirname(BUILD_DIR));
+    expect(dir).not.toBe(BUILD_DIR);
+    expect(fs.readFileSync(path.join(dir, 'SOURCE'), 'utf8')).toBe(`HEAD ${commit}`);
+    const builtAtMs = fs.statSync(path.join(dir, 'SOURCE')).mtimeMs;
+    expect(buildRevision(commit)).toBe(dir);
+    expect(fs.statSync(path.join(dir, 'SOURCE')).mtimeMs).toBe(builtAtMs);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const core = require(path.join(dir, 'src', 'core', 'index.js')) as typeof import('../../src/core/index');
+    const engine = new core.LoadBalancingEngine({ model: core.leastRequestModel, choiceCount: 2, clock: () => 0, random: core.seededRandom(1) });
+    const loads = [new core.EndpointLoad(), new core.EndpointLoad()];
+    loads[0].callStarted();
+    expect(engine.pick(loads)).toBe(1);
   });
 });
