@@ -8,6 +8,7 @@
  * small hand-made inputs (test/sim/judge-report.test.ts).
  */
 import { PolicyResult } from './results';
+import { ResultAt, SCORE_HEADER, ScoredLayout, scoreLine, ScoredResult } from './reference-targets';
 import { regimeChecks } from './regimes';
 
 /** What a judgement keeps of one policy's result. */
@@ -32,10 +33,18 @@ export interface JudgedSeed {
   methods: Record<JudgedLayout, Record<string, Record<string, JudgedResult>>>;
 }
 
+/** One seed of the reference regime's runs: layout → scenario → policy → result (reference-targets.ts). */
+export interface ReferenceSeed {
+  seed: number;
+  results: Record<ScoredLayout, Record<string, Record<string, ScoredResult>>>;
+}
+
 /** A judge.ts JSON file. */
 export interface Judgement {
   meta: Record<string, unknown>;
   seeds: JudgedSeed[];
+  /** The reference regime's targets, over their own seeds (usually 10); absent if not measured. */
+  reference?: ReferenceSeed[];
 }
 
 /** The policies every target is judged against. */
@@ -201,4 +210,36 @@ export function methodsSection(after: Judgement, before?: Judgement): string {
     }
   }
   return lines.length === 0 ? '' : `Many-method scenarios\n\n${lines.join('\n')}`;
+}
+
+/** The stored reference runs as the score reads them. */
+function resultsAt(reference: readonly ReferenceSeed[]): ResultAt {
+  return (seed, layout, scenario, policy = UNDER_TEST) => {
+    const bySeed = reference.find((entry) => entry.seed === seed)!.results[layout];
+    const key = Object.keys(bySeed).find((name) => name.startsWith(scenario));
+    const result = key === undefined ? undefined : bySeed[key][policy];
+    if (result === undefined) {
+      throw new Error(`no ${policy} result for ${scenario} (${layout}) at seed ${seed}`);
+    }
+    return result;
+  };
+}
+
+/**
+ * The reference regime's targets (8 slots × 8 clients; the tuning sweeps'
+ * score, reference-targets.ts), a row per judgement given.
+ */
+export function referenceSection(after: Judgement, before?: Judgement): string {
+  if (after.reference === undefined || after.reference.length === 0) {
+    return '';
+  }
+  const rows = (before?.reference === undefined ? [['', after] as const] : [['before', before] as const, ['after', after] as const]).map(
+    ([label, judgement]) => `| ${label} | ${scoreLine(resultsAt(judgement.reference!), judgement.reference!.map((entry) => entry.seed))} |`,
+  );
+  const columns = SCORE_HEADER.split(' | ');
+  return (
+    `Reference regime (8 slots × 8 clients), mean of seeds ${after.reference.map((entry) => entry.seed).join(', ')}; targets: s01 ≤ 1.2, s10 ≤ 1.1, ` +
+    `s03 ≤ 1.02 (p99 ÷ s02), recovery ≤ 4 s (mean, worst seed in brackets), s04 errors ≤ 0.1 %\n\n` +
+    `| ${UNDER_TEST} | ${columns.join(' | ')} |\n|---|${columns.map(() => '---').join('|')}|\n${rows.join('\n')}`
+  );
 }

@@ -1,25 +1,28 @@
 /**
  * Judging an engine change: every change is measured across the regime grid
- * (issue 15) and on the many-method scenarios (issue 16), over several
- * seeds, side by side with the commit before. This runs both on the
- * checkout it is started from and prints (or compares) the tables that
- * docs/tuning.md records.
+ * (issue 15), on the many-method scenarios (issue 16) and against the
+ * reference regime's targets (8 slots × 8 clients, as sweep.ts scores
+ * them), over several seeds, side by side with the commit before. This
+ * runs them on the checkout it is started from and prints (or compares)
+ * the tables that docs/tuning.md records.
  *
- *   npx tsx scripts/sim/judge.ts --json after.json [--seeds 5] [--policy SPEC] [--quick] [--jobs N]
+ *   npx tsx scripts/sim/judge.ts --json after.json [--seeds 5] [--reference-seeds 10] [--policy SPEC] [--quick] [--jobs N]
  *   npx tsx scripts/sim/judge.ts --compare before.json after.json
  *
  * Measure the commit before in a second worktree (its own src/) and the
  * change in this one, then compare. One seed of the grid with the four
  * policies is about 35 s of wall time on two cores, the many-method
- * scenarios about 15 s more; five seeds take about five minutes.
+ * scenarios about 15 s more, a reference seed about 10 s: the defaults
+ * (5 and 10 seeds) take about four minutes.
  * `--policy` judges a config variant in peak_ewma's place, as the
- * simulator's own `--policy` does (tuning sweeps). The 10-seed reference
- * sweep stays scripts/sim/sweep.ts.
+ * simulator's own `--policy` does (tuning sweeps); sweep.ts compares
+ * several config candidates at once.
  */
 import { execFileSync } from 'child_process';
 import { readFileSync, writeFileSync } from 'fs';
 import { parseArgs } from 'node:util';
-import { gridSection, judged, Judgement, JudgedSeed, methodsSection, RIVALS, UNDER_TEST } from './judge-report';
+import { gridSection, judged, Judgement, JudgedSeed, methodsSection, referenceSection, ReferenceSeed, RIVALS, UNDER_TEST } from './judge-report';
+import { SCORED_SCENARIOS, scored } from './reference-targets';
 import { parsePolicySpec } from './policies';
 import { runAll } from './pool';
 import { planRegimes } from './regimes';
@@ -49,8 +52,20 @@ function commitOfCheckout(): string {
   }
 }
 
-async function measure(seedCount: number, policyUnderTest: string | undefined, quick: boolean, jobs: number | undefined): Promise<Judgement> {
+async function measure(seedCount: number, referenceSeedCount: number, policyUnderTest: string | undefined, quick: boolean, jobs: number | undefined): Promise<Judgement> {
   const runs: Array<PlannedRun & { seedIndex: number }> = [];
+  // The reference regime's targets over their own seeds, as sweep.ts runs them.
+  const referenceRuns: Array<PlannedRun & { seedIndex: number }> = [];
+  for (let index = 0; index < referenceSeedCount; index++) {
+    const seed = index + 1;
+    const common = { seed, quick, policyUnderTest, grid: false, scale: false };
+    for (const run of planSuite({ ...common, scenarios: SCORED_SCENARIOS.reference.map(scenarioByName), layouts: ['reference'] })) {
+      referenceRuns.push({ ...run, seedIndex: index });
+    }
+    for (const run of planSuite({ ...common, scenarios: SCORED_SCENARIOS.uniform.map(scenarioByName), layouts: ['uniform'], uniformPolicies: [UNDER_TEST] })) {
+      referenceRuns.push({ ...run, seedIndex: index });
+    }
+  }
   for (let index = 0; index < seedCount; index++) {
     const seed = index + 1;
     const timeline = quick ? QUICK_TIMELINE : REFERENCE_TIMELINE;
@@ -62,8 +77,9 @@ async function measure(seedCount: number, policyUnderTest: string | undefined, q
       runs.push({ ...run, seedIndex: index });
     }
   }
-  const results = await runAll(
-    runs.map((run) => run.spec),
+  const allRuns = [...runs, ...referenceRuns];
+  const allResults = await runAll(
+    allRuns.map((run) => run.spec),
     {
       jobs,
       onDone: (done, total) => {
@@ -73,6 +89,7 @@ async function measure(seedCount: number, policyUnderTest: string | undefined, q
       },
     },
   );
+  const results = allResults.slice(0, runs.length);
   const seeds: JudgedSeed[] = Array.from({ length: seedCount }, (_, index) => ({ seed: index + 1, regimes: {}, methods: { uniform: {}, reference: {} } }));
   // The variant's label stands where peak_ewma does, so that every table reads one name.
   const underTestLabel = policyUnderTest === undefined ? UNDER_TEST : parsePolicySpec(policyUnderTest).label;
@@ -87,7 +104,15 @@ async function measure(seedCount: number, policyUnderTest: string | undefined, q
       target[named(group.policy)] = judged(group);
     }
   });
+  const reference: ReferenceSeed[] = Array.from({ length: referenceSeedCount }, (_, index) => ({ seed: index + 1, results: { reference: {}, uniform: {} } }));
+  referenceRuns.forEach((run, i) => {
+    const target = (reference[run.seedIndex].results[run.kind === 'reference' ? 'reference' : 'uniform'][run.key] ??= {});
+    for (const group of allResults[runs.length + i].groups) {
+      target[named(group.policy)] = scored(group);
+    }
+  });
   return {
+    reference,
     meta: {
       commit: commitOfCheckout(),
       policyUnderTest: policyUnderTest ?? UNDER_TEST,
@@ -112,12 +137,17 @@ function print(after: Judgement, before?: Judgement): void {
   }
   console.log(gridSection(after, before));
   console.log(`\n${methodsSection(after, before)}`);
+  const referenceTable = referenceSection(after, before);
+  if (referenceTable !== '') {
+    console.log(`\n${referenceTable}`);
+  }
 }
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     options: {
       seeds: { type: 'string', default: '5' },
+      'reference-seeds': { type: 'string', default: '10' },
       policy: { type: 'string' },
       quick: { type: 'boolean', default: false },
       jobs: { type: 'string' },
@@ -137,8 +167,13 @@ async function main(): Promise<void> {
   if (values.policy !== undefined) {
     parsePolicySpec(values.policy);
   }
+  const referenceSeeds = Number(values['reference-seeds']);
+  if (!Number.isInteger(referenceSeeds) || referenceSeeds < 0) {
+    throw new RangeError(`--reference-seeds must be an integer >= 0, got "${values['reference-seeds']}"`);
+  }
   const judgement = await measure(
     positiveInteger('--seeds', values.seeds),
+    referenceSeeds,
     values.policy,
     values.quick,
     values.jobs === undefined ? undefined : positiveInteger('--jobs', values.jobs),

@@ -2,7 +2,8 @@
  * judge.ts's tables, on small hand-made judgements: the means it judges on,
  * the targets it counts and marks, and the per-method rows of issue 16.
  */
-import { gridSection, Judgement, JudgedResult, JudgedSeed, meanRegimes, methodsSection, targetsMet } from '../../scripts/sim/judge-report';
+import { gridSection, Judgement, JudgedResult, JudgedSeed, meanRegimes, methodsSection, referenceSection, ReferenceSeed, targetsMet } from '../../scripts/sim/judge-report';
+import { ScoredResult } from '../../scripts/sim/reference-targets';
 
 const r = (p99All: number, errorRate = 0, recoverySeconds: number | null = null): JudgedResult => ({ p99All, errorRate, recoverySeconds });
 
@@ -85,3 +86,36 @@ describe('methodsSection', () => {
     expect(text.indexOf('s14 uniform, after | 90.0 / 200.0')).toBeGreaterThan(text.indexOf('s14 uniform, before'));
   });
 });
+
+describe('referenceSection', () => {
+  const at = (p99: number, recoverySeconds: number | null = null, errorRate = 0): ScoredResult => ({ p99, p999: 2 * p99, p99All: p99, errorRate, recoverySeconds, busiestP95: 1.05 });
+  /** s01 at `s01` ms against s02's 20: the reference ratio the sweep scores. */
+  function referenceSeed(seed: number, s01: number, recovery: number | null): ReferenceSeed {
+    const ours = (p99: number, r: number | null = null, e = 0) => ({ peak_ewma: at(p99, r, e), lr_od: at(40) });
+    return {
+      seed,
+      results: {
+        reference: {
+          's01-steady-uneven': ours(s01),
+          's02-steady-identical': ours(20),
+          's03-brownout': ours(20, recovery),
+          's04-crash-loop': ours(20, 4, 0.0005),
+          's10-node-cpu-contention': ours(22, 3),
+        },
+        uniform: { 's01-steady-uneven': ours(24), 's02-steady-identical': ours(20), 's10-node-cpu-contention': ours(22) },
+      },
+    };
+  }
+
+  it('scores each judgement over its seeds, as the sweep does, before above after', () => {
+    const before: Judgement = { meta: {}, seeds: [], reference: [referenceSeed(1, 30, 6), referenceSeed(2, 26, null)] };
+    const after: Judgement = { meta: {}, seeds: [], reference: [referenceSeed(1, 21, 4), referenceSeed(2, 23, 3)] };
+    const text = referenceSection(after, before);
+    // s01 ÷ s02: (30 + 26) / 2 / 20 = 1.4 before, (21 + 23) / 2 / 20 = 1.1 after; s03 recovery mean (worst), never = 99.
+    expect(text).toContain('| before | 1.400 1.100 1.000 | 0.70 | 52.5(99) 4.0(4) 3.0(3) | 0.050% |');
+    expect(text).toContain('| after | 1.100 1.100 1.000 | 0.55 | 3.5(4) 4.0(4) 3.0(3) | 0.050% |');
+    expect(text.indexOf('| before |')).toBeLessThan(text.indexOf('| after |'));
+    expect(referenceSection({ meta: {}, seeds: [] })).toBe('');
+  });
+});
+

@@ -1,0 +1,68 @@
+/**
+ * The reference regime's targets as the tuning sweeps score them (8 slots,
+ * 8 clients; docs/tuning.md): in the reference layout s01 ≤ 1.2 × s02,
+ * s10 ≤ 1.1 ×, s03 ≤ 1.02 × (p99), s01's p99.9 beside lr_od's, recovery
+ * ≤ 4 s in s03, s04 and s10, s04 errors ≤ 0.1 %; in the uniform layout
+ * s01 and s10 beside s02 (p99 and p99All) and s02's busiest healthy backend.
+ * Shared by sweep.ts (config candidates) and judge.ts (an engine change).
+ */
+import { PolicyResult } from './results';
+
+/** What the score reads of one policy's result in one run. */
+export interface ScoredResult {
+  p99: number;
+  p999: number;
+  p99All: number;
+  errorRate: number;
+  recoverySeconds: number | null;
+  /** The busiest healthy backend's share ÷ fair, p95 over seconds. */
+  busiestP95: number;
+}
+
+export type ScoredLayout = 'reference' | 'uniform';
+
+/** What the score reads of a simulator result. */
+export function scored(result: PolicyResult): ScoredResult {
+  return { p99: result.p99, p999: result.p999, p99All: result.p99All, errorRate: result.errorRate, recoverySeconds: result.recoverySeconds, busiestP95: result.busiestHealthy.p95 };
+}
+
+/**
+ * The result of the policy under test (or of `policy`) in `scenario` (a
+ * name prefix such as "s01") at `seed`.
+ */
+export type ResultAt = (seed: number, layout: ScoredLayout, scenario: string, policy?: string) => ScoredResult;
+
+/** The reference layout's scenarios and the uniform layout's that the score reads. */
+export const SCORED_SCENARIOS: Record<ScoredLayout, readonly string[]> = {
+  reference: ['s01', 's02', 's03', 's04', 's10'],
+  uniform: ['s01', 's02', 's10'],
+};
+
+/** The columns of `scoreLine`, in order. */
+export const SCORE_HEADER =
+  'ref s01 s10 s03 (p99/s02) | s01 p99.9/lr_od | recovery s03 s04 s10 (worst) | s04 err | uni s01 s10 p99 | uni s01 s10 p99All | s02 busiest';
+
+const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** One line of scores over `seeds`: means over seeds, the worst seed in brackets for recovery (99: never). */
+export function scoreLine(get: ResultAt, seeds: readonly number[]): string {
+  const per = (f: (seed: number) => number): number => mean(seeds.map(f));
+  const worst = (f: (seed: number) => number | null): string =>
+    `${per((s) => f(s) ?? 99).toFixed(1)}(${Math.max(...seeds.map((s) => f(s) ?? 99))})`;
+  const ratio = (layout: ScoredLayout, scenario: string, key: 'p99' | 'p99All' = 'p99') => (seed: number) =>
+    get(seed, layout, scenario)[key] / get(seed, layout, 's02')[key];
+  return [
+    [ratio('reference', 's01'), ratio('reference', 's10'), ratio('reference', 's03')].map((f) => per(f).toFixed(3)).join(' '),
+    per((s) => get(s, 'reference', 's01').p999 / get(s, 'reference', 's01', 'lr_od').p999).toFixed(2),
+    ['s03', 's04', 's10'].map((sc) => worst((s) => get(s, 'reference', sc).recoverySeconds)).join(' '),
+    (per((s) => get(s, 'reference', 's04').errorRate) * 100).toFixed(3) + '%',
+    [ratio('uniform', 's01'), ratio('uniform', 's10')].map((f) => per(f).toFixed(3)).join(' '),
+    [ratio('uniform', 's01', 'p99All'), ratio('uniform', 's10', 'p99All')].map((f) => per(f).toFixed(3)).join(' '),
+    per((s) => get(s, 'uniform', 's02').busiestP95).toFixed(2),
+  ].join(' | ');
+}
+
+/** Each seed's recovery (s, "–" never) in s03, s04 and s10: a worst-seed figure moves by whole seconds. */
+export function recoveryBySeed(get: ResultAt, seeds: readonly number[]): string[] {
+  return ['s03', 's04', 's10'].map((sc) => `recovery ${sc} by seed: ${seeds.map((s) => get(s, 'reference', sc).recoverySeconds ?? '–').join(' ')}`);
+}
