@@ -46,6 +46,21 @@ function serviceConfigFromConfigMap(dir: string): string {
 }
 
 const K8S_CALLS = 60;
+
+/**
+ * What the examples show: b2 (50 ms) gets under three quarters of the share
+ * round_robin gives it (30 of its 40 in 120; a uniformly random pick stays
+ * under 30 about 2 % of the time), fewer than the busier fast backend, and
+ * both fast backends serve (pick_first would send one of them everything).
+ * Not "fewer than each fast one": on a loaded machine two stall-made answers
+ * can eject a fast backend for the rest of a 120-call run
+ * (docs/reliability.md, 2026-12-02).
+ */
+function expectSlowOneAvoided(calls: Record<string, number>): void {
+  expect(calls.b2).toBeLessThan((0.75 * CALLS) / 3);
+  expect(calls.b2).toBeLessThan(Math.max(calls.b0, calls.b1));
+  expect(Math.min(calls.b0, calls.b1)).toBeGreaterThan(0);
+}
 const MAX_CONNECTION_AGE_MS = 300;
 
 describe('examples', () => {
@@ -110,11 +125,7 @@ describe('examples', () => {
       expect(balancer.endpoints.map((endpoint) => endpoint.state)).toEqual(['READY', 'READY', 'READY']);
       expect(sum(balancer.endpoints.map((endpoint) => endpoint.calls))).toBe(CALLS);
       const calls = callsByName(balancer, backends);
-      // round_robin would give each 40; pick_first one of them all 120.
-      withOutputOnFailure(serviceConfig, () => {
-        expect(calls.b2).toBeLessThan(Math.min(calls.b0, calls.b1));
-        expect(Math.min(calls.b0, calls.b1)).toBeGreaterThan(0);
-      });
+      withOutputOnFailure(serviceConfig, () => expectSlowOneAvoided(calls));
       expect(serviceConfig.stdout).toContain(`sent ${CALLS} calls; served by: b0=${calls.b0} b1=${calls.b1} b2=${calls.b2}`);
     });
   });
@@ -170,7 +181,7 @@ describe('examples', () => {
       expect(first.endpoints).toHaveLength(3);
       expect(sum(first.endpoints.map((endpoint) => endpoint.calls))).toBe(CALLS);
       const calls = callsByName(first, backends);
-      withOutputOnFailure(xds, () => expect(calls.b2).toBeLessThan(Math.min(calls.b0, calls.b1)));
+      withOutputOnFailure(xds, () => expectSlowOneAvoided(calls));
     });
 
     it('applies the CDS update (decay_time 2s) to the same balancer, keeping per-endpoint state', () => {
