@@ -1,7 +1,7 @@
 /**
  * npm run simulate -- [--scenario NAME]... [--layout uniform|reference]... [--seed N] [--json FILE]
  *                     [--quick] [--list] [--policy SPEC] [--uniform-policies A,B] [--grid] [--scale] [--jobs N]
- *                     [--clients N] [--slots N] [--regimes [--regime-slots L] [--regime-clients L]]
+ *                     [--clients N] [--slots N] [--client-stall MS/EVERY] [--regimes [--regime-slots L] [--regime-clients L]]
  *
  * Without --scenario (or --regimes): every scenario in both layouts, plus
  * the sensitivity grid and the scale run. "grid", "scale" and "regimes" are
@@ -9,6 +9,7 @@
  */
 import { writeFileSync, unlinkSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { parseClientStall } from './client-stall';
 import { parsePolicySpec } from './policies';
 import { bundlePath, runAll } from './pool';
 import { assemble, freshTable, gridTable, HERD_SCENARIOS, methodTable, scaleTable, scenarioTable } from './report';
@@ -30,6 +31,8 @@ const USAGE = `usage: npm run simulate -- [options]
   --clients N           clients per run in the reference/uniform layouts (default 8; herd 16) at the same
                         total load, so each sends less: 264 gives ~40 calls/s per client at 20 backends
                         (the reference layout splits them over its 4 policies: a multiple of 4)
+  --client-stall MS/EVERY  each client pauses MS ms every EVERY ms (a GC pause), at its own phase; answers
+                        arriving meanwhile are handled when it resumes (default: no pauses, as the reference)
   --slots N             calls each default backend serves at once (default 8); roles keep their relative
                         differences (throttled and s10's contended pods get half)
   --regimes             the regime grid: slots {1,2,4,8} × clients {8,64} × s01,s02,s03,s10, uniform layout,
@@ -58,6 +61,7 @@ async function main(): Promise<void> {
       arrivals: { type: 'string', default: 'fixed' },
       clients: { type: 'string' },
       slots: { type: 'string' },
+      'client-stall': { type: 'string' },
       regimes: { type: 'boolean', default: false },
       'regime-slots': { type: 'string' },
       'regime-clients': { type: 'string' },
@@ -112,6 +116,7 @@ async function main(): Promise<void> {
   }
 
   const slots = values.slots === undefined ? undefined : positiveInteger('--slots', values.slots);
+  const clientStall = values['client-stall'] === undefined ? undefined : parseClientStall(values['client-stall']);
   const regimeSlots = values['regime-slots']?.split(',').map((text) => positiveInteger('--regime-slots', text));
   const regimeClients = values['regime-clients']?.split(',').map((text) => positiveInteger('--regime-clients', text));
 
@@ -130,6 +135,7 @@ async function main(): Promise<void> {
     scale,
     clients,
     slots,
+    clientStall,
   });
   if (regimes) {
     runs.push(
@@ -141,6 +147,7 @@ async function main(): Promise<void> {
         clients: regimeClients,
         // The grid's policies too, e.g. only the variant under test against a saved baseline.
         policies: uniformPolicies,
+        clientStall,
       }),
     );
   }

@@ -12,6 +12,7 @@
  * round_robin's s02 in the same cell, and below round_robin's,
  * least_request's and lr_od's in the same scenario.
  */
+import { ClientStall } from './client-stall';
 import { PolicyResult } from './results';
 import { scenarioByName } from './scenarios';
 import { PlannedRun } from './suite';
@@ -36,6 +37,8 @@ export interface RegimeOptions {
   clients?: readonly number[];
   scenarios?: readonly string[];
   policies?: readonly string[];
+  /** The clients' own pauses in every run (client-stall.ts); default none. */
+  clientStall?: ClientStall;
 }
 
 export const regimeCell = (slots: number, clients: number): string => `${slots}x${clients}`;
@@ -50,7 +53,7 @@ export function planRegimes(options: RegimeOptions): PlannedRun[] {
           runs.push({
             kind: 'regime',
             key: regimeCell(slots, clients),
-            spec: { scenario, groups: [{ policy: label, clients }], seed: options.seed, timeline: options.timeline, slots },
+            spec: { scenario, groups: [{ policy: label, clients }], seed: options.seed, timeline: options.timeline, slots, ...(options.clientStall === undefined ? {} : { clientStall: options.clientStall }) },
           });
         }
       }

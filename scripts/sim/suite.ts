@@ -5,6 +5,7 @@
  * scale run. Each planned run is independent and carries its own seed, so
  * runs can execute in any order, in workers, with the same numbers.
  */
+import { ClientStall } from './client-stall';
 import { SCENARIOS, Scenario } from './scenarios';
 import { GRID_TIMELINE, QUICK_TIMELINE, REFERENCE_TIMELINE, SCALE_TIMELINE, Timeline } from './timeline';
 import { RunSpec } from './world';
@@ -59,6 +60,8 @@ export interface SuiteOptions {
   clients?: number;
   /** The default backend's slots for every run (RunSpec.slots); default 8. */
   slots?: number;
+  /** The clients' own pauses for every run (RunSpec.clientStall, client-stall.ts); default none. */
+  clientStall?: ClientStall;
 }
 
 export function substitute(policy: string, underTest: string | undefined): string {
@@ -144,11 +147,11 @@ export function planSuite(options: SuiteOptions): PlannedRun[] {
       });
     }
   }
-  const { arrivals, slots } = options;
+  const { arrivals, slots, clientStall } = options;
   // Only set when given, so a default run's spec (and JSON) is unchanged.
   return runs.map((run) => ({
     ...run,
-    spec: { ...run.spec, ...(arrivals === undefined ? {} : { arrivals }), ...(slots === undefined ? {} : { slots }) },
+    spec: { ...run.spec, ...(arrivals === undefined ? {} : { arrivals }), ...(slots === undefined ? {} : { slots }), ...(clientStall === undefined ? {} : { clientStall }) },
   }));
 }
 

@@ -24,6 +24,7 @@ import { VirtualScheduler } from '../model/virtual-scheduler';
 import { ArrivalCalendar } from './arrivals';
 import { CALL_ENDED, CALL_FREE, CallTable, DeadlineQueue } from './calls';
 import { ClientPolicy } from './client-policy';
+import { ClientStall, StallSchedule } from './client-stall';
 import { RunMetrics } from './metrics';
 import { createPolicy, parsePolicySpec, PolicySpec } from './policies';
 import { Scenario, ScenarioControl, scenarioByName } from './scenarios';
@@ -61,6 +62,8 @@ export interface RunSpec {
    * roles keep their relative differences (roles.ts).
    */
   readonly slots?: number;
+  /** The clients' own pauses (client-stall.ts); absent: none, as the reference. */
+  readonly clientStall?: ClientStall;
 }
 
 export interface FreshEvent {
@@ -128,11 +131,19 @@ export function runSimulation(spec: RunSpec): RunOutput {
   const backendRoles: Role[] = [];
   // Room for backends a scenario adds (s07 adds 20, s08 5, herd 2).
   const maxBackends = backendCount * 2 + 8;
+  const stalls = spec.clientStall === undefined ? undefined : new StallSchedule(spec.clientStall, clientCount, spec.seed);
   const onReply = (callId: number, status: number): void => {
     const slot = calls.openSlot(callId);
-    if (slot >= 0) {
-      endCall(slot, status === STATUS_OK ? CallOutcome.SUCCESS : CallOutcome.FAILURE);
+    if (slot < 0) {
+      return;
     }
+    // A paused client sees the answer when it resumes.
+    const pausedMs = stalls === undefined ? 0 : stalls.remainingMs(calls.client[slot], scheduler.nowMs());
+    if (pausedMs > 0) {
+      scheduler.schedule(scheduler.nowMs() + pausedMs, () => onReply(callId, status));
+      return;
+    }
+    endCall(slot, status === STATUS_OK ? CallOutcome.SUCCESS : CallOutcome.FAILURE);
   };
   const addBackend = (role: Role): number => {
     const id = backends.length;
