@@ -6,7 +6,7 @@
  * runs them on the checkout it is started from and prints (or compares)
  * the tables that docs/tuning.md records.
  *
- *   npx tsx scripts/sim/judge.ts --json after.json [--seeds 5] [--reference-seeds 10] [--policy SPEC] [--quick] [--jobs N]
+ *   npx tsx scripts/sim/judge.ts --json after.json [--seeds 5] [--reference-seeds 10] [--policy SPEC] [--client-stall MS/EVERY] [--quick] [--jobs N]
  *   npx tsx scripts/sim/judge.ts --compare before.json after.json
  *
  * Measure the commit before in a second worktree (its own src/) and the
@@ -23,6 +23,7 @@ import { readFileSync, writeFileSync } from 'fs';
 import { parseArgs } from 'node:util';
 import { gridSection, judged, Judgement, JudgedSeed, methodsSection, referenceSection, ReferenceSeed, RIVALS, UNDER_TEST } from './judge-report';
 import { SCORED_SCENARIOS, scored } from './reference-targets';
+import { ClientStall, parseClientStall } from './client-stall';
 import { parsePolicySpec } from './policies';
 import { runAll } from './pool';
 import { planRegimes } from './regimes';
@@ -52,13 +53,20 @@ function commitOfCheckout(): string {
   }
 }
 
-async function measure(seedCount: number, referenceSeedCount: number, policyUnderTest: string | undefined, quick: boolean, jobs: number | undefined): Promise<Judgement> {
+async function measure(
+  seedCount: number,
+  referenceSeedCount: number,
+  policyUnderTest: string | undefined,
+  quick: boolean,
+  jobs: number | undefined,
+  clientStall: ClientStall | undefined,
+): Promise<Judgement> {
   const runs: Array<PlannedRun & { seedIndex: number }> = [];
   // The reference regime's targets over their own seeds, as sweep.ts runs them.
   const referenceRuns: Array<PlannedRun & { seedIndex: number }> = [];
   for (let index = 0; index < referenceSeedCount; index++) {
     const seed = index + 1;
-    const common = { seed, quick, policyUnderTest, grid: false, scale: false };
+    const common = { seed, quick, policyUnderTest, clientStall, grid: false, scale: false };
     for (const run of planSuite({ ...common, scenarios: SCORED_SCENARIOS.reference.map(scenarioByName), layouts: ['reference'] })) {
       referenceRuns.push({ ...run, seedIndex: index });
     }
@@ -69,11 +77,11 @@ async function measure(seedCount: number, referenceSeedCount: number, policyUnde
   for (let index = 0; index < seedCount; index++) {
     const seed = index + 1;
     const timeline = quick ? QUICK_TIMELINE : REFERENCE_TIMELINE;
-    for (const run of planRegimes({ seed, timeline, policyUnderTest, policies: POLICIES })) {
+    for (const run of planRegimes({ seed, timeline, policyUnderTest, policies: POLICIES, clientStall })) {
       runs.push({ ...run, seedIndex: index });
     }
     const scenarios = METHOD_SCENARIOS.map(scenarioByName);
-    for (const run of planSuite({ scenarios, layouts: ['uniform', 'reference'], seed, quick, policyUnderTest, uniformPolicies: POLICIES, grid: false, scale: false })) {
+    for (const run of planSuite({ scenarios, layouts: ['uniform', 'reference'], seed, quick, policyUnderTest, clientStall, uniformPolicies: POLICIES, grid: false, scale: false })) {
       runs.push({ ...run, seedIndex: index });
     }
   }
@@ -116,6 +124,7 @@ async function measure(seedCount: number, referenceSeedCount: number, policyUnde
     meta: {
       commit: commitOfCheckout(),
       policyUnderTest: policyUnderTest ?? UNDER_TEST,
+      clientStall: clientStall ?? null,
       quick,
       command: `npx tsx scripts/sim/judge.ts ${process.argv.slice(2).join(' ')}`,
     },
@@ -152,6 +161,7 @@ async function main(): Promise<void> {
       quick: { type: 'boolean', default: false },
       jobs: { type: 'string' },
       json: { type: 'string' },
+      'client-stall': { type: 'string' },
       compare: { type: 'boolean', default: false },
     },
     allowPositionals: true,
@@ -177,6 +187,7 @@ async function main(): Promise<void> {
     values.policy,
     values.quick,
     values.jobs === undefined ? undefined : positiveInteger('--jobs', values.jobs),
+    values['client-stall'] === undefined ? undefined : parseClientStall(values['client-stall']),
   );
   if (process.stderr.isTTY) {
     process.stderr.write('\n');
