@@ -28,6 +28,7 @@ import { fork } from 'child_process';
 import * as path from 'path';
 import { parseArgs } from 'node:util';
 import { buildPackage, buildRevision, builtFrom, BUILD_DIR } from './package-under-test';
+import { cpuNsPerCall, lastTimedResult } from './cpu-time';
 import { median } from './stats';
 
 const METHODS = ['/svc.S/Ping', '/svc.S/Get', '/svc.S/List', '/svc.S/Search', '/svc.S/Report'];
@@ -67,16 +68,7 @@ function engineFrom(dir: string, methodCount: number, configJson: object): Engin
   };
 }
 
-let sink = 0;
-
-function batchNs(engine: Engine): number {
-  const start = process.cpuUsage();
-  for (let i = 0; i < BATCH; i++) {
-    sink += engine.one(i);
-  }
-  const used = process.cpuUsage(start);
-  return ((used.user + used.system) * 1e3) / BATCH;
-}
+const batchNs = (engine: Engine): number => cpuNsPerCall(BATCH, (i) => engine.one(i));
 
 /** In a child: paired rounds of the two engines; sends [base ns, test − base ns] medians. */
 function child(baseDir: string, testDir: string, methodCount: number, configJson: object): void {
@@ -93,7 +85,7 @@ function child(baseDir: string, testDir: string, methodCount: number, configJson
       addedNs.push(ns[1] - ns[0]);
     }
   }
-  if (sink < 0) throw new Error('unreachable');
+  if (lastTimedResult() === null) throw new Error('no call was timed');
   process.send!([median(baseNs), median(addedNs)]);
 }
 

@@ -34,6 +34,7 @@ import { Metadata } from '@grpc/grpc-js';
 import { parseArgs } from 'node:util';
 import { builtFrom, loadPackage, loadStreamingModule } from './package-under-test';
 import { buildPicker, pickOnce } from './fake-channel';
+import { cpuNsPerCall, lastTimedResult } from './cpu-time';
 import { bootstrapMeanInterval, mean, median, seedOf, shuffled } from './stats';
 import { seededRandom } from '../../src/core/random';
 
@@ -57,18 +58,8 @@ const BATCH = 20_000;
 /** Rounds run first and not kept, so every variant is compiled and warm. */
 const WARMUP_ROUNDS = 5;
 
-// What the timed calls return, kept so the compiler cannot drop them.
-let sink: unknown = null;
-
 /** ns of this thread's CPU per call of `call`, over one batch of BATCH calls. */
-function batchNs(call: (i: number) => unknown): number {
-  const start = process.cpuUsage();
-  for (let i = 0; i < BATCH; i++) {
-    sink = call(i);
-  }
-  const used = process.cpuUsage(start);
-  return ((used.user + used.system) * 1e3) / BATCH;
-}
+const batchNs = (call: (i: number) => unknown): number => cpuNsPerCall(BATCH, call);
 
 function signedNs(ns: number): string {
   return `${ns >= 0 ? '+' : '−'}${Math.abs(ns).toFixed(0)} ns`;
@@ -101,7 +92,7 @@ async function main(): Promise<void> {
         }
       }
     }
-    if (sink === null) {
+    if (lastTimedResult() === null) {
       throw new Error('no subchannel picked');
     }
     const baseNs = median(means[base]);
@@ -132,7 +123,7 @@ function markerNs(markedCopy: (metadata: Metadata, method: string, streaming: bo
     const ns = batchNs((i) => markedCopy(metadata, METHODS[i % METHODS.length], false));
     if (round >= WARMUP_ROUNDS) batchMeans.push(ns);
   }
-  if (sink === null) throw new Error('nothing marked');
+  if (lastTimedResult() === null) throw new Error('nothing marked');
   return median(batchMeans);
 }
 

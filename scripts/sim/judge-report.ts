@@ -7,15 +7,13 @@
  * Pure: no simulation here, so the tables and target counts are tested on
  * small hand-made inputs (test/sim/judge-report.test.ts).
  */
+import { mean } from '../bench/stats';
 import { PolicyResult } from './results';
-import { ResultAt, SCORE_HEADER, ScoredLayout, scoreLine, ScoredResult } from './reference-targets';
-import { regimeChecks } from './regimes';
+import { ResultAt, SCORE_HEADER, ScoredLayout, scoreLine, scored, ScoredResult } from './reference-targets';
+import { regimeChecks, RegimeP99s } from './regimes';
 
-/** What a judgement keeps of one policy's result. */
-export interface JudgedResult {
-  p99All: number;
-  errorRate: number;
-  recoverySeconds: number | null;
+/** What a judgement keeps of one policy's result: what the reference score reads, and the per-method tails. */
+export interface JudgedResult extends ScoredResult {
   /** Per method group, with several methods. */
   methods?: Record<string, { p99All: number; errorRate: number }>;
 }
@@ -52,35 +50,26 @@ export const RIVALS = ['round_robin', 'least_request', 'lr_od'] as const;
 export const UNDER_TEST = 'peak_ewma';
 
 export function judged(result: PolicyResult): JudgedResult {
-  const kept: JudgedResult = { p99All: result.p99All, errorRate: result.errorRate, recoverySeconds: result.recoverySeconds };
+  const kept: JudgedResult = scored(result);
   if (result.methods !== undefined) {
     kept.methods = Object.fromEntries(Object.entries(result.methods).map(([name, m]) => [name, { p99All: m.p99All, errorRate: m.errorRate }]));
   }
   return kept;
 }
 
-const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
-
 /**
  * The cell-by-cell mean of p99All over seeds: what the targets are judged on
  * ("a 5-seed mean"). A cell, scenario or policy missing from any seed is left out.
  */
-export function meanRegimes(seeds: readonly JudgedSeed[]): JudgedRegimes {
-  const [first, ...rest] = seeds;
-  const out: JudgedRegimes = {};
-  for (const [cell, byScenario] of Object.entries(first?.regimes ?? {})) {
+export function meanRegimes(seeds: readonly JudgedSeed[]): RegimeP99s {
+  const out: RegimeP99s = {};
+  for (const [cell, byScenario] of Object.entries(seeds[0]?.regimes ?? {})) {
     for (const [scenario, byPolicy] of Object.entries(byScenario)) {
       for (const policy of Object.keys(byPolicy)) {
-        const all = [first, ...rest].map((seed) => seed.regimes[cell]?.[scenario]?.[policy]);
-        if (all.some((r) => r === undefined)) {
-          continue;
+        const p99s = seeds.map((seed) => seed.regimes[cell]?.[scenario]?.[policy]?.p99All);
+        if (p99s.every((p99) => p99 !== undefined)) {
+          ((out[cell] ??= {})[scenario] ??= {})[policy] = { p99All: mean(p99s as number[]) };
         }
-        const results = all as JudgedResult[];
-        ((out[cell] ??= {})[scenario] ??= {})[policy] = {
-          p99All: mean(results.map((r) => r.p99All)),
-          errorRate: mean(results.map((r) => r.errorRate)),
-          recoverySeconds: null,
-        };
       }
     }
   }
@@ -88,7 +77,7 @@ export function meanRegimes(seeds: readonly JudgedSeed[]): JudgedRegimes {
 }
 
 /** How many regime targets `regimes` meets, of how many. */
-export function targetsMet(regimes: JudgedRegimes): { met: number; of: number } {
+export function targetsMet(regimes: RegimeP99s): { met: number; of: number } {
   const checks = regimeChecks(regimes, UNDER_TEST);
   return { met: checks.filter((check) => check.met).length, of: checks.length };
 }

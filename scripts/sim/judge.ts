@@ -22,7 +22,7 @@ import { execFileSync } from 'child_process';
 import { readFileSync, writeFileSync } from 'fs';
 import { parseArgs } from 'node:util';
 import { gridSection, judged, Judgement, JudgedSeed, methodsSection, referenceSection, ReferenceSeed, RIVALS, UNDER_TEST } from './judge-report';
-import { SCORED_SCENARIOS, scored } from './reference-targets';
+import { planReferenceTargets, scored } from './reference-targets';
 import { ClientStall, parseClientStall } from './client-stall';
 import { parsePolicySpec } from './policies';
 import { runAll } from './pool';
@@ -65,12 +65,7 @@ async function measure(
   // The reference regime's targets over their own seeds, as sweep.ts runs them.
   const referenceRuns: Array<PlannedRun & { seedIndex: number }> = [];
   for (let index = 0; index < referenceSeedCount; index++) {
-    const seed = index + 1;
-    const common = { seed, quick, policyUnderTest, clientStall, grid: false, scale: false };
-    for (const run of planSuite({ ...common, scenarios: SCORED_SCENARIOS.reference.map(scenarioByName), layouts: ['reference'] })) {
-      referenceRuns.push({ ...run, seedIndex: index });
-    }
-    for (const run of planSuite({ ...common, scenarios: SCORED_SCENARIOS.uniform.map(scenarioByName), layouts: ['uniform'], uniformPolicies: [UNDER_TEST] })) {
+    for (const run of planReferenceTargets(index + 1, { quick, policyUnderTest, clientStall })) {
       referenceRuns.push({ ...run, seedIndex: index });
     }
   }

@@ -6,7 +6,11 @@
  * s01 and s10 beside s02 (p99 and p99All) and s02's busiest healthy backend.
  * Shared by sweep.ts (config candidates) and judge.ts (an engine change).
  */
+import { mean } from '../bench/stats';
+import { ClientStall } from './client-stall';
 import { PolicyResult } from './results';
+import { scenarioByName } from './scenarios';
+import { planSuite, PlannedRun } from './suite';
 
 /** What the score reads of one policy's result in one run. */
 export interface ScoredResult {
@@ -38,11 +42,23 @@ export const SCORED_SCENARIOS: Record<ScoredLayout, readonly string[]> = {
   uniform: ['s01', 's02', 's10'],
 };
 
+/**
+ * The runs the score reads at `seed`: the reference layout's scenarios (the
+ * four policies sharing one fleet, `policyUnderTest` in peak_ewma's place)
+ * and the uniform layout's with the policy under test alone.
+ */
+export function planReferenceTargets(seed: number, options: { quick: boolean; policyUnderTest?: string; clientStall?: ClientStall }): PlannedRun[] {
+  const common = { ...options, seed, grid: false, scale: false };
+  return [
+    ...planSuite({ ...common, scenarios: SCORED_SCENARIOS.reference.map(scenarioByName), layouts: ['reference'] }),
+    ...planSuite({ ...common, scenarios: SCORED_SCENARIOS.uniform.map(scenarioByName), layouts: ['uniform'], uniformPolicies: ['peak_ewma'] }),
+  ];
+}
+
 /** The columns of `scoreLine`, in order. */
 export const SCORE_HEADER =
   'ref s01 s10 s03 (p99/s02) | s01 p99.9/lr_od | recovery s03 s04 s10 (worst) | s04 err | uni s01 s10 p99 | uni s01 s10 p99All | s02 busiest';
 
-const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** One line of scores over `seeds`: means over seeds, the worst seed in brackets for recovery (99: never). */
 export function scoreLine(get: ResultAt, seeds: readonly number[]): string {

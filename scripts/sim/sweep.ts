@@ -12,9 +12,8 @@
  */
 import { parseArgs } from 'node:util';
 import { runAll } from './pool';
-import { recoveryBySeed, ResultAt, SCORE_HEADER, SCORED_SCENARIOS, scoreLine, scored } from './reference-targets';
-import { scenarioByName } from './scenarios';
-import { planSuite, PlannedRun } from './suite';
+import { planReferenceTargets, recoveryBySeed, ResultAt, SCORE_HEADER, scoreLine, scored } from './reference-targets';
+import { PlannedRun } from './suite';
 
 const { values, positionals } = parseArgs({
   options: { seeds: { type: 'string', default: '3' }, jobs: { type: 'string' }, quick: { type: 'boolean', default: false }, 'per-seed': { type: 'boolean', default: false }, 'first-seed': { type: 'string', default: '1' } },
@@ -23,15 +22,10 @@ const { values, positionals } = parseArgs({
 const seeds = Array.from({ length: Number(values.seeds) }, (_, i) => i + Number(values['first-seed']));
 
 async function main(): Promise<void> {
-  const reference = SCORED_SCENARIOS.reference.map(scenarioByName);
-  const uniform = SCORED_SCENARIOS.uniform.map(scenarioByName);
   const runs: Array<PlannedRun & { candidate: string; seed: number }> = [];
   for (const candidate of positionals) {
     for (const seed of seeds) {
-      for (const run of planSuite({ scenarios: reference, layouts: ['reference'], seed, quick: values.quick, policyUnderTest: candidate, grid: false, scale: false })) {
-        runs.push({ ...run, candidate, seed });
-      }
-      for (const run of planSuite({ scenarios: uniform, layouts: ['uniform'], seed, quick: values.quick, policyUnderTest: candidate, uniformPolicies: ['peak_ewma'], grid: false, scale: false })) {
+      for (const run of planReferenceTargets(seed, { quick: values.quick, policyUnderTest: candidate })) {
         runs.push({ ...run, candidate, seed });
       }
     }

@@ -64,8 +64,8 @@ export function nextMeanRttMs(load: EndpointLoad, sampleMs: number, stale: boole
  * `load.meanSamples` once `nextMeanRttMs` has taken a sample of `weight`:
  * the answers M averages, each counted by its weight, at most 8. Normally
  * 8: each answer weighs 1/8 (a lighter one weight/8). After the probe of an
- * endpoint that M had ejected (`restarts`), M starts afresh from the probe's answer: the k-th
- * answer since the probe weighs 1/k until from the 8th on each weighs 1/8
+ * endpoint that M had ejected (`restarts`), M starts afresh from the
+ * probe's answer: the k-th answer since the probe weighs 1/k until from the 8th on each weighs 1/8
  * again, so M is the mean of the answers since the probe, over at most the
  * last 8. A cheap probe re-admits the endpoint as any probe does, but
  * counts only its weight: the next whole answer outweighs it, so a noisy
@@ -96,8 +96,8 @@ export function meanSamplesAfter(load: EndpointLoad, restarts: boolean, weight =
  * Whether M is still on probation: it averages less than a window of
  * answers, counted by weight (`meanSamplesAfter`) — after the probe that
  * restarted it, or, for an endpoint whose first calls failed, since its
- * first answer. An
- * endpoint that answered first and was never ejected is never on it.
+ * first answer. An endpoint that answered first and was never ejected is
+ * never on it.
  */
 export function onProbation(load: EndpointLoad): boolean {
   return load.meanSamples < MEAN_WINDOW;

@@ -46,6 +46,7 @@ function serviceConfigFromConfigMap(dir: string): string {
 }
 
 const K8S_CALLS = 60;
+const MAX_CONNECTION_AGE_MS = 300;
 
 /**
  * What the examples show: b2 (50 ms) gets under three quarters of the share
@@ -61,7 +62,6 @@ function expectSlowOneAvoided(calls: Record<string, number>): void {
   expect(calls.b2).toBeLessThan(Math.max(calls.b0, calls.b1));
   expect(Math.min(calls.b0, calls.b1)).toBeGreaterThan(0);
 }
-const MAX_CONNECTION_AGE_MS = 300;
 
 describe('examples', () => {
   let serviceConfig: ExampleRun;

@@ -5,7 +5,7 @@
 import { gridSection, Judgement, JudgedResult, JudgedSeed, meanRegimes, methodsSection, referenceSection, ReferenceSeed, targetsMet } from '../../scripts/sim/judge-report';
 import { ScoredResult } from '../../scripts/sim/reference-targets';
 
-const r = (p99All: number, errorRate = 0, recoverySeconds: number | null = null): JudgedResult => ({ p99All, errorRate, recoverySeconds });
+const r = (p99All: number, errorRate = 0, recoverySeconds: number | null = null): JudgedResult => ({ p99: p99All, p999: p99All, p99All, errorRate, recoverySeconds, busiestP95: 1 });
 
 /** One cell (1 slot × 8 clients) with round_robin and least_request fixed and peak_ewma's p99s given. */
 function gridSeed(seed: number, peak: { s01: number; s02: number }): JudgedSeed {
