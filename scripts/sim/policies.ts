@@ -9,6 +9,7 @@
  *   least_request, least_connection    least_request_experimental (N_CHOICES 2 / FULL_SCAN)
  *   lr_od, peak_ewma_od                wrapped in outlier_detection (the reference's lr_od settings)
  *   round_robin, oracle, oracle-capacity
+ *   oracle-static, oracle-static{"exponent":4}   knows each backend's speed, not its queue
  */
 import { RandomSource } from '../../src/core/random';
 import { LeastRequestLoadBalancingConfig } from '../../src/policy/least-request-config';
@@ -20,6 +21,7 @@ import { EnginePolicy } from './engine-policy';
 import { OraclePolicy } from './oracle';
 import { OutlierDetectionPolicy, REFERENCE_OUTLIER_DETECTION } from './outlier-detection';
 import { RoundRobinPolicy } from './round-robin';
+import { StaticOraclePolicy } from './oracle-static';
 
 export const BASE_POLICIES = [
   'round_robin',
@@ -30,6 +32,7 @@ export const BASE_POLICIES = [
   'least_connection',
   'oracle',
   'oracle-capacity',
+  'oracle-static',
 ] as const;
 export type BasePolicy = (typeof BASE_POLICIES)[number];
 
@@ -78,9 +81,21 @@ function engineSetup(base: BasePolicy, config: Record<string, unknown>) {
       const parsed = PeakEwmaLoadBalancingConfig.parse(config);
       return { model: parsed.createModel(), choiceCount: parsed.choiceCount };
     }
+    case 'oracle-static':
+      staticExponent(config);
+      return null;
     default:
       return null;
   }
+}
+
+/** oracle-static's `exponent` (default 1); a bad one fails naming the field. */
+function staticExponent(config: Record<string, unknown>): number {
+  const exponent = config.exponent ?? 1;
+  if (typeof exponent !== 'number' || !(exponent > 0) || !Number.isFinite(exponent)) {
+    throw new RangeError(`oracle-static: "exponent" must be a finite number > 0, got ${JSON.stringify(exponent)}`);
+  }
+  return exponent;
 }
 
 export interface PolicyContext {
@@ -99,6 +114,8 @@ export function createPolicy(spec: PolicySpec, context: PolicyContext): ClientPo
   switch (spec.base) {
     case 'round_robin':
       return new RoundRobinPolicy(context.random);
+    case 'oracle-static':
+      return new StaticOraclePolicy(context.backends, context.random, staticExponent(spec.config));
     case 'oracle':
     case 'oracle-capacity':
       return new OraclePolicy(spec.base, context.backends, clock, context.random, context.currentMedianMs);

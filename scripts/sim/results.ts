@@ -126,8 +126,10 @@ export function summariseRun(output: RunOutput): RunResult {
 
 /** Percentiles to the µs, error rates to 6 digits, the rest as is. */
 function roundLatency<T extends MethodLatency | LatencySummary>(summary: T): T {
+  const pooled = 'p99AllPooled' in summary ? { p99AllPooled: round(summary.p99AllPooled, 3) } : {};
   return {
     ...summary,
+    ...pooled,
     p50: round(summary.p50, 3),
     p99: round(summary.p99, 3),
     p999: round(summary.p999, 3),

@@ -17,6 +17,30 @@ describe("the simulator's latency summary", () => {
     expect(summary.errorRate).toBeCloseTo(50 / 250, 6);
   });
 
+  it('pools every client\'s calls for p99AllPooled, so a tail held by a few clients shows there and not in the mean', () => {
+    // 20 clients; client 0 is the unlucky one: 5 % of its calls take 500 ms,
+    // so its own p99 is 500 ms and every other client's 10 ms. Mean of
+    // per-client p99s: (500 + 19 × 10) / 20 = 34.5 ms. Pooled: 10 of 4000
+    // calls (0.25 %) are slow, under the 1 % a p99 ignores: 10 ms.
+    const clients = Array.from({ length: 20 }, (_, c) => c);
+    const metrics = new RunMetrics({ clientGroups: clients.map(() => 0), groupCount: 1, maxBackends: 1, timeline });
+    for (const c of clients) {
+      for (let i = 0; i < 200; i++) metrics.recordEnd(c, c === 0 && i % 20 === 0 ? 500 : 10, true, 1000, 100 + i * 10);
+    }
+    const summary = summariseLatency(metrics, clients, 'window');
+    expect(summary.p99All).toBeGreaterThan(30);
+    expect(summary.p99All).toBeLessThan(40);
+    expect(summary.p99AllPooled).toBeCloseTo(10, 0);
+    // ...and the other way round: 2 % of every client's calls slow puts both at 500 ms.
+    const everyone = new RunMetrics({ clientGroups: clients.map(() => 0), groupCount: 1, maxBackends: 1, timeline });
+    for (const c of clients) {
+      for (let i = 0; i < 200; i++) everyone.recordEnd(c, i % 50 < 1 || i % 50 === 25 ? 500 : 10, true, 1000, 100 + i * 10);
+    }
+    const spread = summariseLatency(everyone, clients, 'window');
+    expect(spread.p99AllPooled).toBeGreaterThan(450);
+    expect(spread.p99All).toBeGreaterThan(450);
+  });
+
   it('leaves a client that ended no call out of both', () => {
     const metrics = new RunMetrics({ clientGroups: [0, 0], groupCount: 1, maxBackends: 1, timeline });
     for (let i = 0; i < 200; i++) metrics.recordEnd(0, 10, true, 1000, 100 + i * 10);

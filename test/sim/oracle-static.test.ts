@@ -1,0 +1,72 @@
+/**
+ * `oracle-static`, the client-only bound: a smooth weighted round robin over
+ * each backend's true speed, blind to queues.
+ */
+import { seededRandom } from '../../src/core/random';
+import { BackendModel } from '../../scripts/model/backend';
+import { behaviourAtSlots } from '../../scripts/model/roles';
+import { VirtualScheduler } from '../../scripts/model/virtual-scheduler';
+import { parsePolicySpec } from '../../scripts/sim/policies';
+import { RoundRobinPolicy } from '../../scripts/sim/round-robin';
+import { StaticOraclePolicy, staticCapacity } from '../../scripts/sim/oracle-static';
+
+function fleet(roles: Parameters<typeof behaviourAtSlots>[0][], slots = 1): BackendModel[] {
+  const scheduler = new VirtualScheduler();
+  return roles.map(
+    (role, id) => new BackendModel({ scheduler, random: seededRandom(id + 1), behaviour: behaviourAtSlots(role, slots), onReply: () => undefined }),
+  );
+}
+
+function counts(policy: StaticOraclePolicy, picks: number, backends: number): number[] {
+  const sent = new Array<number>(backends).fill(0);
+  for (let i = 0; i < picks; i++) sent[policy.pick()]++;
+  return sent;
+}
+
+describe('oracle-static', () => {
+  it('is round_robin on identical backends: the READY list in order, from a random start', () => {
+    const backends = fleet(['normal', 'normal', 'normal', 'normal', 'normal']);
+    const oracle = new StaticOraclePolicy(backends, seededRandom(7), 4);
+    const roundRobin = new RoundRobinPolicy(seededRandom(7));
+    oracle.setReady([0, 1, 2, 3, 4]);
+    roundRobin.setReady([0, 1, 2, 3, 4]);
+    const picks = Array.from({ length: 15 }, () => oracle.pick());
+    expect(picks).toEqual(Array.from({ length: 15 }, () => roundRobin.pick()));
+    // Each backend once per cycle of five, in list order.
+    for (let i = 5; i < 15; i++) expect(picks[i]).toBe((picks[i - 1] + 1) % 5);
+  });
+
+  it('splits calls in proportion to speed^k, and gives none to a backend that cannot answer', () => {
+    // normal, noisy (twice the median, σ 0.8), throttled (1.5×), flaky (5 % errors), crash-looping.
+    const backends = fleet(['normal', 'noisy', 'throttled', 'flaky', 'normal']);
+    backends[4].setBehaviour({ mode: 'unavailable' });
+    for (const exponent of [1, 3]) {
+      const policy = new StaticOraclePolicy(backends, seededRandom(3), exponent);
+      policy.setReady([0, 1, 2, 3, 4]);
+      const sent = counts(policy, 100_000, 5);
+      const weights = backends.map((b) => staticCapacity(b.behaviour) ** exponent);
+      const total = weights.reduce((a, b) => a + b, 0);
+      sent.forEach((n, id) => expect(n / 100_000).toBeCloseTo(weights[id] / total, 3));
+      expect(sent[4]).toBe(0);
+    }
+    // The speeds themselves: a noisy pod's mean is 2·e^(0.32 − 0.045) of a normal one's.
+    expect(staticCapacity(backends[1].behaviour) / staticCapacity(backends[0].behaviour)).toBeCloseTo(1 / (2 * Math.exp(0.32 - 0.045)), 9);
+    expect(staticCapacity(backends[3].behaviour) / staticCapacity(backends[0].behaviour)).toBeCloseTo(0.95, 9);
+  });
+
+  it('knows a fault the moment it starts (the bound reads speeds, not queues)', () => {
+    const backends = fleet(['normal', 'normal']);
+    const policy = new StaticOraclePolicy(backends, seededRandom(1), 2);
+    policy.setReady([0, 1]);
+    expect(counts(policy, 1000, 2)).toEqual([500, 500]);
+    backends[1].setBehaviour({ latencyFactor: 3 });
+    const [fast, slow] = counts(policy, 10_000, 2);
+    expect(slow / (fast + slow)).toBeCloseTo(1 / 10, 2); // (1/3)² against 1
+  });
+
+  it('is a simulator policy with a validated exponent', () => {
+    expect(parsePolicySpec('k4=oracle-static{"exponent":4}')).toEqual({ label: 'k4', base: 'oracle-static', config: { exponent: 4 } });
+    expect(() => parsePolicySpec('oracle-static{"exponent":0}')).toThrow(/"exponent" must be a finite number > 0, got 0/);
+    expect(() => parsePolicySpec('oracle-static{"exponent":"2"}')).toThrow(/"exponent"/);
+  });
+});
