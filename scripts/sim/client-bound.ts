@@ -1,0 +1,75 @@
+/**
+ * How far each regime cell's targets are from reach for a client that sees
+ * no queue: peak_ewma beside `oracle-static` (oracle-static.ts: each
+ * backend's true speed, a weighted round robin over speed^k, the best k per
+ * cell and scenario) and beside `oracle` (every queue), on the reference's
+ * metric (the mean of per-client p99s, `p99All`) and on the fleet's
+ * (`p99AllPooled`, every call in one histogram).
+ *
+ *   npm run simulate -- --regimes --seed N --json gridN.json --uniform-policies \
+ *     'round_robin,peak_ewma,oracle,k4=oracle-static{"exponent":4},k15=oracle-static{"exponent":15},k30=oracle-static{"exponent":30}'
+ *   npx tsx scripts/sim/client-bound.ts grid1.json grid2.json ...
+ *
+ * Each value is the mean over the files (seeds) given; the bound of a cell
+ * is 1.3 × round_robin's s02 (issue 15), ✗ marks a value over it.
+ */
+import { readFileSync } from 'node:fs';
+import { mean } from '../bench/stats';
+import { RegimeJson } from './regimes';
+
+type Field = 'p99All' | 'p99AllPooled';
+
+const S02 = 's02-steady-identical';
+const SICK = ['s01-steady-uneven', 's03-brownout', 's10-node-cpu-contention'];
+const STATIC = /^k\d+=?/;
+
+/** The mean over seeds of `policy`'s `field` in `cell` and `scenario`; undefined if a seed lacks it. */
+function meanOf(grids: readonly RegimeJson[], cell: string, scenario: string, policy: string, field: Field): number | undefined {
+  const values = grids.map((grid) => grid[cell]?.[scenario]?.[policy]?.[field]);
+  return values.every((v): v is number => typeof v === 'number') ? mean(values) : undefined;
+}
+
+export function boundTable(grids: readonly RegimeJson[], field: Field): string {
+  const first = grids[0];
+  const staticLabels = Object.keys(first[Object.keys(first)[0]]?.[S02] ?? {}).filter((label) => STATIC.test(label));
+  const fmt = (x: number | undefined, bound: number): string => (x === undefined ? '–' : `${x.toFixed(1)}${x > bound ? ' ✗' : ''}`);
+  const lines = [
+    `| slots × clients | round_robin s02 (bound) | ${SICK.map((s) => `${s.slice(0, 3)}: peak_ewma / oracle-static (k) / oracle`).join(' | ')} |`,
+    `|---|---|${SICK.map(() => '---').join('|')}|`,
+  ];
+  for (const cell of Object.keys(first)) {
+    const healthy = meanOf(grids, cell, S02, 'round_robin', field);
+    if (healthy === undefined) continue;
+    const bound = 1.3 * healthy;
+    const columns = SICK.map((scenario) => {
+      const peak = meanOf(grids, cell, scenario, 'peak_ewma', field);
+      let best: number | undefined;
+      let bestLabel = '';
+      for (const label of staticLabels) {
+        const value = meanOf(grids, cell, scenario, label, field);
+        if (value !== undefined && (best === undefined || value < best)) {
+          best = value;
+          bestLabel = label.replace(/=.*/, '');
+        }
+      }
+      return `${fmt(peak, bound)} / ${fmt(best, bound)}${bestLabel ? ` (${bestLabel})` : ''} / ${fmt(meanOf(grids, cell, scenario, 'oracle', field), bound)}`;
+    });
+    lines.push(`| ${cell.replace('x', ' × ')} | ${healthy.toFixed(1)} (${bound.toFixed(1)}) | ${columns.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+function main(): void {
+  const files = process.argv.slice(2);
+  if (files.length === 0) throw new Error('usage: client-bound.ts GRID.json [GRID.json ...] (simulate --regimes --json outputs)');
+  const grids = files.map((file) => {
+    const json = JSON.parse(readFileSync(file, 'utf8')) as { regimes?: RegimeJson };
+    if (json.regimes === undefined) throw new Error(`${file}: no "regimes" (write it with npm run simulate -- --regimes --json ${file})`);
+    return json.regimes;
+  });
+  console.log(`mean over ${files.length} file(s); ✗ over 1.3 × round_robin's s02 of the cell\n`);
+  console.log(`p99 over all calls, the mean of per-client p99s (the reference's, the targets'):\n\n${boundTable(grids, 'p99All')}\n`);
+  console.log(`p99 over all calls, every client's calls in one histogram:\n\n${boundTable(grids, 'p99AllPooled')}`);
+}
+
+if (require.main === module) main();
