@@ -26,6 +26,17 @@
  * learnt from noise: the estimates, and with them the picks (gate refusals,
  * draws), differ from "off", and the figure includes that.
  *
+ * `--stepped-clock MS` replaces `performance.now()` with a clock that moves
+ * MS per read, kept per variant (each picker sees its own unbroken
+ * timeline). The engine reads the clock at the pick, the start and the end,
+ * so every call of every method takes exactly MS: every method's baseline
+ * equals the fleet's, every weight is 1, and with five methods
+ * `"latency"` makes the same picks as `"off"` (what methods.ts promises for
+ * w = 1). What is left between them is the per-method work alone: five
+ * methods' lookups, weights, normalised samples and baselines. With the
+ * real clock the five-method figure also holds the different picks made on
+ * microsecond noise (see above); both are reported in docs/design.md.
+ *
  * `--variant NAME=JSON` (repeatable) compares other peak_ewma configs the
  * same way, the first one given as the base: e.g. what the rotation adds,
  *   --variant 'draws={"rotationGate":0,"rotationMargin":0}' --variant 'defaults={}'
@@ -67,14 +78,23 @@ function signedNs(ns: number): string {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { rounds: { type: 'string', default: '100' }, methods: { type: 'string', default: '5' }, endpoints: { type: 'string', default: '10,1000' }, variant: { type: 'string', multiple: true } },
+    options: {
+      rounds: { type: 'string', default: '100' },
+      methods: { type: 'string', default: '5' },
+      endpoints: { type: 'string', default: '10,1000' },
+      variant: { type: 'string', multiple: true },
+      'stepped-clock': { type: 'string' },
+    },
   });
+  const stepMs = values['stepped-clock'] === undefined ? undefined : Number(values['stepped-clock']);
+  if (stepMs !== undefined && !(stepMs > 0 && Number.isFinite(stepMs))) throw new Error(`--stepped-clock: expected a number of ms > 0, got ${values['stepped-clock']}`);
+  const clock = stepMs === undefined ? undefined : installSteppedClock(stepMs);
   const rounds = Number(values.rounds);
   const variants: Record<string, object> = values.variant?.length ? Object.fromEntries(values.variant.map(parseVariant)) : METHOD_VARIANTS;
   const base = Object.keys(variants)[0];
   loadPackage().register();
   const { markedCopy } = loadStreamingModule();
-  console.log(`package: ${builtFrom()}`);
+  console.log(`package: ${builtFrom()}${stepMs === undefined ? '' : `; stepped clock: ${stepMs} ms per read`}`);
   const methodCount = Number(values.methods);
   if (!Number.isInteger(methodCount) || methodCount < 1 || methodCount > METHODS.length) throw new Error(`--methods: expected 1 to ${METHODS.length}, got ${values.methods}`);
   const methods = METHODS.slice(0, methodCount);
@@ -86,7 +106,9 @@ async function main(): Promise<void> {
     for (let round = 0; round < rounds + WARMUP_ROUNDS; round++) {
       for (const name of shuffled(Object.keys(variants))) {
         const { picker } = built[name];
+        clock?.resume(name);
         const ns = batchNs((i) => pickOnce(picker, argsByMethod[i % methods.length], trailers));
+        clock?.pause(name);
         if (round >= WARMUP_ROUNDS) {
           means[name].push(ns);
         }
@@ -108,6 +130,25 @@ async function main(): Promise<void> {
     Object.values(built).forEach((b) => b.destroy());
   }
   console.log(`the marker itself (callMarker's step per call, a Metadata copy with its info): ${markerNs(markedCopy, rounds).toFixed(0)} ns per call (median batch)`);
+}
+
+/**
+ * Replaces `performance.now()` (which the package's clock calls at each
+ * read) with one that moves `stepMs` per read. Each variant keeps its own
+ * time: `resume(name)` before its batch, `pause(name)` after.
+ */
+function installSteppedClock(stepMs: number): { resume(name: string): void; pause(name: string): void } {
+  let nowMs = 0;
+  const saved = new Map<string, number>();
+  Object.defineProperty(globalThis.performance, 'now', { value: () => (nowMs += stepMs), configurable: true, writable: true });
+  return {
+    resume: (name) => {
+      nowMs = saved.get(name) ?? 0;
+    },
+    pause: (name) => {
+      saved.set(name, nowMs);
+    },
+  };
 }
 
 /**

@@ -20,6 +20,8 @@ interface Workload {
   /** Every how many calls one fails (0: none). */
   failEvery: number;
   seed: number;
+  /** false: every call takes exactly its method's ms × the endpoint's slowness (default: × U(0.5, 1.5)). */
+  jitter?: boolean;
 }
 
 /** A call the tests have started on the engine, to end at `endsAtMs` (virtual). */
@@ -83,7 +85,8 @@ function drive(workload: Workload, methodScoring: MethodScoring): Trace {
     (counts[spec.name] ??= workload.slowness.map(() => 0))[index]++;
     const startedAtMs = engine.callStarted(loads[index], weight, method);
     const outcome = workload.failEvery > 0 && i % workload.failEvery === 0 ? CallOutcome.FAILURE : CallOutcome.SUCCESS;
-    running.push({ endsAtMs: clock.now() + spec.ms * workload.slowness[index] * (0.5 + world()), load: loads[index], startedAtMs, weight, method, outcome });
+    const jitter = workload.jitter === false ? 1 : 0.5 + world();
+    running.push({ endsAtMs: clock.now() + spec.ms * workload.slowness[index] * jitter, load: loads[index], startedAtMs, weight, method, outcome });
   }
   finishUntil(workload.calls * workload.gapMs + 1e6);
   const sharesByMethod = Object.fromEntries(
@@ -113,6 +116,34 @@ describe('per-method scoring', () => {
             const on = drive(workload, scoring);
             expect(on.picks).toEqual(off.picks);
             // toEqual compares numbers with Object.is: bit for bit (and -0 vs 0).
+            expect(on.loads).toEqual(off.loads);
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('with several methods that all take the same time on alike endpoints, picks are bit-identical to "off" (property): what method-pick.ts --stepped-clock measures', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          // Quarter milliseconds: sums of them are exact in floating point, so every call's elapsed time is exactly its ms.
+          quarters: fc.integer({ min: 1, max: 8_000 }),
+          gapQuarters: fc.integer({ min: 1, max: 2_000 }),
+          endpoints: fc.integer({ min: 1, max: 6 }),
+          methodCount: fc.integer({ min: 2, max: 5 }),
+          failEvery: fc.constantFrom(0, 3, 17),
+          seed: fc.nat(1_000),
+        }),
+        ({ quarters, gapQuarters, endpoints, methodCount, failEvery, seed }) => {
+          const ms = quarters / 4;
+          const methods = ['Ping', 'Get', 'List', 'Search', 'Report'].slice(0, methodCount).map((name) => ({ name: `/svc.S/${name}`, ms }));
+          const workload: Workload = { methods, slowness: new Array<number>(endpoints).fill(1), calls: 400, gapMs: gapQuarters / 4, failEvery, seed, jitter: false };
+          const off = drive(workload, 'off');
+          for (const scoring of ['latency', 'work'] as const) {
+            const on = drive(workload, scoring);
+            expect(on.picks).toEqual(off.picks);
             expect(on.loads).toEqual(off.loads);
           }
         },
