@@ -15,18 +15,26 @@ export function meanServiceMs(behaviour: Behaviour, medianMs: number): number {
   return medianMs * behaviour.latencyFactor * Math.exp((behaviour.sigma * behaviour.sigma) / 2);
 }
 
-/** Calls per second one backend sustains for the method mix. */
-export function backendCapacityRps(behaviour: Behaviour, methods: readonly MethodSpec[]): number {
+/**
+ * Calls per second one backend's slots serve, calls of median `medianMs`:
+ * slots / mean service time, less its GC pause fraction; 0 when it does
+ * not serve (unavailable, black hole). Errors are not counted here.
+ */
+export function servedRps(behaviour: Behaviour, medianMs: number): number {
   if (behaviour.mode !== 'normal') {
     return 0;
   }
   const slots = behaviour.slots === 0 ? UNLIMITED_SLOTS_AS : behaviour.slots;
-  const meanMs = meanServiceMs(behaviour, meanMedianMs(methods));
-  let rps = (slots * 1000) / meanMs;
+  let rps = (slots * 1000) / meanServiceMs(behaviour, medianMs);
   if (behaviour.gcPeriodMs > 0) {
     rps *= 1 - behaviour.gcPauseMs / behaviour.gcPeriodMs;
   }
-  return rps / (1 - behaviour.errorRate);
+  return rps;
+}
+
+/** Calls per second one backend sustains for the method mix (its failed calls take no time). */
+export function backendCapacityRps(behaviour: Behaviour, methods: readonly MethodSpec[]): number {
+  return servedRps(behaviour, meanMedianMs(methods)) / (1 - behaviour.errorRate);
 }
 
 export function fleetCapacityRps(behaviours: readonly Behaviour[], methods: readonly MethodSpec[]): number {

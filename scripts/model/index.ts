@@ -27,7 +27,7 @@ export {
   FIVE_METHODS,
   meanMedianMs,
 } from './methods';
-export { meanServiceMs, backendCapacityRps, fleetCapacityRps, ratePerClientRps, UNLIMITED_SLOTS_AS } from './capacity';
+export { meanServiceMs, servedRps, backendCapacityRps, fleetCapacityRps, ratePerClientRps, UNLIMITED_SLOTS_AS } from './capacity';
 export { NormalSource, serviceTimeMs, SERVICE_CAP_MEDIANS } from './lognormal';
 export type { BackendOptions, BackendCounters, ReplySink, ReplyStatus } from './backend';
 export { BackendModel, STATUS_OK, STATUS_UNAVAILABLE, UNAVAILABLE_DETAILS, GC_PHASE_RANGE_MS } from './backend';

@@ -1,7 +1,9 @@
 /**
- * `oracle-static`: the best a client can do that knows how fast every
- * backend is but not what is queued there. A bound for client-only rules,
- * as `oracle` (which reads every queue) is a bound for any rule.
+ * `oracle-static`: a client that knows how fast every backend is but not
+ * what is queued there. A yardstick for client-only rules, as `oracle`
+ * (which reads every queue) is one for any rule; not a proof: a rule that
+ * learns could use what a static split ignores, and none gets the speeds
+ * for free.
  *
  * Each client runs a smooth weighted round robin (the schedule of nginx's
  * and grpc's weighted_round_robin: every pick adds each weight to its
@@ -24,17 +26,15 @@
 import { RandomSource } from '../../src/core/random';
 import { BackendModel } from '../model/backend';
 import { Behaviour } from '../model/behaviour';
+import { servedRps } from '../model/capacity';
 import { ClientPolicy } from './client-policy';
 
-/** What an informed client knows of a backend: its speed, never its queue. */
+/**
+ * What an informed client knows of a backend: its speed, never its queue.
+ * Calls it answers per ms (for calls of a 1 ms median; only ratios matter).
+ */
 export function staticCapacity(behaviour: Behaviour): number {
-  if (behaviour.mode !== 'normal') {
-    return 0;
-  }
-  const slots = behaviour.slots === 0 ? 8 : behaviour.slots;
-  const meanFactor = behaviour.latencyFactor * Math.exp((behaviour.sigma * behaviour.sigma) / 2);
-  const running = behaviour.gcPeriodMs > 0 ? 1 - behaviour.gcPauseMs / behaviour.gcPeriodMs : 1;
-  return (slots / meanFactor) * running * (1 - behaviour.errorRate);
+  return (servedRps(behaviour, 1) / 1000) * (1 - behaviour.errorRate);
 }
 
 /** A smooth weighted round robin over the true speeds (see the header). */
