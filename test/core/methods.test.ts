@@ -98,6 +98,17 @@ function drive(workload: Workload, methodScoring: MethodScoring): Trace {
   return { picks, loads, sharesByMethod };
 }
 
+/** Per-method scoring, "latency" and "work", makes the picks and leaves every endpoint number that "off" does. */
+function expectScoringChangesNothing(workload: Workload): void {
+  const off = drive(workload, 'off');
+  for (const scoring of ['latency', 'work'] as const) {
+    const on = drive(workload, scoring);
+    expect(on.picks).toEqual(off.picks);
+    // toEqual compares numbers with Object.is: bit for bit (and -0 vs 0).
+    expect(on.loads).toEqual(off.loads);
+  }
+}
+
 describe('per-method scoring', () => {
   it('with one method, picks and every endpoint number are bit-identical to methodScoring "off" (property)', () => {
     fc.assert(
@@ -110,14 +121,7 @@ describe('per-method scoring', () => {
           seed: fc.nat(1_000),
         }),
         ({ ms, slowness, gapMs, failEvery, seed }) => {
-          const workload: Workload = { methods: [{ name: '/svc.S/Get', ms }], slowness, calls: 400, gapMs, failEvery, seed };
-          const off = drive(workload, 'off');
-          for (const scoring of ['latency', 'work'] as const) {
-            const on = drive(workload, scoring);
-            expect(on.picks).toEqual(off.picks);
-            // toEqual compares numbers with Object.is: bit for bit (and -0 vs 0).
-            expect(on.loads).toEqual(off.loads);
-          }
+          expectScoringChangesNothing({ methods: [{ name: '/svc.S/Get', ms }], slowness, calls: 400, gapMs, failEvery, seed });
         },
       ),
       { numRuns: 60 },
@@ -139,13 +143,7 @@ describe('per-method scoring', () => {
         ({ quarters, gapQuarters, endpoints, methodCount, failEvery, seed }) => {
           const ms = quarters / 4;
           const methods = ['Ping', 'Get', 'List', 'Search', 'Report'].slice(0, methodCount).map((name) => ({ name: `/svc.S/${name}`, ms }));
-          const workload: Workload = { methods, slowness: new Array<number>(endpoints).fill(1), calls: 400, gapMs: gapQuarters / 4, failEvery, seed, jitter: false };
-          const off = drive(workload, 'off');
-          for (const scoring of ['latency', 'work'] as const) {
-            const on = drive(workload, scoring);
-            expect(on.picks).toEqual(off.picks);
-            expect(on.loads).toEqual(off.loads);
-          }
+          expectScoringChangesNothing({ methods, slowness: new Array<number>(endpoints).fill(1), calls: 400, gapMs: gapQuarters / 4, failEvery, seed, jitter: false });
         },
       ),
       { numRuns: 60 },
