@@ -14,6 +14,8 @@ import { regimeChecks, RegimeP99s } from './regimes';
 
 /** What a judgement keeps of one policy's result: what the reference score reads, and the per-method tails. */
 export interface JudgedResult extends ScoredResult {
+  /** p99 over all calls with every client's calls in one histogram (absent in judgements written before it existed). */
+  p99AllPooled?: number;
   /** Per method group, with several methods. */
   methods?: Record<string, { p99All: number; errorRate: number }>;
 }
@@ -50,7 +52,7 @@ export const RIVALS = ['round_robin', 'least_request', 'lr_od'] as const;
 export const UNDER_TEST = 'peak_ewma';
 
 export function judged(result: PolicyResult): JudgedResult {
-  const kept: JudgedResult = scored(result);
+  const kept: JudgedResult = { ...scored(result), p99AllPooled: result.p99AllPooled };
   if (result.methods !== undefined) {
     kept.methods = Object.fromEntries(Object.entries(result.methods).map(([name, m]) => [name, { p99All: m.p99All, errorRate: m.errorRate }]));
   }
@@ -60,13 +62,15 @@ export function judged(result: PolicyResult): JudgedResult {
 /**
  * The cell-by-cell mean of p99All over seeds: what the targets are judged on
  * ("a 5-seed mean"). A cell, scenario or policy missing from any seed is left out.
+ * With `field` "p99AllPooled", the pooled p99 instead, under the same key, so
+ * that `regimeChecks` judges it.
  */
-export function meanRegimes(seeds: readonly JudgedSeed[]): RegimeP99s {
+export function meanRegimes(seeds: readonly JudgedSeed[], field: 'p99All' | 'p99AllPooled' = 'p99All'): RegimeP99s {
   const out: RegimeP99s = {};
   for (const [cell, byScenario] of Object.entries(seeds[0]?.regimes ?? {})) {
     for (const [scenario, byPolicy] of Object.entries(byScenario)) {
       for (const policy of Object.keys(byPolicy)) {
-        const p99s = seeds.map((seed) => seed.regimes[cell]?.[scenario]?.[policy]?.p99All);
+        const p99s = seeds.map((seed) => seed.regimes[cell]?.[scenario]?.[policy]?.[field]);
         if (p99s.every((p99) => p99 !== undefined)) {
           ((out[cell] ??= {})[scenario] ??= {})[policy] = { p99All: mean(p99s as number[]) };
         }
@@ -127,8 +131,23 @@ export function gridSection(after: Judgement, before?: Judgement): string {
   return (
     `Regime grid, uniform layout, p99 over all calls (ms), mean of seeds ${after.seeds.map((s) => s.seed).join(', ')}; ` +
     `✗ over the target's bound (s02 ≤ 1.02 × round_robin, the others ≤ 1.3 × round_robin's s02), † not below every rival\n\n` +
-    `${lines.join('\n')}\n\n${summary}`
+    `${lines.join('\n')}\n\n${summary}${pooledSummary(after, before)}`
   );
+}
+
+/**
+ * The same targets judged on the pooled p99 (every client's calls in one
+ * histogram; docs/simulation.md, "the metric at 64 clients"), as one line;
+ * empty when a judgement has no pooled figures.
+ */
+function pooledSummary(after: Judgement, before?: Judgement): string {
+  const afterPooled = targetsMet(meanRegimes(after.seeds, 'p99AllPooled'));
+  if (afterPooled.of === 0) {
+    return '';
+  }
+  const beforePooled = before === undefined ? undefined : targetsMet(meanRegimes(before.seeds, 'p99AllPooled'));
+  const was = beforePooled === undefined || beforePooled.of === 0 ? '' : `${beforePooled.met} → `;
+  return `\n\non the pooled p99 (every client's calls in one histogram): ${was}${afterPooled.met} of ${afterPooled.of} on the ${after.seeds.length}-seed means`;
 }
 
 /** The method groups of a many-method result, in the scenario's order. */

@@ -54,6 +54,30 @@ describe('gridSection', () => {
     const missing = judgement(gridSeed(1, { s01: 62, s02: 30 }));
     // Over 1.3 × 30 (✗) and not below least_request's 60 (†).
     expect(gridSection(missing)).toContain('| 1 × 8 | 30.0 | 62.0 ✗† | 30.0 |');
+    // These judgements have no pooled figures (as those written before them): no pooled line.
+    expect(text).not.toContain('pooled');
+  });
+
+  it('judges the same targets on the pooled p99 when the judgements carry it, in one line', () => {
+    // Pooled: round_robin's healthy fleet 45 instead of 30 (the fixed-period effect), so s01's bound is 58.5.
+    const pooled = (seed: JudgedSeed, pooledPeak: { s01: number; s02: number }): JudgedSeed => {
+      const cell = seed.regimes['1x8'];
+      cell['s02-steady-identical'].round_robin.p99AllPooled = 45;
+      cell['s02-steady-identical'].least_request.p99AllPooled = 60;
+      cell['s02-steady-identical'].peak_ewma.p99AllPooled = pooledPeak.s02;
+      cell['s01-steady-uneven'].round_robin.p99AllPooled = 500;
+      cell['s01-steady-uneven'].least_request.p99AllPooled = 70;
+      cell['s01-steady-uneven'].peak_ewma.p99AllPooled = pooledPeak.s01;
+      return seed;
+    };
+    // Before: the reference's metric misses s01 (62 > 39) and so does the pooled one (62 > 58.5); s02 47 > 45.9 misses.
+    const was = judgement(pooled(gridSeed(1, { s01: 62, s02: 30 }), { s01: 62, s02: 47 }));
+    // After: s01 55 still misses the reference's bound but meets the pooled one, below least_request's 70; s02 45 met.
+    const now = judgement(pooled(gridSeed(1, { s01: 55, s02: 30 }), { s01: 55, s02: 45 }));
+    const text = gridSection(now, was);
+    expect(text).toContain('targets met: 1 → 2 of 3 on the 1-seed means');
+    expect(text).toContain("on the pooled p99 (every client's calls in one histogram): 1 → 3 of 3 on the 1-seed means");
+    expect(targetsMet(meanRegimes(now.seeds, 'p99AllPooled'))).toEqual({ met: 3, of: 3 });
   });
 });
 
