@@ -148,6 +148,7 @@ async function main(): Promise<void> {
         // The grid's policies too, e.g. only the variant under test against a saved baseline.
         policies: uniformPolicies,
         clientStall,
+        arrivals: values.arrivals,
       }),
     );
   }

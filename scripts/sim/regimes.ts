@@ -39,6 +39,8 @@ export interface RegimeOptions {
   policies?: readonly string[];
   /** The clients' own pauses in every run (client-stall.ts); default none. */
   clientStall?: ClientStall;
+  /** How clients space their calls (RunSpec.arrivals); default fixed, the reference's. */
+  arrivals?: 'fixed' | 'poisson';
 }
 
 export const regimeCell = (slots: number, clients: number): string => `${slots}x${clients}`;
@@ -53,7 +55,16 @@ export function planRegimes(options: RegimeOptions): PlannedRun[] {
           runs.push({
             kind: 'regime',
             key: regimeCell(slots, clients),
-            spec: { scenario, groups: [{ policy: label, clients }], seed: options.seed, timeline: options.timeline, slots, ...(options.clientStall === undefined ? {} : { clientStall: options.clientStall }) },
+            spec: {
+              scenario,
+              groups: [{ policy: label, clients }],
+              seed: options.seed,
+              timeline: options.timeline,
+              slots,
+              ...(options.clientStall === undefined ? {} : { clientStall: options.clientStall }),
+              // Fixed is the default: left out, so the reference grid's specs stay as they were.
+              ...(options.arrivals === undefined || options.arrivals === 'fixed' ? {} : { arrivals: options.arrivals }),
+            },
           });
         }
       }

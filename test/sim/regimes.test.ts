@@ -80,3 +80,14 @@ describe('regime grid (reduced)', () => {
     expect(verdict(draws, low, (_cell, ratio) => ratio >= 1.3).filter((entry) => !entry.met)).toEqual([]);
   });
 });
+
+describe('planRegimes', () => {
+  const timeline = { warmupMs: 0, measureS: 1, faultStartS: 0, faultEndS: 1 };
+
+  it('passes --arrivals poisson (and --client-stall) to every run of the grid, and leaves fixed arrivals out of the spec', () => {
+    const poisson = planRegimes({ seed: 1, timeline, slots: [1], clients: [64], scenarios: ['s02'], policies: ['round_robin'], arrivals: 'poisson', clientStall: { ms: 50, everyMs: 1000 } });
+    expect(poisson.map((run) => [run.spec.arrivals, run.spec.clientStall])).toEqual([['poisson', { ms: 50, everyMs: 1000 }]]);
+    const fixed = planRegimes({ seed: 1, timeline, slots: [1], clients: [64], scenarios: ['s02'], policies: ['round_robin'], arrivals: 'fixed' });
+    expect('arrivals' in fixed[0].spec).toBe(false);
+  });
+});
