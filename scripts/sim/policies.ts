@@ -10,6 +10,7 @@
  *   lr_od, peak_ewma_od                wrapped in outlier_detection (the reference's lr_od settings)
  *   round_robin, oracle, oracle-capacity
  *   oracle-static, oracle-static{"exponent":4}   knows each backend's speed, not its queue
+ *   learned-static{"window":32,...}              the same schedule, speeds learnt (research)
  */
 import { RandomSource } from '../../src/core/random';
 import { LeastRequestLoadBalancingConfig } from '../../src/policy/least-request-config';
@@ -22,6 +23,7 @@ import { OraclePolicy } from './oracle';
 import { OutlierDetectionPolicy, REFERENCE_OUTLIER_DETECTION } from './outlier-detection';
 import { RoundRobinPolicy } from './round-robin';
 import { StaticOraclePolicy } from './oracle-static';
+import { LEARNED_STATIC_DEFAULTS, LearnedStaticPolicy } from './learned-static';
 
 export const BASE_POLICIES = [
   'round_robin',
@@ -33,6 +35,7 @@ export const BASE_POLICIES = [
   'oracle',
   'oracle-capacity',
   'oracle-static',
+  'learned-static',
 ] as const;
 export type BasePolicy = (typeof BASE_POLICIES)[number];
 
@@ -116,6 +119,8 @@ export function createPolicy(spec: PolicySpec, context: PolicyContext): ClientPo
       return new RoundRobinPolicy(context.random);
     case 'oracle-static':
       return new StaticOraclePolicy(context.backends, context.random, staticExponent(spec.config));
+    case 'learned-static':
+      return new LearnedStaticPolicy(clock, context.random, { ...LEARNED_STATIC_DEFAULTS, ...(spec.config as object) });
     case 'oracle':
     case 'oracle-capacity':
       return new OraclePolicy(spec.base, context.backends, clock, context.random, context.currentMedianMs);
