@@ -30,6 +30,21 @@ export interface LearnedStaticSettings {
 
 export const LEARNED_STATIC_DEFAULTS: LearnedStaticSettings = { window: 32, gate: 1.3, exponent: 4, floor: 0.02, updateMs: 1000, failureFactor: 3 };
 
+/** The defaults with `config`'s fields over them; an unknown field, or a value that is not a finite number > 0 (floor ≤ 1), throws naming it. */
+export function learnedStaticSettings(config: Record<string, unknown>): LearnedStaticSettings {
+  const settings: LearnedStaticSettings = { ...LEARNED_STATIC_DEFAULTS };
+  for (const [field, value] of Object.entries(config)) {
+    if (!(field in LEARNED_STATIC_DEFAULTS)) {
+      throw new RangeError(`learned-static: unknown field "${field}" (expected ${Object.keys(LEARNED_STATIC_DEFAULTS).join(', ')})`);
+    }
+    if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value) || (field === 'floor' && value > 1)) {
+      throw new RangeError(`learned-static: "${field}" must be a finite number > 0${field === 'floor' ? ' and ≤ 1' : ''}, got ${JSON.stringify(value)}`);
+    }
+    settings[field as keyof LearnedStaticSettings] = value;
+  }
+  return settings;
+}
+
 export class LearnedStaticPolicy implements ClientPolicy {
   private ready: readonly number[] = [];
   private credit: number[] = [];

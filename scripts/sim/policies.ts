@@ -23,7 +23,7 @@ import { OraclePolicy } from './oracle';
 import { OutlierDetectionPolicy, REFERENCE_OUTLIER_DETECTION } from './outlier-detection';
 import { RoundRobinPolicy } from './round-robin';
 import { StaticOraclePolicy } from './oracle-static';
-import { LEARNED_STATIC_DEFAULTS, LearnedStaticPolicy } from './learned-static';
+import { LearnedStaticPolicy, learnedStaticSettings } from './learned-static';
 
 export const BASE_POLICIES = [
   'round_robin',
@@ -87,6 +87,9 @@ function engineSetup(base: BasePolicy, config: Record<string, unknown>) {
     case 'oracle-static':
       staticExponent(config);
       return null;
+    case 'learned-static':
+      learnedStaticSettings(config);
+      return null;
     default:
       return null;
   }
@@ -120,7 +123,7 @@ export function createPolicy(spec: PolicySpec, context: PolicyContext): ClientPo
     case 'oracle-static':
       return new StaticOraclePolicy(context.backends, context.random, staticExponent(spec.config));
     case 'learned-static':
-      return new LearnedStaticPolicy(clock, context.random, { ...LEARNED_STATIC_DEFAULTS, ...(spec.config as object) });
+      return new LearnedStaticPolicy(clock, context.random, learnedStaticSettings(spec.config));
     case 'oracle':
     case 'oracle-capacity':
       return new OraclePolicy(spec.base, context.backends, clock, context.random, context.currentMedianMs);

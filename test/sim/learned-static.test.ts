@@ -6,6 +6,7 @@ import { CallOutcome } from '../../src/core/endpoint-load';
 import { seededRandom } from '../../src/core/random';
 import { LEARNED_STATIC_DEFAULTS, LearnedStaticPolicy } from '../../scripts/sim/learned-static';
 import { RoundRobinPolicy } from '../../scripts/sim/round-robin';
+import { parsePolicySpec } from '../../scripts/sim/policies';
 
 describe('learned-static', () => {
   it('is round_robin while every backend answers alike', () => {
@@ -39,5 +40,12 @@ describe('learned-static', () => {
     for (let i = 0; i < 10_000; i++) counts[policy.pick()]++;
     const weight = ((1.3 * 17.5) / 40) ** 2; // 0.323
     expect(counts[3] / 10_000).toBeCloseTo(weight / (3 + weight), 2);
+  });
+
+  it('is a simulator policy whose fields are validated by name', () => {
+    expect(parsePolicySpec('learned-static{"window":64,"gate":1.6}').config).toEqual({ window: 64, gate: 1.6 });
+    expect(() => parsePolicySpec('learned-static{"windw":64}')).toThrow(/unknown field "windw"/);
+    expect(() => parsePolicySpec('learned-static{"floor":2}')).toThrow(/"floor" must be a finite number > 0 and ≤ 1, got 2/);
+    expect(() => parsePolicySpec('learned-static{"gate":-1}')).toThrow(/"gate" must be a finite number > 0, got -1/);
   });
 });
