@@ -14,7 +14,7 @@
  * is 1.3 × round_robin's s02 (issue 15), ✗ marks a value over it.
  */
 import { readFileSync } from 'node:fs';
-import { mean } from '../bench/stats';
+import { meanRegimes } from './judge-report';
 import { RegimeJson } from './regimes';
 
 type Field = 'p99All' | 'p99AllPooled';
@@ -23,13 +23,10 @@ const S02 = 's02-steady-identical';
 const SICK = ['s01-steady-uneven', 's03-brownout', 's10-node-cpu-contention'];
 const STATIC = /^k\d+=?/;
 
-/** The mean over seeds of `policy`'s `field` in `cell` and `scenario`; undefined if a seed lacks it. */
-function meanOf(grids: readonly RegimeJson[], cell: string, scenario: string, policy: string, field: Field): number | undefined {
-  const values = grids.map((grid) => grid[cell]?.[scenario]?.[policy]?.[field]);
-  return values.every((v): v is number => typeof v === 'number') ? mean(values) : undefined;
-}
-
 export function boundTable(grids: readonly RegimeJson[], field: Field): string {
+  // The mean over seeds of each result, as the judge takes it; a policy a seed lacks is left out.
+  const means = meanRegimes(grids.map((regimes) => ({ regimes })), field);
+  const meanOf = (cell: string, scenario: string, policy: string): number | undefined => means[cell]?.[scenario]?.[policy]?.p99All;
   const first = grids[0];
   const staticLabels = Object.keys(first[Object.keys(first)[0]]?.[S02] ?? {}).filter((label) => STATIC.test(label));
   const fmt = (x: number | undefined, bound: number): string => (x === undefined ? '–' : `${x.toFixed(1)}${x > bound ? ' ✗' : ''}`);
@@ -38,21 +35,21 @@ export function boundTable(grids: readonly RegimeJson[], field: Field): string {
     `|---|---|${SICK.map(() => '---').join('|')}|`,
   ];
   for (const cell of Object.keys(first)) {
-    const healthy = meanOf(grids, cell, S02, 'round_robin', field);
+    const healthy = meanOf(cell, S02, 'round_robin');
     if (healthy === undefined) continue;
     const bound = 1.3 * healthy;
     const columns = SICK.map((scenario) => {
-      const peak = meanOf(grids, cell, scenario, 'peak_ewma', field);
+      const peak = meanOf(cell, scenario, 'peak_ewma');
       let best: number | undefined;
       let bestLabel = '';
       for (const label of staticLabels) {
-        const value = meanOf(grids, cell, scenario, label, field);
+        const value = meanOf(cell, scenario, label);
         if (value !== undefined && (best === undefined || value < best)) {
           best = value;
           bestLabel = label.replace(/=.*/, '');
         }
       }
-      return `${fmt(peak, bound)} / ${fmt(best, bound)}${bestLabel ? ` (${bestLabel})` : ''} / ${fmt(meanOf(grids, cell, scenario, 'oracle', field), bound)}`;
+      return `${fmt(peak, bound)} / ${fmt(best, bound)}${bestLabel ? ` (${bestLabel})` : ''} / ${fmt(meanOf(cell, scenario, 'oracle'), bound)}`;
     });
     lines.push(`| ${cell.replace('x', ' × ')} | ${healthy.toFixed(1)} (${bound.toFixed(1)}) | ${columns.join(' | ')} |`);
   }

@@ -20,6 +20,11 @@ export interface JudgedResult extends ScoredResult {
   methods?: Record<string, { p99All: number; errorRate: number }>;
 }
 
+/** What `meanRegimes` reads of one result: a judgement's, or a simulator grid's (`RegimeJson`). */
+export type RegimeTail = Partial<Pick<JudgedResult, 'p99All' | 'p99AllPooled'>>;
+/** cell → scenario → policy → tails. */
+export type RegimeTails = Record<string, Record<string, Record<string, RegimeTail>>>;
+
 /** cell → scenario → policy → result, as `RegimeJson` with only what is judged. */
 export type JudgedRegimes = Record<string, Record<string, Record<string, JudgedResult>>>;
 
@@ -65,7 +70,7 @@ export function judged(result: PolicyResult): JudgedResult {
  * With `field` "p99AllPooled", the pooled p99 instead, under the same key, so
  * that `regimeChecks` judges it.
  */
-export function meanRegimes(seeds: readonly JudgedSeed[], field: 'p99All' | 'p99AllPooled' = 'p99All'): RegimeP99s {
+export function meanRegimes(seeds: readonly { regimes: RegimeTails }[], field: keyof RegimeTail = 'p99All'): RegimeP99s {
   const out: RegimeP99s = {};
   for (const [cell, byScenario] of Object.entries(seeds[0]?.regimes ?? {})) {
     for (const [scenario, byPolicy] of Object.entries(byScenario)) {

@@ -18,6 +18,7 @@
 import { CallOutcome } from '../../src/core/endpoint-load';
 import { RandomSource } from '../../src/core/random';
 import { ClientPolicy } from './client-policy';
+import { SmoothRotation } from './smooth-rotation';
 
 export interface LearnedStaticSettings {
   window: number;
@@ -47,7 +48,7 @@ export function learnedStaticSettings(config: Record<string, unknown>): LearnedS
 
 export class LearnedStaticPolicy implements ClientPolicy {
   private ready: readonly number[] = [];
-  private credit: number[] = [];
+  private readonly rotation = new SmoothRotation();
   private weights: number[] = [];
   private readonly meanMs = new Map<number, { mean: number; answers: number }>();
   private updatedAtMs = -Infinity;
@@ -60,8 +61,7 @@ export class LearnedStaticPolicy implements ClientPolicy {
 
   setReady(backendIds: readonly number[]): void {
     this.ready = backendIds.slice();
-    const start = Math.floor(this.random() * backendIds.length);
-    this.credit = backendIds.map((_, i) => -((i - start + backendIds.length) % backendIds.length) * 1e-9);
+    this.rotation.reset(backendIds.length, this.random);
     this.updateWeights();
   }
 
@@ -93,15 +93,8 @@ export class LearnedStaticPolicy implements ClientPolicy {
     const ready = this.ready;
     if (ready.length === 0) return -1;
     if (this.nowMs() - this.updatedAtMs >= this.settings.updateMs) this.updateWeights();
-    let total = 0;
-    let best = 0;
-    for (let i = 0; i < ready.length; i++) {
-      total += this.weights[i];
-      this.credit[i] += this.weights[i];
-      if (this.credit[i] > this.credit[best]) best = i;
-    }
-    this.credit[best] -= total;
-    return ready[best];
+    // Every weight is at least `floor` > 0, so something is chosen.
+    return ready[this.rotation.next((i) => this.weights[i])];
   }
 
   started(): number {

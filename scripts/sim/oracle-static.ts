@@ -5,10 +5,8 @@
  * learns could use what a static split ignores, and none gets the speeds
  * for free.
  *
- * Each client runs a smooth weighted round robin (the schedule of nginx's
- * and grpc's weighted_round_robin: every pick adds each weight to its
- * backend's credit, the backend with the most credit takes the call and
- * gives back the sum of the weights) over the READY backends. A backend's
+ * Each client runs a smooth weighted round robin (smooth-rotation.ts) over
+ * the READY backends. A backend's
  * weight is its true speed, read from its behaviour at the pick, so a fault
  * is known the moment it starts:
  *
@@ -28,6 +26,7 @@ import { BackendModel } from '../model/backend';
 import { Behaviour } from '../model/behaviour';
 import { servedRps } from '../model/capacity';
 import { ClientPolicy } from './client-policy';
+import { SmoothRotation } from './smooth-rotation';
 
 /**
  * What an informed client knows of a backend: its speed, never its queue.
@@ -40,7 +39,7 @@ export function staticCapacity(behaviour: Behaviour): number {
 /** A smooth weighted round robin over the true speeds (see the header). */
 export class StaticOraclePolicy implements ClientPolicy {
   private ready: readonly number[] = [];
-  private credit: number[] = [];
+  private readonly rotation = new SmoothRotation();
 
   constructor(
     private readonly backends: readonly BackendModel[],
@@ -54,35 +53,17 @@ export class StaticOraclePolicy implements ClientPolicy {
 
   setReady(backendIds: readonly number[]): void {
     this.ready = backendIds.slice();
-    // With equal weights this is round_robin exactly: the READY list's order
-    // (the same for every client) from a random start. Not a random order per
-    // client: with the reference's fixed-period clients that order matters
-    // to the mean of per-client p99s (docs/simulation.md, "client-only bound").
-    const start = Math.floor(this.random() * backendIds.length);
-    this.credit = backendIds.map((_, i) => -((i - start + backendIds.length) % backendIds.length) * 1e-9);
+    this.rotation.reset(backendIds.length, this.random);
   }
 
   pick(): number {
     const ready = this.ready;
-    let total = 0;
-    let best = -1;
-    for (let i = 0; i < ready.length; i++) {
-      const weight = staticCapacity(this.backends[ready[i]].behaviour) ** this.exponent;
-      if (weight === 0) {
-        continue;
-      }
-      total += weight;
-      this.credit[i] += weight;
-      if (best < 0 || this.credit[i] > this.credit[best]) {
-        best = i;
-      }
+    const chosen = this.rotation.next((i) => staticCapacity(this.backends[ready[i]].behaviour) ** this.exponent);
+    if (chosen >= 0) {
+      return ready[chosen];
     }
-    if (best < 0) {
-      // Nothing answers: any READY backend, as round_robin would.
-      return ready.length === 0 ? -1 : ready[Math.floor(this.random() * ready.length)];
-    }
-    this.credit[best] -= total;
-    return ready[best];
+    // Nothing answers: any READY backend, as round_robin would.
+    return ready.length === 0 ? -1 : ready[Math.floor(this.random() * ready.length)];
   }
 
   started(): number {

@@ -59,7 +59,6 @@ export function planReferenceTargets(seed: number, options: { quick: boolean; po
 export const SCORE_HEADER =
   'ref s01 s10 s03 (p99/s02) | s01 p99.9/lr_od | recovery s03 s04 s10 (worst) | s04 err | uni s01 s10 p99 | uni s01 s10 p99All | s02 busiest';
 
-
 /** One line of scores over `seeds`: means over seeds, the worst seed in brackets for recovery (99: never). */
 export function scoreLine(get: ResultAt, seeds: readonly number[]): string {
   const per = (f: (seed: number) => number): number => mean(seeds.map(f));

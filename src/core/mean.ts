@@ -65,9 +65,9 @@ export function nextMeanRttMs(load: EndpointLoad, sampleMs: number, stale: boole
  * the answers M averages, each counted by its weight, at most 8. Normally
  * 8: each answer weighs 1/8 (a lighter one weight/8). After the probe of an
  * endpoint that M had ejected (`restarts`), M starts afresh from the
- * probe's answer: the k-th answer since the probe weighs 1/k until from the 8th on each weighs 1/8
- * again, so M is the mean of the answers since the probe, over at most the
- * last 8. A cheap probe re-admits the endpoint as any probe does, but
+ * probe's answer: the k-th answer since the probe weighs 1/k until from the
+ * 8th on each weighs 1/8 again, so M is the mean of the answers since the
+ * probe, over at most the last 8. A cheap probe re-admits the endpoint as any probe does, but
  * counts only its weight: the next whole answer outweighs it, so a noisy
  * backend's lucky ping buys it one substantial call, not eight.
  *
