@@ -15,7 +15,18 @@
  * (package-under-test.ts), as users run it: under tsx every call pays
  * ~2–3 µs of esbuild's `__name` wrappers, which drowns a 100 ns difference.
  *
- *   npx tsx scripts/bench/method-pick.ts [--rounds 100] [--endpoints 10,1000] [--methods 5]
+ *   npx tsx scripts/bench/method-pick.ts [--rounds 100] [--endpoints 10,1000] [--methods 5] [--processes 1]
+ *
+ * `--processes N` runs the whole measurement in N processes, one after
+ * another, and judges over processes: the median and mean of their paired
+ * figures, a 95 % interval of that mean, and every process's figure. Why:
+ * one process's interval (over its rounds) is narrow, ±5–20 ns, but V8
+ * compiles each process its own way, and with the code unchanged the
+ * per-process figures spread over 2× (five methods, stepped clock,
+ * 2026-12-03: +57 to +139 ns in eight processes), so one process's figure
+ * says little about the next. Absolute ns also follow the host: on this
+ * shared 2-core machine the "off" call measured 456 ns and 898 ns per call
+ * half an hour apart; a figure with its base beside it is what compares.
  *
  * `--methods 1` sends every call on one method: then the method's weight is
  * 1 exactly and per-method scoring makes bit-identical picks (methods.ts),
@@ -43,7 +54,8 @@
  */
 import { Metadata } from '@grpc/grpc-js';
 import { parseArgs } from 'node:util';
-import { builtFrom, loadPackage, loadStreamingModule } from './package-under-test';
+import { fork } from 'child_process';
+import { buildPackage, builtFrom, loadPackage, loadStreamingModule } from './package-under-test';
 import { buildPicker, pickOnce } from './fake-channel';
 import { cpuNsPerCall, lastTimedResult } from './cpu-time';
 import { bootstrapMeanInterval, mean, median, seedOf, shuffled } from './stats';
@@ -76,31 +88,95 @@ function signedNs(ns: number): string {
   return `${ns >= 0 ? '+' : '−'}${Math.abs(ns).toFixed(0)} ns`;
 }
 
+/** One process's figures at one endpoint count: the base's median batch, and per other variant the mean of paired differences. */
+interface ProcessResult {
+  readonly endpoints: number;
+  readonly baseNs: number;
+  readonly addedNs: Record<string, number>;
+  /** That process's 95 % interval over its rounds, per variant. */
+  readonly roundsInterval: Record<string, readonly [number, number]>;
+}
+
+const OPTIONS = {
+  rounds: { type: 'string', default: '100' },
+  methods: { type: 'string', default: '5' },
+  endpoints: { type: 'string', default: '10,1000' },
+  variant: { type: 'string', multiple: true },
+  'stepped-clock': { type: 'string' },
+  processes: { type: 'string', default: '1' },
+  child: { type: 'boolean', default: false },
+} as const;
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      rounds: { type: 'string', default: '100' },
-      methods: { type: 'string', default: '5' },
-      endpoints: { type: 'string', default: '10,1000' },
-      variant: { type: 'string', multiple: true },
-      'stepped-clock': { type: 'string' },
-    },
+  const { values } = parseArgs({ options: OPTIONS });
+  const processes = Number(values.processes);
+  if (!Number.isInteger(processes) || processes < 1) throw new Error(`--processes: expected an integer >= 1, got ${values.processes}`);
+  const variants: Record<string, object> = values.variant?.length ? Object.fromEntries(values.variant.map(parseVariant)) : METHOD_VARIANTS;
+  const base = Object.keys(variants)[0];
+  if (values.child) {
+    process.send!(await measure(values, variants));
+    return;
+  }
+  const stepMs = values['stepped-clock'];
+  if (processes === 1) {
+    const results = await measure(values, variants);
+    console.log(`package: ${builtFrom()}${stepMs === undefined ? '' : `; stepped clock: ${stepMs} ms per read`}`);
+    for (const result of results) {
+      const line = Object.entries(result.addedNs)
+        .map(([name, ns]) => `${name} ${signedNs(ns)} [${result.roundsInterval[name].map(signedNs).join(', ')}]`)
+        .join(', ');
+      console.log(`@${result.endpoints} endpoints, ${values.methods} method(s), ${values.rounds} rounds × ${BATCH} calls: ${base} ${result.baseNs.toFixed(0)} ns per call (median batch); added per call, mean of paired rounds [95 % interval over rounds]: ${line}`);
+    }
+  } else {
+    buildPackage();
+    const perProcess: ProcessResult[][] = [];
+    for (let p = 0; p < processes; p++) {
+      perProcess.push(await runChild(process.argv.slice(2)));
+    }
+    console.log(`package: ${builtFrom()}${stepMs === undefined ? '' : `; stepped clock: ${stepMs} ms per read`}; ${processes} processes, one after another, each ${values.rounds} rounds × ${BATCH} calls`);
+    perProcess[0].forEach((first, at) => {
+      const results = perProcess.map((results) => results[at]);
+      const line = Object.keys(first.addedNs)
+        .map((name) => {
+          const added = results.map((result) => result.addedNs[name]);
+          const [low, high] = bootstrapMeanInterval(added, seededRandom(seedOf(`${first.endpoints}/${name}/processes`)));
+          const sorted = [...added].sort((a, b) => a - b);
+          return `${name} ${signedNs(median(added))} median, ${signedNs(mean(added))} mean [${signedNs(low)}, ${signedNs(high)}]; per process ${sorted.map(signedNs).join(' ')}`;
+        })
+        .join('; ');
+      console.log(`@${first.endpoints} endpoints, ${values.methods} method(s): ${base} ${median(results.map((result) => result.baseNs)).toFixed(0)} ns per call (median process); added per call over processes, 95 % interval of the mean: ${line}`);
+    });
+  }
+  const { markedCopy } = loadStreamingModule();
+  console.log(`the marker itself (callMarker's step per call, a Metadata copy with its info): ${markerNs(markedCopy, Number(values.rounds)).toFixed(0)} ns per call (median batch)`);
+}
+
+function runChild(args: string[]): Promise<ProcessResult[]> {
+  return new Promise((resolve, reject) => {
+    const proc = fork(__filename, [...args, '--child']);
+    proc.once('message', (message) => resolve(message as ProcessResult[]));
+    proc.once('error', reject);
+    proc.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`child exited with ${code}`))));
   });
-  const stepMs = values['stepped-clock'] === undefined ? undefined : Number(values['stepped-clock']);
-  if (stepMs !== undefined && !(stepMs > 0 && Number.isFinite(stepMs))) throw new Error(`--stepped-clock: expected a number of ms > 0, got ${values['stepped-clock']}`);
+}
+
+/** This process's paired rounds at each endpoint count (the measurement itself). */
+async function measure(values: { [K in keyof typeof OPTIONS]?: unknown }, variants: Record<string, object>): Promise<ProcessResult[]> {
+  const stepText = values['stepped-clock'] as string | undefined;
+  const stepMs = stepText === undefined ? undefined : Number(stepText);
+  if (stepMs !== undefined && !(stepMs > 0 && Number.isFinite(stepMs))) throw new Error(`--stepped-clock: expected a number of ms > 0, got ${stepText}`);
   const clock = stepMs === undefined ? undefined : installSteppedClock(stepMs);
   const rounds = Number(values.rounds);
-  const variants: Record<string, object> = values.variant?.length ? Object.fromEntries(values.variant.map(parseVariant)) : METHOD_VARIANTS;
   const base = Object.keys(variants)[0];
   loadPackage().register();
   const { markedCopy } = loadStreamingModule();
-  console.log(`package: ${builtFrom()}${stepMs === undefined ? '' : `; stepped clock: ${stepMs} ms per read`}`);
   const methodCount = Number(values.methods);
-  if (!Number.isInteger(methodCount) || methodCount < 1 || methodCount > METHODS.length) throw new Error(`--methods: expected 1 to ${METHODS.length}, got ${values.methods}`);
+  if (!Number.isInteger(methodCount) || methodCount < 1 || methodCount > METHODS.length) throw new Error(`--methods: expected 1 to ${METHODS.length}, got ${String(values.methods)}`);
   const methods = METHODS.slice(0, methodCount);
   const argsByMethod = methods.map((method) => ({ metadata: markedCopy(new Metadata(), method, false), extraPickInfo: {} }));
   const trailers = new Metadata();
-  for (const endpoints of values.endpoints.split(',').map(Number)) {
+  const results: ProcessResult[] = [];
+  for (const endpoints of (values.endpoints as string).split(',').map(Number)) {
     const built = Object.fromEntries(await Promise.all(Object.entries(variants).map(async ([name, config]) => [name, await buildPicker(config, endpoints)] as const)));
     const means: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
     for (let round = 0; round < rounds + WARMUP_ROUNDS; round++) {
@@ -117,19 +193,17 @@ async function main(): Promise<void> {
     if (lastTimedResult() === null) {
       throw new Error('no subchannel picked');
     }
-    const baseNs = median(means[base]);
-    const line = Object.keys(variants)
-      .filter((name) => name !== base)
-      .map((name) => {
-        const added = means[name].map((value, round) => value - means[base][round]);
-        const [low, high] = bootstrapMeanInterval(added, seededRandom(seedOf(`${endpoints}/${name}`)));
-        return `${name} ${signedNs(mean(added))} [${signedNs(low)}, ${signedNs(high)}]`;
-      })
-      .join(', ');
-    console.log(`@${endpoints} endpoints, ${methods.length} method${methods.length > 1 ? 's' : ''}, ${rounds} rounds × ${BATCH} calls: ${base} ${baseNs.toFixed(0)} ns per call (median batch); added per call, mean of paired rounds [95 % interval]: ${line}`);
+    const addedNs: Record<string, number> = {};
+    const roundsInterval: Record<string, readonly [number, number]> = {};
+    for (const name of Object.keys(variants).filter((variant) => variant !== base)) {
+      const added = means[name].map((value, round) => value - means[base][round]);
+      addedNs[name] = mean(added);
+      roundsInterval[name] = bootstrapMeanInterval(added, seededRandom(seedOf(`${endpoints}/${name}`)));
+    }
+    results.push({ endpoints, baseNs: median(means[base]), addedNs, roundsInterval });
     Object.values(built).forEach((b) => b.destroy());
   }
-  console.log(`the marker itself (callMarker's step per call, a Metadata copy with its info): ${markerNs(markedCopy, rounds).toFixed(0)} ns per call (median batch)`);
+  return results;
 }
 
 /**
