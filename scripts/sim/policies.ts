@@ -10,6 +10,8 @@
  *   lr_od, peak_ewma_od                wrapped in outlier_detection (the reference's lr_od settings)
  *   round_robin, oracle, oracle-capacity
  *   oracle-static, oracle-static{"exponent":4}   knows each backend's speed, not its queue
+ *   oracle-own{"othersScale":8}                  knows each backend's speed and its own calls in flight
+ *                                                (also "choices": 2, "knowsSpeed": false)
  *   learned-static{"window":32,...}              the same schedule, speeds learnt (research)
  */
 import { RandomSource } from '../../src/core/random';
@@ -23,6 +25,7 @@ import { OraclePolicy } from './oracle';
 import { OutlierDetectionPolicy, REFERENCE_OUTLIER_DETECTION } from './outlier-detection';
 import { RoundRobinPolicy } from './round-robin';
 import { StaticOraclePolicy } from './oracle-static';
+import { OwnQueueOraclePolicy } from './oracle-own';
 import { LearnedStaticPolicy, learnedStaticSettings } from './learned-static';
 
 export const BASE_POLICIES = [
@@ -35,6 +38,7 @@ export const BASE_POLICIES = [
   'oracle',
   'oracle-capacity',
   'oracle-static',
+  'oracle-own',
   'learned-static',
 ] as const;
 export type BasePolicy = (typeof BASE_POLICIES)[number];
@@ -90,6 +94,9 @@ function engineSetup(base: BasePolicy, config: Record<string, unknown>) {
     case 'learned-static':
       learnedStaticSettings(config);
       return null;
+    case 'oracle-own':
+      ownSettings(config);
+      return null;
     default:
       return null;
   }
@@ -102,6 +109,27 @@ function staticExponent(config: Record<string, unknown>): number {
     throw new RangeError(`oracle-static: "exponent" must be a finite number > 0, got ${JSON.stringify(exponent)}`);
   }
   return exponent;
+}
+
+/** oracle-own's fields: `othersScale` (default 1), `choices` (default all), `knowsSpeed` (default true); a bad one fails naming it. */
+function ownSettings(config: Record<string, unknown>): { othersScale: number; choices: number; knowsSpeed: boolean } {
+  const unknown = Object.keys(config).filter((key) => !['othersScale', 'choices', 'knowsSpeed'].includes(key));
+  if (unknown.length > 0) {
+    throw new RangeError(`oracle-own: unknown field "${unknown[0]}" (known: othersScale, choices, knowsSpeed)`);
+  }
+  const othersScale = config.othersScale ?? 1;
+  if (typeof othersScale !== 'number' || !(othersScale >= 0) || !Number.isFinite(othersScale)) {
+    throw new RangeError(`oracle-own: "othersScale" must be a finite number >= 0, got ${JSON.stringify(othersScale)}`);
+  }
+  const choices = config.choices ?? Infinity;
+  if (typeof choices !== 'number' || !(choices >= 1) || !(Number.isInteger(choices) || choices === Infinity)) {
+    throw new RangeError(`oracle-own: "choices" must be an integer >= 1, got ${JSON.stringify(choices)}`);
+  }
+  const knowsSpeed = config.knowsSpeed ?? true;
+  if (typeof knowsSpeed !== 'boolean') {
+    throw new RangeError(`oracle-own: "knowsSpeed" must be true or false, got ${JSON.stringify(knowsSpeed)}`);
+  }
+  return { othersScale, choices, knowsSpeed };
 }
 
 export interface PolicyContext {
@@ -122,6 +150,11 @@ export function createPolicy(spec: PolicySpec, context: PolicyContext): ClientPo
       return new RoundRobinPolicy(context.random);
     case 'oracle-static':
       return new StaticOraclePolicy(context.backends, context.random, staticExponent(spec.config));
+    case 'oracle-own':
+    {
+      const own = ownSettings(spec.config);
+      return new OwnQueueOraclePolicy(context.backends, context.random, context.currentMedianMs, own.othersScale, own.choices, own.knowsSpeed);
+    }
     case 'learned-static':
       return new LearnedStaticPolicy(clock, context.random, learnedStaticSettings(spec.config));
     case 'oracle':
