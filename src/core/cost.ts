@@ -66,6 +66,11 @@ export interface LoadModel {
   readonly traffic?: BalancerTraffic;
   /** The tracked methods, if the model scores per method (methods.ts); undefined: methods are ignored. */
   readonly methods?: MethodTable;
+  /**
+   * Candidates compared per pick while `methods` are a mix (methods.ts
+   * `MethodTable.mixed`), where more than choiceCount; absent: choiceCount.
+   */
+  readonly mixedChoiceCount?: number;
   /** The weight of a call of `method` placed now (methods.ts); absent: 1. */
   weightOf?(method: MethodStats): number;
   /**
@@ -234,6 +239,10 @@ export class PeakEwmaModel implements LoadModel {
 
   weightOf(method: MethodStats): number {
     return methodWeight(method, this.fleet);
+  }
+
+  get mixedChoiceCount(): number | undefined {
+    return this.settings.mixedChoiceCount;
   }
 
   get ejects(): boolean {

@@ -87,12 +87,13 @@ export class LoadBalancingEngine {
     }
     const ejected = model.ejects ? this.ejectedCandidate : undefined;
     const n = candidates.length;
+    const choiceCount = this.choiceCountNow();
     // The chooser handles n <= 1 itself; the rotation only starts once there
     // is something to rotate over.
     const chosen =
       model.rotates === true && n > 1
-        ? this.pickInRotation(n, ejected)
-        : this.chooser.choose(n, this.choiceCount, this.costOfCandidate, ejected);
+        ? this.pickInRotation(n, choiceCount, ejected)
+        : this.chooser.choose(n, choiceCount, this.costOfCandidate, ejected);
     this.pickCandidates = NO_CANDIDATES;
     return chosen;
   }
@@ -103,23 +104,33 @@ export class LoadBalancingEngine {
    * cheaper challenger or it is ejected; one that fails the gate leaves
    * the call to the draw.
    */
-  private pickInRotation(n: number, ejected: EjectedOf | undefined): number {
+  private pickInRotation(n: number, choiceCount: number, ejected: EjectedOf | undefined): number {
     const model = this.model;
     const incumbent = this.nextIncumbent(n);
     if (model.takesTurn !== undefined && !model.takesTurn(this.pickCandidates[incumbent], this.pickNowMs)) {
-      return this.chooser.choose(n, this.choiceCount, this.costOfCandidate, ejected);
+      return this.chooser.choose(n, choiceCount, this.costOfCandidate, ejected);
     }
     const margin = model.rotationMargin ?? 0;
     if (margin > 0) {
-      return this.chooser.chooseAgainst(incumbent, n, this.choiceCount, margin, this.costOfCandidate, ejected);
+      return this.chooser.chooseAgainst(incumbent, n, choiceCount, margin, this.costOfCandidate, ejected);
     }
     if (ejected !== undefined) {
       this.costOfCandidate(incumbent);
       if (this.rating.ejected) {
-        return this.chooser.choose(n, this.choiceCount, this.costOfCandidate, ejected);
+        return this.chooser.choose(n, choiceCount, this.costOfCandidate, ejected);
       }
     }
     return incumbent;
+  }
+
+  /** choiceCount, or the model's `mixedChoiceCount` while its methods are a mix (methods.ts) and that is more. */
+  private choiceCountNow(): number {
+    const mixedCount = this.model.mixedChoiceCount;
+    if (mixedCount === undefined || !(mixedCount > this.choiceCount)) {
+      return this.choiceCount;
+    }
+    const methods = this.model.methods;
+    return methods !== undefined && methods.mixed() ? mixedCount : this.choiceCount;
   }
 
   private nextIncumbent(candidateCount: number): number {

@@ -42,6 +42,19 @@
  * method B_m and F see the same samples, so w = 1 exactly and every number
  * the engine computes is bit-identical to scoring without methods.
  *
+ * A mix: while the tracked methods' fleet averages are `MIX_RATIO` (4) or
+ * more apart, the engine compares `mixedChoiceCount` candidates per pick
+ * instead of choiceCount (engine.ts). Why: with one kind of call, a
+ * client's own in-flight counts are mostly 0 or 1 and two candidates are
+ * as good as ten (more would pick on noise: at 1 slot × 8 clients the
+ * identical fleet went 1.01 → 1.06 × round_robin with 10); in a mix one
+ * in-flight 1 s Report holds a slot as long as a thousand pings, so the
+ * cheapest of two random endpoints is often still busy with one. A client
+ * that knows every backend's speed and its own calls in flight meets
+ * every s13 target by comparing all of them and misses most of them by
+ * comparing two (scripts/sim/oracle-own.ts; docs/tuning.md §22). Judged
+ * once per `MIX_CHECK_CALLS` calls placed, O(tracked methods) each time.
+ *
  * Memory: at most `MAX_TRACKED_METHODS` methods per balancer (a FleetRtt and
  * three counters each, ~100 bytes); a method with no call for
  * `METHOD_IDLE_MS` is dropped when a new method is seen, at most one sweep
@@ -54,6 +67,10 @@ import { FleetRtt } from './fleet-rtt';
 export const MAX_TRACKED_METHODS = 64;
 /** A method with no call for this long is dropped (the reference's 120 s). */
 export const METHOD_IDLE_MS = 120_000;
+/** Tracked methods whose fleet averages are this many times apart make a mix (see the header). */
+export const MIX_RATIO = 4;
+/** Calls placed between two judgements of whether the tracked methods are a mix. */
+export const MIX_CHECK_CALLS = 1_000;
 
 export class MethodStats {
   /** B_m: this method's fleet average, successful calls, all endpoints. */
@@ -106,6 +123,8 @@ export class MethodTable {
   // one comparison spares the map's hashing and probing.
   private lastName: string | undefined = undefined;
   private lastStats: MethodStats | undefined = undefined;
+  private isMix = false;
+  private callsSinceMixCheck = MIX_CHECK_CALLS;
 
   constructor(
     readonly maxMethods: number = MAX_TRACKED_METHODS,
@@ -158,6 +177,30 @@ export class MethodTable {
         this.byName.delete(name);
       }
     }
+  }
+
+  /**
+   * Whether the tracked methods are a mix (see the header), as judged at
+   * most MIX_CHECK_CALLS calls ago; each call counts one call placed.
+   */
+  mixed(): boolean {
+    if (++this.callsSinceMixCheck >= MIX_CHECK_CALLS) {
+      this.callsSinceMixCheck = 0;
+      this.isMix = this.judgeMix();
+    }
+    return this.isMix;
+  }
+
+  private judgeMix(): boolean {
+    let lowestMs = Infinity;
+    let highestMs = 0;
+    for (const method of this.byName.values()) {
+      if (method.fleet.hasSample) {
+        lowestMs = Math.min(lowestMs, method.fleet.rttMs);
+        highestMs = Math.max(highestMs, method.fleet.rttMs);
+      }
+    }
+    return highestMs > 0 && highestMs >= MIX_RATIO * lowestMs;
   }
 
   /** The `limit` methods with the most calls, most first (stats). */

@@ -116,6 +116,13 @@ export interface PeakEwmaSettings {
    * endpoint, methods ignored (and with one method both give the same picks).
    */
   readonly methodScoring?: MethodScoring;
+  /**
+   * Candidates compared per pick while the tracked methods are a mix
+   * (methods.ts `MethodTable.mixed`: typical latencies 4× apart or more),
+   * instead of the engine's choiceCount when that is lower. Absent: the
+   * choiceCount always.
+   */
+  readonly mixedChoiceCount?: number;
 }
 
 export type MethodScoring = 'off' | 'latency' | 'work';

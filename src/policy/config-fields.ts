@@ -140,17 +140,26 @@ export function readNumber(
   return value;
 }
 
-/** gRFC A48's choiceCount: an integer, default 2, below 2 rejected, above 10 clamped to 10. */
-export function readChoiceCount(policyName: string, obj: Record<string, unknown>): number {
-  const value = readField(policyName, obj, 'choiceCount');
+/**
+ * gRFC A48's choiceCount: an integer, default 2, below 2 rejected, above 10
+ * clamped to 10; `field` and `defaultValue` for another count read by the
+ * same rule (peak_ewma's `mixedChoiceCount`).
+ */
+export function readChoiceCount(
+  policyName: string,
+  obj: Record<string, unknown>,
+  field = 'choiceCount',
+  defaultValue = DEFAULT_CHOICE_COUNT,
+): number {
+  const value = readField(policyName, obj, field);
   if (value === undefined) {
-    return DEFAULT_CHOICE_COUNT;
+    return defaultValue;
   }
   if (typeof value !== 'number' || !Number.isInteger(value)) {
-    throw new ConfigError(policyName, 'choiceCount', `must be an integer, got ${describe(value)}`);
+    throw new ConfigError(policyName, field, `must be an integer, got ${describe(value)}`);
   }
   if (value < 2) {
-    throw new ConfigError(policyName, 'choiceCount', `must be at least 2, got ${value}`);
+    throw new ConfigError(policyName, field, `must be at least 2, got ${value}`);
   }
   return Math.min(value, MAX_CHOICE_COUNT);
 }

@@ -115,6 +115,15 @@ export const PEAK_EWMA_DEFAULTS = {
    */
   methodScoring: 'latency' as MethodScoring,
   /**
+   * Candidates compared per pick while the marked methods are a mix
+   * (typical latencies 4× apart or more; core/methods.ts). In s13 (five
+   * methods, 1 ms–1 s), 5-seed means, uniform / reference layout: ping
+   * 92 → 33 / 92 → 55 ms, List 222 → 142 / 182 → 135 (docs/tuning.md
+   * §22). With one method, or without the interceptor, choiceCount
+   * always (bit-identical). Set it to choiceCount to turn it off.
+   */
+  mixedChoiceCount: 10,
+  /**
    * What ejectionRatio judges: "mean", a moving average of the endpoint's
    * answers that only a probe resets (core/ejection.ts). Alone it missed
    * the reference layout's recovery target (s04 5-seed mean 6.0 s) by
@@ -145,6 +154,7 @@ export const PEAK_EWMA_LIMITS = {
 /** The fields toJsonObject writes only when they differ from PEAK_EWMA_DEFAULTS, in this order (maxEjectionTime, a duration, after them). */
 const NON_DEFAULT_FIELDS = [
   'methodScoring',
+  'mixedChoiceCount',
   'rotationMargin',
   'rotationGate',
   'maxProbeBackoff',
@@ -180,6 +190,7 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
       decayToward: settings.decayToward ?? PEAK_EWMA_DEFAULTS.decayToward,
       decayFairShares: settings.decayFairShares ?? PEAK_EWMA_DEFAULTS.decayFairShares,
       methodScoring: settings.methodScoring ?? PEAK_EWMA_DEFAULTS.methodScoring,
+      mixedChoiceCount: settings.mixedChoiceCount ?? PEAK_EWMA_DEFAULTS.mixedChoiceCount,
       ejectionSignal: settings.ejectionSignal ?? PEAK_EWMA_DEFAULTS.ejectionSignal,
     };
   }
@@ -273,6 +284,7 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
       maxProbeBackoff: readOffOrUpTo(name, fields, 'maxProbeBackoff', PEAK_EWMA_LIMITS.maxProbeBackoff),
       decayFairShares: readOffOrUpTo(name, fields, 'decayFairShares', PEAK_EWMA_LIMITS.maxDecayFairShares),
       methodScoring: readEnum(name, fields, 'methodScoring', METHOD_SCORINGS, PEAK_EWMA_DEFAULTS.methodScoring),
+      mixedChoiceCount: readChoiceCount(name, fields, 'mixedChoiceCount', PEAK_EWMA_DEFAULTS.mixedChoiceCount),
       ejectionSignal: readEnum(name, fields, 'ejectionSignal', EJECTION_SIGNALS, PEAK_EWMA_DEFAULTS.ejectionSignal),
     });
   }

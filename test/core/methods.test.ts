@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, seededRandom } from '../../src/core';
 import { FleetRtt } from '../../src/core/fleet-rtt';
-import { answerWeight, MAX_TRACKED_METHODS, METHOD_IDLE_MS, MethodStats, MethodTable } from '../../src/core/methods';
+import { answerWeight, MAX_TRACKED_METHODS, METHOD_IDLE_MS, MethodStats, MethodTable, MIX_CHECK_CALLS, MIX_RATIO } from '../../src/core/methods';
 import { MethodScoring } from '../../src/core/peak-ewma-settings';
 import { PeakEwmaLoadBalancingConfig } from '../../src/policy/peak-ewma-config';
 
@@ -401,5 +401,67 @@ describe('MethodTable bounds', () => {
       table.add(name, 0)!.calls = i;
     });
     expect(table.top(2).map((m) => m.name)).toEqual(['c', 'b']);
+  });
+});
+
+describe('a method mix widens the choice (mixedChoiceCount)', () => {
+  /** A table whose methods have learnt fleet averages of `typicalMs`. */
+  function tableOf(typicalMs: readonly number[]): MethodTable {
+    const table = new MethodTable();
+    typicalMs.forEach((ms, i) => table.add(`m${i}`, 0)!.fleet.record(ms, 0, 2_000));
+    return table;
+  }
+
+  it(`is a mix when the tracked methods' averages are ${MIX_RATIO}× apart or more, judged every ${MIX_CHECK_CALLS} calls`, () => {
+    expect(tableOf([10]).mixed()).toBe(false);
+    expect(tableOf([10, 39]).mixed()).toBe(false);
+    expect(tableOf([10, 40]).mixed()).toBe(true);
+    expect(tableOf([1, 10, 50, 200, 1_000]).mixed()).toBe(true);
+    // A method without a baseline yet says nothing.
+    const table = tableOf([10]);
+    table.add('new', 0);
+    expect(table.mixed()).toBe(false);
+    // Learnt later, it counts at the next judgement, not before.
+    table.get('new')!.fleet.record(100, 0, 2_000);
+    for (let i = 1; i < MIX_CHECK_CALLS; i++) {
+      expect(table.mixed()).toBe(false);
+    }
+    expect(table.mixed()).toBe(true);
+  });
+
+  /**
+   * Share of picks that go to the one idle endpoint of 20 alike ones (the
+   * others have one call in flight each), plain draws (no rotation): 2/20
+   * with two candidates, 10/20 with ten.
+   */
+  function idleShare(methodsMs: readonly number[], mixedChoiceCount: number): number {
+    const config = PeakEwmaLoadBalancingConfig.parse({ rotationGate: 0, rotationMargin: 0, mixedChoiceCount });
+    const clock = new ManualClock();
+    const engine = new LoadBalancingEngine({ model: config.createModel(), choiceCount: config.choiceCount, clock: clock.now, random: seededRandom(7) });
+    const loads = Array.from({ length: 20 }, () => new EndpointLoad());
+    // Every endpoint answers each method once, in the method's time: alike estimates, and the methods' baselines.
+    for (const load of loads) {
+      methodsMs.forEach((ms, i) => {
+        const method = engine.methodOf(`m${i}`);
+        const startedAt = engine.callStarted(load, engine.callWeight(method), method);
+        clock.advance(ms);
+        engine.callEnded(load, CallOutcome.SUCCESS, startedAt, engine.callWeight(method), method);
+      });
+    }
+    loads.slice(1).forEach((load) => engine.callStarted(load));
+    let idle = 0;
+    const picks = 4_000;
+    for (let i = 0; i < picks; i++) {
+      idle += engine.pick(loads) === 0 ? 1 : 0;
+    }
+    return idle / picks;
+  }
+
+  it('compares mixedChoiceCount candidates per pick while the methods are a mix, choiceCount otherwise', () => {
+    // Pick shares at seed 7 (4,000 picks): 0.10 expected with 2 candidates, 0.50 with 10.
+    expect(idleShare([1, 200], 10)).toBeGreaterThan(0.45);
+    expect(idleShare([1, 200], 2)).toBeLessThan(0.13);
+    expect(idleShare([10, 12], 10)).toBeLessThan(0.13);
+    expect(idleShare([10], 10)).toBeLessThan(0.13);
   });
 });

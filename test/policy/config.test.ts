@@ -41,7 +41,21 @@ describe('peak_ewma_experimental config', () => {
       decayFairShares: 0,
       // Per-method scoring for calls marked by callMarker (docs/design.md).
       methodScoring: 'latency',
+      // Ten candidates per pick while the methods are a mix (docs/tuning.md §22).
+      mixedChoiceCount: 10,
     });
+  });
+
+  it('mixedChoiceCount: an integer from 2, clamped to 10 as choiceCount is, round-tripped when not the default', () => {
+    expect(parsePeak({}).settings.mixedChoiceCount).toBe(10);
+    const off = parsePeak({ mixedChoiceCount: 2 });
+    expect(off.settings.mixedChoiceCount).toBe(2);
+    const json = off.toJsonObject() as Record<string, Record<string, unknown>>;
+    expect(json.peak_ewma_experimental.mixedChoiceCount).toBe(2);
+    expect(parsePeak(json.peak_ewma_experimental)).toEqual(off);
+    expect((parsePeak({}).toJsonObject() as Record<string, Record<string, unknown>>).peak_ewma_experimental.mixedChoiceCount).toBeUndefined();
+    expect(parsePeak({ mixed_choice_count: 4 }).settings.mixedChoiceCount).toBe(4);
+    expect(parsePeak({ mixedChoiceCount: 50 }).settings.mixedChoiceCount).toBe(10);
   });
 
   it('methodScoring: "off", "latency" or "work", and round-trips when not the default', () => {
@@ -129,6 +143,9 @@ describe('peak_ewma_experimental config', () => {
     [{ errorPenaltyFactor: 0.5 }, /"errorPenaltyFactor" must be at least 1/],
     [{ methodScoring: 'on' }, /"methodScoring" must be one of "off", "latency", "work", got "on"/],
     [{ methodScoring: true }, /"methodScoring" must be one of "off", "latency", "work", got boolean/],
+    [{ mixedChoiceCount: 1 }, /"mixedChoiceCount" must be at least 2, got 1/],
+    [{ mixedChoiceCount: 2.5 }, /"mixedChoiceCount" must be an integer, got 2.5/],
+    [{ mixedChoiceCount: '10' }, /"mixedChoiceCount" must be an integer, got "10"/],
     [{ decayTime: '1s', decay_time: '2s' }, /"decayTime" is given twice/],
     [[], /config must be a JSON object/],
   ])('rejects %j with a message naming the field and the rule', (input, message) => {
