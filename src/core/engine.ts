@@ -7,7 +7,7 @@ import { EjectedOf, PowerOfChoices } from './choice';
 import { MonotonicClock } from './clock';
 import { CandidateRating, LoadModel } from './cost';
 import { CallOutcome, EndpointLoad } from './endpoint-load';
-import { MethodStats } from './methods';
+import { MethodStats, MethodTable } from './methods';
 import { RandomSource } from './random';
 
 // Shared, so that releasing the candidates after a pick allocates nothing.
@@ -125,12 +125,20 @@ export class LoadBalancingEngine {
 
   /** choiceCount, or the model's `mixedChoiceCount` while its methods are a mix (methods.ts) and that is more. */
   private choiceCountNow(): number {
+    const methods = this.methodsThatWiden();
+    return methods !== undefined && methods.mixed(this.pickNowMs) ? this.model.mixedChoiceCount! : this.choiceCount;
+  }
+
+  /** The candidates a pick compares as of the last mix judgement, without counting a call (stats). */
+  get candidatesPerPick(): number {
+    const methods = this.methodsThatWiden();
+    return methods !== undefined && methods.judgedMixed ? this.model.mixedChoiceCount! : this.choiceCount;
+  }
+
+  /** The method table whose mix would widen the choice; undefined when no mix could. */
+  private methodsThatWiden(): MethodTable | undefined {
     const mixedCount = this.model.mixedChoiceCount;
-    if (mixedCount === undefined || !(mixedCount > this.choiceCount)) {
-      return this.choiceCount;
-    }
-    const methods = this.model.methods;
-    return methods !== undefined && methods.mixed() ? mixedCount : this.choiceCount;
+    return mixedCount !== undefined && mixedCount > this.choiceCount ? this.model.methods : undefined;
   }
 
   private nextIncumbent(candidateCount: number): number {

@@ -53,7 +53,8 @@
  * that knows every backend's speed and its own calls in flight meets
  * every s13 target by comparing all of them and misses most of them by
  * comparing two (scripts/sim/oracle-own.ts; docs/tuning.md §22). Judged
- * once per `MIX_CHECK_CALLS` calls placed, O(tracked methods) each time.
+ * once per `MIX_CHECK_CALLS` calls placed or `MIX_CHECK_MS`, whichever
+ * comes first, O(tracked methods) each time.
  *
  * Memory: at most `MAX_TRACKED_METHODS` methods per balancer (a FleetRtt and
  * three counters each, ~100 bytes); a method with no call for
@@ -69,8 +70,10 @@ export const MAX_TRACKED_METHODS = 64;
 export const METHOD_IDLE_MS = 120_000;
 /** Tracked methods whose fleet averages are this many times apart make a mix (see the header). */
 export const MIX_RATIO = 4;
-/** Calls placed between two judgements of whether the tracked methods are a mix. */
+/** Whether the tracked methods are a mix is judged again after this many calls placed, or... */
 export const MIX_CHECK_CALLS = 1_000;
+/** ...this long since the last judgement, whichever comes first (a slow service learns it within a second). */
+export const MIX_CHECK_MS = 1_000;
 
 export class MethodStats {
   /** B_m: this method's fleet average, successful calls, all endpoints. */
@@ -125,6 +128,7 @@ export class MethodTable {
   private lastStats: MethodStats | undefined = undefined;
   private isMix = false;
   private callsSinceMixCheck = MIX_CHECK_CALLS;
+  private mixCheckedAtMs = -Infinity;
 
   constructor(
     readonly maxMethods: number = MAX_TRACKED_METHODS,
@@ -181,13 +185,20 @@ export class MethodTable {
 
   /**
    * Whether the tracked methods are a mix (see the header), as judged at
-   * most MIX_CHECK_CALLS calls ago; each call counts one call placed.
+   * most MIX_CHECK_CALLS calls or MIX_CHECK_MS ago; each call counts one
+   * call placed at `nowMs`.
    */
-  mixed(): boolean {
-    if (++this.callsSinceMixCheck >= MIX_CHECK_CALLS) {
+  mixed(nowMs: number): boolean {
+    if (++this.callsSinceMixCheck >= MIX_CHECK_CALLS || nowMs - this.mixCheckedAtMs >= MIX_CHECK_MS) {
       this.callsSinceMixCheck = 0;
+      this.mixCheckedAtMs = nowMs;
       this.isMix = this.judgeMix();
     }
+    return this.isMix;
+  }
+
+  /** The last judgement of `mixed`, without counting a call (stats). */
+  get judgedMixed(): boolean {
     return this.isMix;
   }
 

@@ -116,9 +116,10 @@ export const PEAK_EWMA_DEFAULTS = {
   methodScoring: 'latency' as MethodScoring,
   /**
    * Candidates compared per pick while the marked methods are a mix
-   * (typical latencies 4× apart or more; core/methods.ts). In s13 (five
+   * (typical latencies 4× apart or more, judged each second or 1,000
+   * calls; core/methods.ts). In s13 (five
    * methods, 1 ms–1 s), 5-seed means, uniform / reference layout: ping
-   * 92 → 33 / 92 → 55 ms, List 222 → 142 / 182 → 135 (docs/tuning.md
+   * 92 → 34 / 92 → 59 ms, List 222 → 138 / 182 → 139 (docs/tuning.md
    * §22). With one method, or without the interceptor, choiceCount
    * always (bit-identical). Set it to choiceCount to turn it off.
    */

@@ -74,6 +74,12 @@ export interface BalancerStats {
    * least_request and before the first successful call.
    */
   readonly fleetRttMs: number | null;
+  /**
+   * Endpoints a pick compares now: choiceCount, or peak_ewma's
+   * mixedChoiceCount while the marked methods are a mix (core/methods.ts);
+   * Infinity for least_request's FULL_SCAN; null before the first update.
+   */
+  readonly candidatesPerPick: number | null;
   /** Every endpoint in the current address list, READY or not. */
   readonly endpoints: readonly EndpointStats[];
   /**
@@ -122,6 +128,7 @@ function toStats(raw: ReturnType<BalancerStatsSource['statsSnapshot']>): Balance
     state: raw.state,
     config: raw.config,
     fleetRttMs: model instanceof PeakEwmaModel && model.fleet.hasSample ? model.fleet.rttMs : null,
+    candidatesPerPick: raw.engine?.candidatesPerPick ?? null,
     endpoints: raw.endpoints.map(({ address, state, load, cost }) => ({
       address,
       state,

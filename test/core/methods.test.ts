@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, seededRandom } from '../../src/core';
 import { FleetRtt } from '../../src/core/fleet-rtt';
-import { answerWeight, MAX_TRACKED_METHODS, METHOD_IDLE_MS, MethodStats, MethodTable, MIX_CHECK_CALLS, MIX_RATIO } from '../../src/core/methods';
+import { answerWeight, MAX_TRACKED_METHODS, METHOD_IDLE_MS, MethodStats, MethodTable, MIX_CHECK_CALLS, MIX_CHECK_MS, MIX_RATIO } from '../../src/core/methods';
 import { MethodScoring } from '../../src/core/peak-ewma-settings';
 import { PeakEwmaLoadBalancingConfig } from '../../src/policy/peak-ewma-config';
 
@@ -412,21 +412,28 @@ describe('a method mix widens the choice (mixedChoiceCount)', () => {
     return table;
   }
 
-  it(`is a mix when the tracked methods' averages are ${MIX_RATIO}× apart or more, judged every ${MIX_CHECK_CALLS} calls`, () => {
-    expect(tableOf([10]).mixed()).toBe(false);
-    expect(tableOf([10, 39]).mixed()).toBe(false);
-    expect(tableOf([10, 40]).mixed()).toBe(true);
-    expect(tableOf([1, 10, 50, 200, 1_000]).mixed()).toBe(true);
+  it(`is a mix when the tracked methods' averages are ${MIX_RATIO}× apart or more, judged every ${MIX_CHECK_CALLS} calls or ${MIX_CHECK_MS} ms`, () => {
+    expect(tableOf([10]).mixed(0)).toBe(false);
+    expect(tableOf([10, 39]).mixed(0)).toBe(false);
+    expect(tableOf([10, 40]).mixed(0)).toBe(true);
+    expect(tableOf([1, 10, 50, 200, 1_000]).mixed(0)).toBe(true);
     // A method without a baseline yet says nothing.
     const table = tableOf([10]);
     table.add('new', 0);
-    expect(table.mixed()).toBe(false);
-    // Learnt later, it counts at the next judgement, not before.
+    expect(table.mixed(0)).toBe(false);
+    // Learnt later, it counts at the next judgement, not before: after MIX_CHECK_CALLS calls...
     table.get('new')!.fleet.record(100, 0, 2_000);
     for (let i = 1; i < MIX_CHECK_CALLS; i++) {
-      expect(table.mixed()).toBe(false);
+      expect(table.mixed(1)).toBe(false);
     }
-    expect(table.mixed()).toBe(true);
+    expect(table.mixed(1)).toBe(true);
+    expect(table.judgedMixed).toBe(true);
+    // ...or MIX_CHECK_MS, for a service that places fewer calls.
+    const slow = tableOf([10]);
+    expect(slow.mixed(0)).toBe(false);
+    slow.add('report', 0)!.fleet.record(1_000, 0, 2_000);
+    expect(slow.mixed(MIX_CHECK_MS - 1)).toBe(false);
+    expect(slow.mixed(MIX_CHECK_MS)).toBe(true);
   });
 
   /**

@@ -9,6 +9,7 @@ const snapshot: BalancerStats[] = [
     state: 'READY',
     config: { peak_ewma_experimental: { choiceCount: 2, decayTime: '10s' } },
     fleetRttMs: 10.2,
+    candidatesPerPick: 10,
     endpoints: [
       { address: '10.0.0.1:50051', state: 'READY', outstanding: 1, estimateMs: 10.4149, cost: 20.8298, callsStarted: 412, shareOfCalls: 0.412, msSinceLastSample: 3.2, ejected: false, meanMs: null, failuresInARow: 0 },
       { address: '10.0.0.22:50051', state: 'CONNECTING', outstanding: 0, estimateMs: 10, cost: 10, callsStarted: 0, shareOfCalls: 0, msSinceLastSample: null, ejected: false, meanMs: null, failuresInARow: 0 },
@@ -22,6 +23,7 @@ const snapshot: BalancerStats[] = [
     state: 'TRANSIENT_FAILURE',
     config: { least_request_experimental: { choiceCount: 2, selectionMethod: 'N_CHOICES' } },
     fleetRttMs: null,
+    candidatesPerPick: null,
     endpoints: [
       { address: '10.0.0.3:50051', state: 'TRANSIENT_FAILURE', outstanding: 0, estimateMs: null, cost: 0, callsStarted: 7, shareOfCalls: 1, msSinceLastSample: null, ejected: false, meanMs: null, failuresInARow: 0 },
     ],

@@ -151,6 +151,8 @@ describe('per-method scoring over real gRPC (cheap 20 ms, costly 200 ms, one bac
     expect(weightOf('/mix.Mix/Costly')).toBeGreaterThan(1);
     expect(weightOf('/mix.Mix/Cheap')).toBeLessThan(1);
     expect(weightOf('/mix.Mix/Costly') / weightOf('/mix.Mix/Cheap')).toBeGreaterThan(2);
+    // Methods 10× apart are a mix: every pick compares mixedChoiceCount (10) candidates, here all three.
+    expect(perMethod.stats!.candidatesPerPick).toBe(10);
     const roundRobin = await slowShareOfCheap('pm-rr', { round_robin: {} }, [callMarker]);
     const leastRequest = await slowShareOfCheap('pm-lr', { least_request_experimental: {} }, [callMarker]);
     expect(leastRequest.stats!.policy).toBe('least_request_experimental');
