@@ -25,6 +25,7 @@ import { RandomSource } from '../../src/core/random';
 import { BackendModel } from '../model/backend';
 import { Behaviour, DEFAULT_BEHAVIOUR } from '../model/behaviour';
 import { meanServiceMs, UNLIMITED_SLOTS_AS } from '../model/capacity';
+import { cheapestOf } from './cheapest';
 import { ClientPolicy } from './client-policy';
 import { staticCapacity } from './oracle-static';
 
@@ -32,6 +33,8 @@ export class OwnQueueOraclePolicy implements ClientPolicy {
   private ready: readonly number[] = [];
   /** Per backend id: the expected work (ms of one slot) of this client's calls in flight there. */
   private readonly ownWorkMs: Float64Array;
+  /** Per backend id: its cost at the pick under way (scratch). */
+  private readonly costs: Float64Array;
   /** Per token: the backend and the expected work of one call in flight. */
   private readonly callWorkMs = new Map<number, number>();
   private nextToken = 1;
@@ -51,6 +54,7 @@ export class OwnQueueOraclePolicy implements ClientPolicy {
       throw new RangeError(`oracle-own: othersScale must be a finite number >= 0, got ${othersScale}`);
     }
     this.ownWorkMs = new Float64Array(backends.length);
+    this.costs = new Float64Array(backends.length);
   }
 
   setReady(backendIds: readonly number[]): void {
@@ -60,32 +64,20 @@ export class OwnQueueOraclePolicy implements ClientPolicy {
   pick(): number {
     const medianMs = this.currentMedianMs();
     this.pickedMedianMs = medianMs;
-    let best = -1;
-    let bestCost = Infinity;
-    let ties = 0;
     const n = this.ready.length;
     const draws = Math.min(n, this.choices);
     const order = draws < n ? this.drawn(draws) : this.ready;
     for (let i = 0; i < draws; i++) {
       const id = order[i];
       const { unitMs, slots } = this.viewOf(id);
-      if (!(unitMs < Infinity)) {
-        continue;
-      }
-      const cost = medianMs * unitMs + (this.othersScale * this.ownWorkMs[id]) / slots;
-      if (cost < bestCost) {
-        best = id;
-        bestCost = cost;
-        ties = 1;
-      } else if (cost === bestCost && this.random() * ++ties < 1) {
-        best = id;
-      }
+      this.costs[id] = unitMs < Infinity ? medianMs * unitMs + (this.othersScale * this.ownWorkMs[id]) / slots : Infinity;
     }
-    if (best >= 0) {
+    const best = cheapestOf(order, draws, this.costs, this.random);
+    if (best >= 0 && this.costs[best] < Infinity) {
       return best;
     }
     // Nothing answers: any READY backend, as round_robin would.
-    return this.ready.length === 0 ? -1 : this.ready[Math.floor(this.random() * this.ready.length)];
+    return n === 0 ? -1 : this.ready[Math.floor(this.random() * n)];
   }
 
   /**

@@ -20,6 +20,7 @@
  */
 import { RandomSource } from '../../src/core/random';
 import { BackendModel } from '../model/backend';
+import { cheapestOf } from './cheapest';
 import { ClientPolicy } from './client-policy';
 import { OracleFleetView, oracleFleetView } from './oracle-fleet';
 
@@ -51,24 +52,7 @@ export class OraclePolicy implements ClientPolicy {
     const medianMs = this.medianMs();
     const costs =
       this.kind === 'oracle' ? this.fleet.responseCosts(ready, this.nowMs(), medianMs) : this.fleet.capacityCosts(medianMs);
-    // The lowest cost wins; ties are broken uniformly by reservoir sampling
-    // in scan order (a draw at each later backend that ties the best so far).
-    // The first backend is the best so far whatever its cost (even Infinity).
-    let best = ready[0];
-    let bestCost = costs[best];
-    let ties = 1;
-    for (let i = 1; i < ready.length; i++) {
-      const id = ready[i];
-      const cost = costs[id];
-      if (cost < bestCost) {
-        best = id;
-        bestCost = cost;
-        ties = 1;
-      } else if (cost === bestCost && this.random() * ++ties < 1) {
-        best = id;
-      }
-    }
-    return best;
+    return cheapestOf(ready, ready.length, costs, this.random);
   }
 
   started(): number {
