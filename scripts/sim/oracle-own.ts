@@ -67,9 +67,11 @@ export class OwnQueueOraclePolicy implements ClientPolicy {
     const n = this.ready.length;
     const draws = Math.min(n, this.choices);
     const order = draws < n ? this.drawn(draws) : this.ready;
+    // Once per pick, not per candidate: behaviours change during a run.
+    const blindSlots = this.knowsSpeed ? 0 : this.mostSlots();
     for (let i = 0; i < draws; i++) {
       const id = order[i];
-      const { unitMs, slots } = this.viewOf(id);
+      const { unitMs, slots } = this.viewOf(id, blindSlots);
       this.costs[id] = unitMs < Infinity ? medianMs * unitMs + (this.othersScale * this.ownWorkMs[id]) / slots : Infinity;
     }
     const best = cheapestOf(order, draws, this.costs, this.random);
@@ -84,17 +86,25 @@ export class OwnQueueOraclePolicy implements ClientPolicy {
    * What this client takes backend `id` to be: u (ms per slot of an answered
    * call of a 1 ms median; Infinity if it answers nothing) and its slots.
    * Without `knowsSpeed`, every backend that answers is a normal one with
-   * the fleet's most slots.
+   * `blindSlots`, the fleet's most slots (`mostSlots`).
    */
-  private viewOf(id: number): { unitMs: number; slots: number } {
+  private viewOf(id: number, blindSlots: number): { unitMs: number; slots: number } {
     const behaviour = this.backends[id].behaviour;
     if (!this.knowsSpeed) {
-      const slots = Math.max(...this.backends.map((backend) => slotsOf(backend.behaviour)));
-      return { unitMs: behaviour.mode === 'normal' ? meanServiceMs(DEFAULT_BEHAVIOUR, 1) : Infinity, slots };
+      return { unitMs: behaviour.mode === 'normal' ? meanServiceMs(DEFAULT_BEHAVIOUR, 1) : Infinity, slots: blindSlots };
     }
     const capacity = staticCapacity(behaviour);
     const slots = slotsOf(behaviour);
     return { unitMs: capacity > 0 ? slots / capacity : Infinity, slots };
+  }
+
+  /** The most slots of any backend in the fleet: what a client blind to speeds takes every backend to have. */
+  private mostSlots(): number {
+    let most = 0;
+    for (const backend of this.backends) {
+      most = Math.max(most, slotsOf(backend.behaviour));
+    }
+    return most;
   }
 
   private drawn(count: number): number[] {
@@ -107,7 +117,7 @@ export class OwnQueueOraclePolicy implements ClientPolicy {
   }
 
   started(backendId: number): number {
-    const { unitMs } = this.viewOf(backendId);
+    const { unitMs } = this.viewOf(backendId, 0);
     // A backend that answers nothing holds the call until its deadline: count it as the deadline's worth.
     const workMs = unitMs < Infinity ? this.pickedMedianMs * unitMs : this.pickedMedianMs * 5;
     const token = this.nextToken++;
