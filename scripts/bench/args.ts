@@ -52,6 +52,11 @@ export interface BenchOptions {
    * `--report` and `--merge-load` refuse it.
    */
   readonly peakEwmaConfig?: Readonly<Record<string, unknown>>;
+  /**
+   * Re-run a load-test run whose backend hosts' or clients' event loop
+   * stalled longer than this, wall ms (stalls.ts); undefined: keep every run.
+   */
+  readonly maxStallMs?: number;
   /** Include the xDS run (needs scripts/xds's fake control plane). */
   readonly xds: boolean;
   readonly full: boolean;
@@ -89,6 +94,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --hosts N                            backend host processes (default: 4)
   --seed N                             seed for service times, method mixes and the run order (default: 1)
   --json FILE                          write every result as JSON
+  --max-stall MS                       run again (up to 3 times) a load-test run whose backends' or clients' event loop
+                                       stalled longer than MS wall ms; the discarded runs are kept in the JSON
   --report                             write docs/benchmarks.md and docs/benchmarks/*.svg
   --methods-report                     write docs/benchmarks/methods.md (per-method groups); with --report-from, only that page
   --report-from FILE                   regenerate the report from a --json file, run nothing
@@ -143,7 +150,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   const known = new Set([
     '--suite', '--scenario', '--uniform-scenario', '--policy', '--uniform-policy', '--layout', '--duration', '--warmup', '--repeats',
     '--slots', '--time-factor', '--backends', '--clients-per-policy', '--uniform-clients', '--low-scenario',
-    '--hosts', '--seed', '--json', '--report-from', '--merge-load', '--peak-ewma-config',
+    '--hosts', '--seed', '--json', '--report-from', '--merge-load', '--peak-ewma-config', '--max-stall',
   ]);
   for (const name of flags.keys()) {
     if (!known.has(name)) {
@@ -235,6 +242,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     reportFrom: flags.get('--report-from'),
     mergeLoad: flags.get('--merge-load'),
     ...(flags.has('--peak-ewma-config') ? { peakEwmaConfig: parsePeakEwmaOverrides(flags.get('--peak-ewma-config')!) } : {}),
+    ...(flags.has('--max-stall') ? { maxStallMs: positiveNumber('--max-stall', flags.get('--max-stall')!) } : {}),
     xds: switches.has('--xds') || full,
     full,
     quick,

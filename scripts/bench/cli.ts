@@ -17,6 +17,7 @@ import { mergeLoadRuns } from './merge';
 import { methodRunTable, writeMethodsPage } from './method-tables';
 import { builtFrom, prebuildForChildren } from './package-under-test';
 import { runSimulator } from './simulator';
+import { longestStallMs, runsAgain } from './stalls';
 import { runUpdateTimeBenchmark } from './update-time';
 
 async function runLoadSuite(options: BenchOptions, results: BenchResults, save: () => void): Promise<void> {
@@ -29,20 +30,36 @@ async function runLoadSuite(options: BenchOptions, results: BenchResults, save: 
     const regime = `${run.scale.slots} slots, time × ${run.scale.timeFactor}${run.scale.backends ? `, ${run.scale.backends} backends` : ''}`;
     const what = `${shortId(scenario)} ${scenario.summary} [${run.layout}${run.layout === 'uniform' ? ` ${run.policies[0]}` : ''}, ${regime}, repeat ${run.repeat + 1}]`;
     console.log(`\nrun ${k + 1}/${plan.length}: ${what}`);
-    const result = await runLoadTest({
-      scenario,
-      layout: run.layout,
-      policies: run.policies,
-      clientsPerPolicy: options.clientsPerPolicy,
-      uniformClients: options.uniformClients,
-      timeline: timelineFor(options.durationS, options.warmupS),
-      scale: run.scale,
-      backendHosts: options.backendHosts,
-      seed: options.seed + run.repeat,
-      xds: run.xds,
-      peakEwmaConfig: options.peakEwmaConfig,
-      progress,
-    });
+    const runOnce = () =>
+      runLoadTest({
+        scenario,
+        layout: run.layout,
+        policies: run.policies,
+        clientsPerPolicy: options.clientsPerPolicy,
+        uniformClients: options.uniformClients,
+        timeline: timelineFor(options.durationS, options.warmupS),
+        scale: run.scale,
+        backendHosts: options.backendHosts,
+        seed: options.seed + run.repeat,
+        xds: run.xds,
+        peakEwmaConfig: options.peakEwmaConfig,
+        progress,
+      });
+    let result = await runOnce();
+    for (let attempt = 0; runsAgain(longestStallMs(result), options.maxStallMs, attempt); attempt++) {
+      const stallMs = longestStallMs(result);
+      (results.discarded ??= []).push({
+        scenario: run.scenario,
+        layout: run.layout,
+        policies: run.policies,
+        slots: run.scale.slots,
+        repeat: run.repeat,
+        stallMs,
+        startedAt: result.startedAt,
+      });
+      console.log(`discarded: an event loop stalled ${stallMs.toFixed(0)} ms (--max-stall ${options.maxStallMs}); running it again`);
+      result = await runOnce();
+    }
     results.load.push({ ...result, repeat: run.repeat });
     console.log(textTable(loadTable(result)));
     const perMethod = methodRunTable(result);

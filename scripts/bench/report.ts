@@ -6,6 +6,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import type { DiscardedRun } from './stalls';
 import { aggregate, AggregateRow, P999_MIN_SAMPLES_PER_CLIENT, regimeOfRun, rowsFor } from './aggregate';
 import { barChart, lineChart, trailingMean } from './charts';
 import { BenchOptions, parseArgs } from './args';
@@ -57,6 +58,8 @@ export interface BenchResults {
   simulator?: SimulatorSummary | null;
   /** Later sessions whose load-test runs replaced this file's of the same kinds (merge.ts, --merge-load). */
   merged?: readonly MergedSession[];
+  /** Load-test runs the stall rule discarded and ran again (`--max-stall`, stalls.ts). */
+  discarded?: DiscardedRun[];
 }
 
 export const policyLabel = clientLabel;

@@ -1,0 +1,30 @@
+import { parseArgs } from '../../scripts/bench/args';
+import { longestStallMs, runsAgain, STALL_RERUNS } from '../../scripts/bench/stalls';
+
+const run = (backendMaxMs: number, clientMaxMs: number[]) => ({
+  backendLoopDelayMs: { p99: 1, max: backendMaxMs },
+  policies: clientMaxMs.map((max) => ({ clientLoopDelayMs: { p99: 1, max } })),
+});
+
+describe('the stall rule (--max-stall)', () => {
+  it('reads the longest stall of the backend hosts and of every client', () => {
+    expect(longestStallMs(run(40, [30, 20]) as never)).toBe(40);
+    expect(longestStallMs(run(40, [30, 505]) as never)).toBe(505);
+  });
+
+  it('runs again only past the bound, and at most STALL_RERUNS times', () => {
+    expect(runsAgain(101, 100, 0)).toBe(true);
+    expect(runsAgain(100, 100, 0)).toBe(false);
+    expect(runsAgain(5_000, undefined, 0)).toBe(false);
+    expect(runsAgain(101, 100, STALL_RERUNS - 1)).toBe(true);
+    expect(runsAgain(101, 100, STALL_RERUNS)).toBe(false);
+  });
+
+  it('is off unless asked, and a bound that is not a number > 0 fails naming the flag', () => {
+    expect(parseArgs([]).maxStallMs).toBeUndefined();
+    expect(parseArgs(['--max-stall', '100']).maxStallMs).toBe(100);
+    expect(parseArgs(['--max-stall=62.5']).maxStallMs).toBe(62.5);
+    expect(() => parseArgs(['--max-stall', '0'])).toThrow(/--max-stall must be a number > 0/);
+    expect(() => parseArgs(['--max-stall', 'soon'])).toThrow(/--max-stall/);
+  });
+});
