@@ -6,7 +6,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import type { DiscardedRun } from './stalls';
+import { DiscardedRun, STALL_RERUNS } from './stalls';
 import { aggregate, AggregateRow, P999_MIN_SAMPLES_PER_CLIENT, regimeOfRun, rowsFor } from './aggregate';
 import { barChart, lineChart, trailingMean } from './charts';
 import { BenchOptions, parseArgs } from './args';
@@ -302,6 +302,21 @@ function noisyRunsText(runs: readonly ScenarioResult[]): string {
     ` Event-loop delay p99 above ${formatPercent(NOISY_LOOP_SHARE, 0)} of the median in ${noisy} of ${runs.length} runs ` +
     `(median over runs ${formatMs(median(delays.map((d) => d.worstP99)))} against a ${delays[0].regime.medianMs} ms median; see "How noisy the harness was").`
   );
+}
+
+/** The runs the stall rule discarded (`--max-stall`), one line, or nothing if it was off or discarded none. */
+export function discardedLines(results: BenchResults): string[] {
+  const discarded = results.discarded ?? [];
+  const bound = results.options.maxStallMs;
+  if (bound === undefined) {
+    return [];
+  }
+  const runs = discarded.map((run) => `${run.scenario} ${run.layout} ${run.policies.join('+')} ${run.slots} slots #${run.repeat + 1} (${formatMs(run.stallMs)})`);
+  return [
+    `Stall rule, declared before the run (\`--max-stall ${bound}\`): a run whose clients' or backend hosts' event loop stalled longer than ${formatMs(bound)} was run again, at most ${STALL_RERUNS} times; ` +
+      (runs.length === 0 ? 'none was.' : `${runs.length} ${runs.length === 1 ? 'was' : 'were'}: ${runs.join(', ')}.`),
+    '',
+  ];
 }
 
 function noiseTable(results: BenchResults): Table {
@@ -725,6 +740,7 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
       '',
       markdownTable(noiseTable(results)),
       '',
+      ...discardedLines(results),
     );
   }
   if (results.cpu) {

@@ -1,5 +1,6 @@
 import { parseArgs } from '../../scripts/bench/args';
 import { longestStallMs, runsAgain, STALL_RERUNS } from '../../scripts/bench/stalls';
+import { discardedLines } from '../../scripts/bench/report';
 
 const run = (backendMaxMs: number, clientMaxMs: number[]) => ({
   backendLoopDelayMs: { p99: 1, max: backendMaxMs },
@@ -26,5 +27,21 @@ describe('the stall rule (--max-stall)', () => {
     expect(parseArgs(['--max-stall=62.5']).maxStallMs).toBe(62.5);
     expect(() => parseArgs(['--max-stall', '0'])).toThrow(/--max-stall must be a number > 0/);
     expect(() => parseArgs(['--max-stall', 'soon'])).toThrow(/--max-stall/);
+  });
+});
+
+describe('the report on discarded runs', () => {
+  const base = { options: { maxStallMs: 100 } } as never;
+  it('says the rule and each discarded run, or that none was', () => {
+    expect(discardedLines({ ...(base as object), discarded: [] } as never)[0]).toMatch(/--max-stall 100.*none was\./);
+    const line = discardedLines({
+      ...(base as object),
+      discarded: [{ scenario: 's02', layout: 'uniform', policies: ['round_robin'], slots: 2, repeat: 4, stallMs: 564, startedAt: '' }],
+    } as never)[0];
+    expect(line).toMatch(/1 was: s02 uniform round_robin 2 slots #5 \(564ms\)\./);
+  });
+
+  it('says nothing when the rule was off', () => {
+    expect(discardedLines({ options: {}, discarded: [] } as never)).toEqual([]);
   });
 });
