@@ -17,7 +17,7 @@ import { mergeLoadRuns } from './merge';
 import { methodRunTable, writeMethodsPage } from './method-tables';
 import { builtFrom, prebuildForChildren } from './package-under-test';
 import { runSimulator } from './simulator';
-import { longestStallMs, runsAgain } from './stalls';
+import { runUnderStallRule } from './stalls';
 import { runUpdateTimeBenchmark } from './update-time';
 
 async function runLoadSuite(options: BenchOptions, results: BenchResults, save: () => void): Promise<void> {
@@ -45,9 +45,7 @@ async function runLoadSuite(options: BenchOptions, results: BenchResults, save: 
         peakEwmaConfig: options.peakEwmaConfig,
         progress,
       });
-    let result = await runOnce();
-    for (let attempt = 0; runsAgain(longestStallMs(result), options.maxStallMs, attempt); attempt++) {
-      const stallMs = longestStallMs(result);
+    const result = await runUnderStallRule(runOnce, options.maxStallMs, (discarded, stallMs) => {
       (results.discarded ??= []).push({
         scenario: run.scenario,
         layout: run.layout,
@@ -55,11 +53,10 @@ async function runLoadSuite(options: BenchOptions, results: BenchResults, save: 
         slots: run.scale.slots,
         repeat: run.repeat,
         stallMs,
-        startedAt: result.startedAt,
+        startedAt: discarded.startedAt,
       });
       console.log(`discarded: an event loop stalled ${stallMs.toFixed(0)} ms (--max-stall ${options.maxStallMs}); running it again`);
-      result = await runOnce();
-    }
+    });
     results.load.push({ ...result, repeat: run.repeat });
     console.log(textTable(loadTable(result)));
     const perMethod = methodRunTable(result);

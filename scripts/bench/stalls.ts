@@ -13,13 +13,17 @@
  * discarded run is kept in the JSON with its stall, per policy, so a policy
  * that stalled its own client (and would be re-run more often) shows.
  */
-import type { ScenarioResult } from './loadtest';
+/** What the rule reads of a run (loadtest.ts `ScenarioResult`): its processes' worst event-loop delays. */
+interface LoopDelays {
+  readonly backendLoopDelayMs: { readonly max: number };
+  readonly policies: readonly { readonly clientLoopDelayMs: { readonly max: number } }[];
+}
 
 /** Re-runs of one run at most; the last attempt is kept whatever its stall, and says so. */
 export const STALL_RERUNS = 3;
 
 /** The longest event-loop stall of a run, wall ms: its backend hosts' and every client process's. */
-export function longestStallMs(result: Pick<ScenarioResult, 'backendLoopDelayMs' | 'policies'>): number {
+export function longestStallMs(result: LoopDelays): number {
   return Math.max(result.backendLoopDelayMs.max, ...result.policies.map((policy) => policy.clientLoopDelayMs.max));
 }
 
@@ -38,4 +42,25 @@ export interface DiscardedRun {
 /** Whether the `attempt`-th run (0 the first) with `stallMs` is to be run again under a bound of `maxStallMs` (undefined: no rule). */
 export function runsAgain(stallMs: number, maxStallMs: number | undefined, attempt: number): boolean {
   return maxStallMs !== undefined && stallMs > maxStallMs && attempt < STALL_RERUNS;
+}
+
+/**
+ * Runs `runOnce` under the rule: while its result stalled past `maxStallMs`
+ * and re-runs are left, `discard` is told the stall and it runs again. The
+ * result returned is the first within the bound, or the last attempt.
+ */
+export async function runUnderStallRule<R extends LoopDelays>(
+  runOnce: () => Promise<R>,
+  maxStallMs: number | undefined,
+  discard: (result: R, stallMs: number) => void,
+): Promise<R> {
+  let result = await runOnce();
+  for (let attempt = 0; ; attempt++) {
+    const stallMs = longestStallMs(result);
+    if (!runsAgain(stallMs, maxStallMs, attempt)) {
+      return result;
+    }
+    discard(result, stallMs);
+    result = await runOnce();
+  }
 }

@@ -117,6 +117,7 @@ export class OwnQueueOraclePolicy implements ClientPolicy {
   }
 
   started(backendId: number): number {
+    // Only the speed is read here, so the blind variant's slots do not matter.
     const { unitMs } = this.viewOf(backendId, 0);
     // A backend that answers nothing holds the call until its deadline: count it as the deadline's worth.
     const workMs = unitMs < Infinity ? this.pickedMedianMs * unitMs : this.pickedMedianMs * 5;
