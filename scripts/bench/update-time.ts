@@ -17,7 +17,7 @@ import { connectivityState, experimental } from '@grpc/grpc-js';
 import { fakeEndpoints, readyChannelHelper } from './fake-channel';
 import { builtFrom, loadPackage } from './package-under-test';
 import { loadBalancingConfig, PolicyId, POLICY_LABELS, registerPolicies } from './policies';
-import { updateTimeTable } from './report';
+import { updateTimeTable } from './report-tables';
 import { median, shuffled } from './stats';
 import { textTable } from './tables';
 

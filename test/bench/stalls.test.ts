@@ -1,6 +1,6 @@
 import { parseArgs } from '../../scripts/bench/args';
 import { longestStallMs, runsAgain, runUnderStallRule, STALL_RERUNS } from '../../scripts/bench/stalls';
-import { discardedLines } from '../../scripts/bench/report';
+import { discardedLines } from '../../scripts/bench/report-noise';
 
 const run = (backendMaxMs: number, clientMaxMs: number[]) => ({
   backendLoopDelayMs: { p99: 1, max: backendMaxMs },

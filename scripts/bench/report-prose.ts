@@ -1,0 +1,174 @@
+/**
+ * The report's account of its own runs: what regenerating it costs, which sessions it merges,
+ * how the harness runs (backends, scenarios, methods, clients, policies, scale).
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { regimeOfRun } from './aggregate';
+import { BenchOptions, parseArgs } from './args';
+import { REPO_ROOT } from './package-under-test';
+import { PolicyId, POLICY_IDS } from './policies';
+import { planLoadRuns, planWallTimeS, RUN_OVERHEAD_S } from './plan';
+import { LOW_CONCURRENCY_SCALES, LOW_CONCURRENCY_TIME_FACTOR, slotsText } from './scale';
+import { MergedSession, runKind } from './merge';
+import { median } from './stats';
+import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
+import type { BenchResults } from './report';
+
+/** Result files from before issue 18's harness, re-judged: say what they were measured with. */
+export function legacyText(results: BenchResults): string[] {
+  if (!results.load.some((run) => !regimeOfRun(run).timeScaled)) return [];
+  return [
+    "**These runs predate today's harness** (issue 18): one client per policy, one run per scenario and policy in a fixed " +
+      'order, ORCA on only in the runs with a wrr client, the timeline and the policies\' time constants not scaled with the ' +
+      'service time, phases binned by intended start, loop delays recorded with the monitor\'s 10 ms resolution in them (shown here less it), and a queued ' +
+      'call could start before it arrived after an event-loop stall. The tables and verdicts are recomputed from the saved ' +
+      'results by today\'s rules (the reference\'s winner rule, regimes kept apart); there are no intervals (one run each) and ' +
+      `no p99.9 (samples per client were not recorded). \`npm run bench:report\` measures afresh: ${benchReportCost()}.`,
+    '',
+  ];
+}
+
+/** The options `npm run <script>` runs the bench with (its arguments read from package.json). */
+function optionsOf(script: string): BenchOptions {
+  const scripts = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const argv = scripts[script].split(/\s+/);
+  return parseArgs(argv.slice(argv.indexOf('scripts/bench/cli.ts') + 1));
+}
+
+/** What a plan measures, in a phrase. */
+function planSummary(options: BenchOptions): string {
+  const parts: string[] = [];
+  const all = (policies: readonly PolicyId[]): string => (policies.length === POLICY_IDS.length ? 'every policy' : policies.join(', '));
+  if (options.layouts.includes('reference')) parts.push(`${options.scenarios.join(', ')} in the reference layout (every policy side by side)`);
+  if (options.layouts.includes('uniform')) parts.push(`${options.uniformScenarios.join(', ')} in the uniform layout (${all(options.uniformPolicies)})`);
+  if (options.lowConcurrency) parts.push(`${options.lowScenarios.join(', ')} at 1 and 2 slots (${all(options.uniformPolicies)})`);
+  return `${parts.join('; ')}; ${options.durationS} s windows, ${options.repeats} repeats`;
+}
+
+/** The 1-minute load average at the start of a merged session's runs: what the machine was doing while they ran. */
+function sessionLoadText(results: BenchResults, session: MergedSession): string {
+  const loads = results.load.filter((run) => session.kinds.includes(runKind(run)) && run.loadAverage).map((run) => run.loadAverage![0]);
+  if (loads.length === 0) return '';
+  return ` (at its runs' starts: median ${median(loads).toFixed(1)}, range ${Math.min(...loads)}–${Math.max(...loads)})`;
+}
+
+/** Which runs a later session measured in place of this file's (merge.ts), with its date and load. */
+export function mergedText(results: BenchResults): string {
+  const words: Record<MergedSession['kinds'][number], string> = {
+    reference: 'reference-layout',
+    uniform: 'uniform-layout',
+    'low-concurrency': 'low-concurrency',
+  };
+  return (results.merged ?? [])
+    .map(
+      (s) =>
+        ` The ${s.kinds.map((k) => words[k]).join(' and ')} runs (${s.runs}, ${s.repeats} repeats) are a later session's, measured ` +
+        `${s.startedAt.slice(0, 16).replace('T', ' ')} UTC with the package built from ${s.packageSource ?? 'an unrecorded source'}, load average at start ` +
+        `${s.loadAverage.join(' / ')}${sessionLoadText(results, s)}, merged in with \`--merge-load\` in place of this file's own.`,
+    )
+    .join('');
+}
+
+/** What `npm run <script>` costs in load-test wall time. */
+function benchReportCost(script = 'bench:report'): string {
+  const options = optionsOf(script);
+  const plan = planLoadRuns(options);
+  return `${plan.length} load-test runs, about ${(planWallTimeS(plan, options) / 3600).toFixed(1)} h on this machine`;
+}
+
+/** What regenerating the report costs on this machine, from the options it was run with (absent in older files). */
+export function costText(results: BenchResults): string {
+  const options = results.options;
+  if (options.clientsPerPolicy === undefined || results.load.length === 0) return '';
+  // A merged file holds runs its own options did not plan: count the runs it holds.
+  const runs = results.merged && results.merged.length > 0 ? results.load : planLoadRuns(options);
+  const hours = planWallTimeS(runs, options) / 3600;
+  const merged = results.merged ?? [];
+  const sessions = merged.length > 0 ? `, in ${merged.length + 1} sessions` : '';
+  const repeats = (n: number): string => `${n} repeat${n > 1 ? 's' : ''}`;
+  // Each session ran its own repeat count: say each, not the first session's for all.
+  const repeatText =
+    merged.length > 0
+      ? `${repeats(options.repeats)} of each of this file's own runs, ${merged.map((m) => repeats(m.repeats)).join(' and ')} of each merged one, interleaved in random order within a session`
+      : `${repeats(options.repeats)} of each, interleaved in random order`;
+  return (
+    `This report's load test is ${runs.length} runs${sessions} (${repeatText}): about ${hours.toFixed(1)} h of wall time on this machine (each run's timeline × its time factor, plus ~${RUN_OVERHEAD_S} s to start and stop its processes), before the overhead benchmarks. ` +
+    `\`npm run bench:report\` is sized to fit a working session on this 2-core machine: ${planSummary(optionsOf('bench:report'))}. ` +
+    `The whole suite (\`npm run bench:report:full\`: seven scenarios, every policy in both layouts and at 1–2 slots, 45 s windows) is ${benchReportCost('bench:report:full')}: a quiet machine's job.`
+  );
+}
+
+/**
+ * Client CPU per call in the open-loop runs (not saturated), µs: the median
+ * over policies and runs; NaN without any. At a few dozen calls/s the
+ * process's fixed costs per second (timers, HTTP/2 pings, ORCA streams) are
+ * spread over few calls, so this is well above the saturated figure.
+ */
+function openLoopCpuMicros(results: BenchResults): number {
+  return median(results.load.flatMap((run) => run.policies.map((p) => p.cpuMicrosPerCall)).filter(Number.isFinite));
+}
+
+/** What a call costs the client: the closed-loop figure (round_robin, 10 backends) and the open-loop runs' median. */
+function cpuText(results: BenchResults): string {
+  const saturated = results.cpu?.find((r) => r.policy === 'round_robin' && r.backends === 10)?.cpuMicrosPerCall;
+  const open = openLoopCpuMicros(results);
+  const parts = [
+    ...(saturated !== undefined ? [`${Math.round(saturated)} µs of client CPU at saturation (closed loop, round_robin, 10 backends)`] : []),
+    ...(Number.isFinite(open) ? [`${Math.round(open)} µs per call in these open-loop runs (median over policies and runs; fixed per-second costs spread over few calls)`] : []),
+  ];
+  return parts.length > 0 ? parts.join(', ') : 'client CPU measured per run';
+}
+
+export function methodNotes(results: BenchResults): string {
+  const { decayMs, maxEjectionMs } = PEAK_EWMA_DEFAULTS;
+  const lowTimeFactor = LOW_CONCURRENCY_TIME_FACTOR;
+  const options = results.options;
+  return [
+    '## How it runs',
+    '',
+    '- **Backends**: real grpc-js servers on 127.0.0.1 in 4 backend-host processes. Each answers from the ' +
+      'shared queueing model (scripts/model: slots + FIFO, lognormal service times capped at 50× median, errors ' +
+      'before queueing, black hole, GC completion gate, deadline skipping), so a GC pause holds one backend\'s ' +
+      'completions only. The model runs under real timers with a logical clock (scripts/bench/logical-scheduler.ts): ' +
+      'a late timer delays the answer but does not cost the backend capacity, and a queued call never starts before it ' +
+      'arrived. Timers have ~1 ms granularity (the reference used a scheduled executor). Every run serves ORCA ' +
+      'out-of-band reports, whichever policies it runs. Behaviour changes at run time over IPC.',
+    '- **Scenarios**: the simulator\'s definitions (scripts/sim/scenarios.ts) run against the real fleet through a ' +
+      'remote `ScenarioControl` (scripts/bench/remote-control.ts): faults, heals, pods joining and leaving (a resolver ' +
+      'fed by the parent; a retired pod gets GOAWAY 1 s after it leaves the list, with 5 s grace, both × the time factor), ' +
+      'client restarts, max connection age. Time to detect and recover use the simulator\'s function.',
+    '- **Methods**: a one-method workload is sent on `/loadtest.Probe/Call`, on channels without interceptors. A workload ' +
+      'of several (s13, m2) sends each method on a path of its own, `/loadtest.Probe/<name>`, on channels with the ' +
+      '`callMarker` interceptor as the README puts it on a user\'s channel, so the picker sees each call\'s method ' +
+      '(per-method scoring); each client keeps a histogram pair per method group, failures at the method\'s own deadline ' +
+      '(scripts/bench/method-paths.ts, method-tables.ts).',
+    `- **Clients**: the reference layout runs ${options.clientsPerPolicy ?? 1} client process${(options.clientsPerPolicy ?? 1) > 1 ? 'es' : ''} per policy ` +
+      '(the reference: 2), all at once against the same fleet; the uniform layout runs ' +
+      `${options.uniformClients ?? 'a fixed number of'} clients of one policy per run, whatever the policy list. Open loop at a fixed period, latency from the intended start, OK-call p99 and ` +
+      'all-call p99 (failures at the deadline) from HDR histograms merged exactly over the clients (the reference averaged its 2 clients\' p99s). ' +
+      'Latency is binned into phases by completion, as the reference\'s 1 s interval histograms and the simulator; the per-second ' +
+      'shares (who got the calls) by intended start. Repeats run in blocks, each block in a random order (scripts/bench/plan.ts).',
+    '- **Policies**: round_robin (grpc-js), least_request_experimental (choiceCount 2), lr+od = least_request in ' +
+      'outlier_detection with the reference\'s settings, peak_ewma_experimental (defaults), peak_ewma+od, and ' +
+      'weighted_round_robin with ORCA as the server-assisted bar (out-of-band reports, 1 s period × the time factor: per-call ' +
+      'reports cost 60–260 ms of CPU per call in grpc-js 1.14.7, whose `loadOrcaProto()` never caches). Every run checks ' +
+      'that our policies accounted the calls (grpc-js silently falls back to pick_first on a bad config). ' +
+      'peak_ewma via xDS gets Envoy\'s PeakEwma cluster from the fake control plane (scripts/xds), with Envoy\'s and our ' +
+      'defaults unscaled: it shows the xDS path works, not a regime.',
+    `- **Scale**: the reference offered 10,707 calls/s from 8 JVM clients on 18 cores. Here a unary call costs ` +
+      cpuText(results) +
+      ' plus the backend host\'s share, and the 2 cores are shared with other work. Where the load test stands in for the ' +
+      "reference it keeps the reference's 8 slots and multiplies every time by the time factor F: service times, the deadline " +
+      '(500 ms × F, 50 nominal medians), GC pauses and periods, the timeline (warm-up, measurement, fault window, the per-second ' +
+      `buckets) and the policies' time constants (peak_ewma's decayTime ${decayMs / 1000} s × F, maxEjectionTime ${maxEjectionMs / 1000} s × F and defaultRtt; ` +
+      "outlier_detection's interval and ejection times; WRR's periods), so the offered rate is 1/F of the reference's and " +
+      `every dimensionless quantity is kept (scripts/bench/scale.ts). The low-concurrency regimes run at time × ${lowTimeFactor} ` +
+      `(${10 * lowTimeFactor} ms median, the same scaling: ms ÷ ${lowTimeFactor} are the reference's units), each as its own regime, on ${LOW_CONCURRENCY_SCALES.map((s) => `${s.backends} backends × ${slotsText(s.slots)}`).join(' and ')}: ` +
+      "the same slots in total, so the same 70 % of capacity is the same rate from the same clients and the regimes differ only in how the slots are split; " +
+      "a fleet of 6 at 2 slots offered 800 calls/s, over this machine's budget, and the reference's 10 ms itself (400 calls/s) was more than this machine served " +
+      "even alone (event-loop delay p99 median 39 ms, round_robin with 16–33 % errors on identical backends), hence time × 2 (200 calls/s). " +
+      "Measured alone: `npm run bench:low`, merged into the saved results with `npm run bench:low:merge`.",
+    '',
+  ].join('\n');
+}
