@@ -9,6 +9,7 @@ import { clientLabel, isMarkedClient, isXdsClient, PolicyId, POLICY_LABELS } fro
 import { formatMs, formatPercent } from './progress';
 import { isLowConcurrency, MACHINE_BUDGET_RPS, overMachineBudget, Regime, regimeKey, regimeShort } from './scale';
 import { median } from './stats';
+import { withInterval } from './tables';
 
 export interface Verdict {
   readonly target: string;
@@ -212,8 +213,24 @@ function lowestVerdict(mine: readonly AggregateRow[], scenario: string, regime: 
   const ranked = [peak, ...others].sort((a, b) => a.allP99Ms - b.allP99Ms);
   const detail =
     ranked.map((r) => `${clientLabel(r.policy)} ${describe(r, 'allCalls')}`).join(' ≤ ') +
-    ` (means of ${peak.repeats} repeats${missing.length > 0 ? `; not run: ${missing.map((p) => POLICY_LABELS[p]).join(', ')}` : ''})`;
+    ` (means of ${peak.repeats} repeats${missing.length > 0 ? `; not run: ${missing.map((p) => POLICY_LABELS[p]).join(', ')}` : ''})` +
+    tieText(peak, others);
   return { target, met: others.every((r) => peak.allP99Ms < r.allP99Ms), detail };
+}
+
+/**
+ * Where peak_ewma's p99 over all calls equals another's, both are at the
+ * deadline (a failure counts there): p99 cannot rank them, and a tie is not
+ * "lowest". Say so, with the share of calls each failed, which can.
+ */
+function tieText(peak: AggregateRow, others: readonly AggregateRow[]): string {
+  const tied = others.filter((r) => r.allP99Ms === peak.allP99Ms);
+  if (tied.length === 0) return '';
+  const byErrors = [peak, ...tied].sort((a, b) => a.errorRate - b.errorRate);
+  return (
+    `; tied at ${formatMs(peak.allP99Ms)}, where p99 cannot rank them (1 % or more of calls failed), so not lowest; ` +
+    `errors ${byErrors.map((r) => `${clientLabel(r.policy)} ${withInterval(r.errorRate, r.errorRateCi, r.repeats, (x) => formatPercent(x))}`).join(' ≤ ')}`
+  );
 }
 
 function identicalBackendsVerdict(rows: readonly AggregateRow[], regime: Regime): Verdict {

@@ -416,6 +416,22 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
     expect(verdicts[2].detail).toBe('lr+od 49.0ms ≤ peak_ewma 49.5ms ≤ least_request 50.0ms ≤ round_robin 400ms (means of 1 repeats)');
   });
 
+  it('a tie at the deadline is not lowest, and the detail ranks the tied policies by the calls they failed', () => {
+    // Every policy failed over 1 % of its calls: p99 over all calls sits at the deadline for all of them.
+    const failing = (p: PolicyId, errorRate: number) => {
+      const run = low('s01', p, 0, 2, 3, 22);
+      return { ...run, policies: [{ ...policy(p, 0, errorRate), clients: 8 }] };
+    };
+    const rows = aggregate([failing('peak_ewma', 0.015), failing('least_request', 0.021), failing('lr_od', 0.02), failing('round_robin', 0.28)]);
+    const verdict = lowConcurrencyVerdicts(rows).find((v) => v.target.startsWith('s01'))!;
+    expect(verdict.met).toBe(false);
+    expect(verdict.detail).toContain('tied at 500ms, where p99 cannot rank them (1 % or more of calls failed), so not lowest');
+    expect(verdict.detail).toMatch(/errors peak_ewma 1\.5\d*% ≤ lr\+od 2\.0\d*% ≤ least_request 2\.1\d*% ≤ round_robin 28\.0\d*%$/);
+    // No tie, no tie text.
+    const clear = lowConcurrencyVerdicts(aggregate(fourPolicies('s01', { round_robin: 90, least_request: 60, lr_od: 61, peak_ewma: 40 }, 2, 3, 22)));
+    expect(clear.find((v) => v.target.startsWith('s01'))!.detail).not.toContain('tied');
+  });
+
   it("merges a later session's low-concurrency runs in place of the file's own, keeping every other run and benchmark", () => {
     const reference = scenario('s03', { peak_ewma: 30, round_robin: 400 });
     const base: BenchResults = {
