@@ -219,13 +219,14 @@ function lowestVerdict(mine: readonly AggregateRow[], scenario: string, regime: 
 }
 
 /**
- * Where peak_ewma's p99 over all calls equals another's, both are at the
- * deadline (a failure counts there): p99 cannot rank them, and a tie is not
- * "lowest". Say so, with the share of calls each failed, which can.
+ * Where peak_ewma's p99 over all calls equals another's and 1 % or more of
+ * its calls failed, both sit at the deadline (a failure counts there): p99
+ * cannot rank them, and a tie is not "lowest". Say so, with the share of
+ * calls each failed, which can.
  */
 function tieText(peak: AggregateRow, others: readonly AggregateRow[]): string {
   const tied = others.filter((r) => r.allP99Ms === peak.allP99Ms);
-  if (tied.length === 0) return '';
+  if (tied.length === 0 || peak.errorRate < 0.01) return '';
   const byErrors = [peak, ...tied].sort((a, b) => a.errorRate - b.errorRate);
   return (
     `; tied at ${formatMs(peak.allP99Ms)}, where p99 cannot rank them (1 % or more of calls failed), so not lowest; ` +

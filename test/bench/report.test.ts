@@ -427,6 +427,9 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
     expect(verdict.met).toBe(false);
     expect(verdict.detail).toContain('tied at 500ms, where p99 cannot rank them (1 % or more of calls failed), so not lowest');
     expect(verdict.detail).toMatch(/errors peak_ewma 1\.5\d*% ≤ lr\+od 2\.0\d*% ≤ least_request 2\.1\d*% ≤ round_robin 28\.0\d*%$/);
+    // An equal p99 with under 1 % failed is not a tie at the deadline.
+    const fewFailed = aggregate([failing('peak_ewma', 0.005), failing('least_request', 0.005)]);
+    expect(lowConcurrencyVerdicts(fewFailed).find((v) => v.target.startsWith('s01'))!.detail).not.toContain('tied');
     // No tie, no tie text.
     const clear = lowConcurrencyVerdicts(aggregate(fourPolicies('s01', { round_robin: 90, least_request: 60, lr_od: 61, peak_ewma: 40 }, 2, 3, 22)));
     expect(clear.find((v) => v.target.startsWith('s01'))!.detail).not.toContain('tied');
