@@ -19,11 +19,12 @@ import { gitCommit } from './machine';
 import { planLoadRuns, planWallTimeS } from './plan';
 import { REPO_ROOT } from './package-under-test';
 import { clientLabel, PolicyId, POLICY_IDS } from './policies';
-import { formatMs, formatPercent } from './progress';
+import { formatMs } from './progress';
 import type { BenchResults } from './report';
 import { regimeKey, regimeLabel } from './scale';
 import { ratio } from './stats';
-import { markdownTable, Table, withInterval } from './tables';
+import { markdownTable, Table } from './tables';
+import { allP99Cell, errorCell, p99Cell } from './row-cells';
 import { CLIENT_ONLY_COMPETITORS, groupName, outcomeOf, Verdict } from './verdicts';
 
 /** The group of every call, whatever its method. */
@@ -92,10 +93,10 @@ export function methodTable(rows: readonly MethodRow[]): Table {
         r.method,
         clientLabel(r.policy),
         formatMs(r.p50Ms),
-        withInterval(r.p99Ms, r.p99CiMs, r.repeats, formatMs),
+        p99Cell(r),
         formatMs(r.p999Ms),
-        withInterval(r.allP99Ms, r.allP99CiMs, r.repeats, formatMs),
-        withInterval(r.errorRate, r.errorRateCi, r.repeats, (x) => formatPercent(x)),
+        allP99Cell(r),
+        errorCell(r),
         Number.isFinite(toPeak) ? `${toPeak.toFixed(2)}×` : '–',
       ];
     }),
@@ -116,8 +117,6 @@ function cheapestMethod(results: readonly ScenarioResult[], rows: readonly Metho
   return methods.length === 0 ? undefined : methods.reduce((a, b) => (b.medianMs < a.medianMs ? b : a)).name;
 }
 
-const cell = (r: MethodRow): string => withInterval(r.p99Ms, r.p99CiMs, r.repeats, formatMs);
-
 /**
  * Issue 16's real-gRPC target in one group: the cheap method's p99 (OK
  * calls) under peak_ewma lower than under every other client-only policy.
@@ -137,12 +136,12 @@ export function cheapMethodVerdict(results: readonly ScenarioResult[], rows: rea
   const pairs = others.map((other) => {
     const disjoint = peak.p99CiMs[1] < other.p99CiMs[0];
     const rule = outcomeOf({ p99Ms: peak.p99Ms }, { p99Ms: other.p99Ms }).outcome;
-    return `${clientLabel(other.policy)} ${cell(other)} (${ratio(other.p99Ms, peak.p99Ms).toFixed(2)}×; intervals ${disjoint ? 'disjoint' : 'overlap'}; winner rule: ${rule})`;
+    return `${clientLabel(other.policy)} ${p99Cell(other)} (${ratio(other.p99Ms, peak.p99Ms).toFixed(2)}×; intervals ${disjoint ? 'disjoint' : 'overlap'}; winner rule: ${rule})`;
   });
   return {
     target,
     met: others.every((other) => peak.p99Ms < other.p99Ms),
-    detail: `${cheap}, ${peak.repeats} repeat${peak.repeats === 1 ? '' : 's'}: peak_ewma ${cell(peak)}; ${pairs.join('; ')}`,
+    detail: `${cheap}, ${peak.repeats} repeat${peak.repeats === 1 ? '' : 's'}: peak_ewma ${p99Cell(peak)}; ${pairs.join('; ')}`,
   };
 }
 

@@ -13,7 +13,7 @@ import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 import { groupName, isLoadVerdict, LoadVerdict, Outcome, pairedRatio, Verdict, WINNER_RULE } from './verdicts';
 import type { BenchResults } from './report';
 import { likeReference } from './report-regimes';
-import { errorCell, shareCell } from './report-tables';
+import { errorCell, shareCell } from './row-cells';
 
 /** The reference's per-client rate for a fleet kind (its 20 pods, 8 clients, 70 %): 1,338 homo, 1,169 het. */
 function referencePerClientRps(fleet: FleetKind): number {

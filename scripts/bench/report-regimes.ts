@@ -12,7 +12,7 @@ import { MACHINE_BUDGET_RPS, overMachineBudget, Regime, regimeKey, regimeLabel, 
 import { Table } from './tables';
 import type { BenchResults } from './report';
 import { noisyRunsText } from './report-noise';
-import { errorCell, p99Cell } from './report-tables';
+import { errorCell, p99Cell } from './row-cells';
 
 const HEADLINE_POLICIES: readonly ReferencePolicy[] = ['peak_ewma', 'least_request', 'lr_od', 'round_robin'];
 

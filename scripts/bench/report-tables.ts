@@ -9,7 +9,8 @@ import type { PickPathReport } from './pick-path';
 import type { UpdateTimeReport } from './update-time';
 import { ClientKind, clientLabel, POLICY_LABELS } from './policies';
 import { formatMs, formatPercent } from './progress';
-import { Table, withInterval } from './tables';
+import { Table } from './tables';
+import { allP99Cell, errorCell, p99Cell, shareCell } from './row-cells';
 import { isLoadVerdict, Outcome, pairedRatio, Verdict } from './verdicts';
 
 export const policyLabel = clientLabel;
@@ -99,11 +100,6 @@ export function cpuTable(results: readonly CpuPerRpcResult[]): Table {
 function xdsRatio(peakEwma: CpuPerRpcResult | undefined, roundRobin: CpuPerRpcResult | undefined): string {
   return peakEwma && roundRobin ? pairedRatio(peakEwma, roundRobin).toFixed(3) : '–';
 }
-
-export const p99Cell = (r: AggregateRow): string => withInterval(r.p99Ms, r.p99CiMs, r.repeats, formatMs);
-const allP99Cell = (r: AggregateRow): string => withInterval(r.allP99Ms, r.allP99CiMs, r.repeats, formatMs);
-export const errorCell = (r: AggregateRow): string => withInterval(r.errorRate, r.errorRateCi, r.repeats, (x) => formatPercent(x));
-export const shareCell = (r: AggregateRow): string => withInterval(r.faultyShare, r.faultyShareCi, r.repeats, (x) => formatPercent(x, 1));
 
 export function detailTable(rows: readonly AggregateRow[]): Table {
   const faulty = rows.some((r) => Number.isFinite(r.faultyShare));

@@ -1,7 +1,7 @@
 /**
  * Pools side-by-side load-test repeats of two policies from one or more
  * saved result files (`--json`) and says how far apart they are: p99 over
- * all calls, uniform layout, per scenario and slot count. This is how
+ * all calls, uniform layout, per scenario and regime (slots, median, fleet). This is how
  * docs/tuning.md §21 judges the one- and two-slot identical fleet over
  * several sets of nine repeats.
  *
@@ -18,11 +18,13 @@
  */
 import * as fs from 'fs';
 import { parseArgs } from 'node:util';
+import { regimeOfRun } from './aggregate';
 import type { ScenarioResult } from './loadtest';
-import { BOOTSTRAP_RESAMPLES, Interval, mean, median, seedOf } from './stats';
+import { regimeKey } from './scale';
+import { bootstrapInterval, Interval, mean, median, seedOf } from './stats';
 import { seededRandom } from '../../src/core/random';
 
-type SavedRun = Pick<ScenarioResult, 'scenario' | 'layout' | 'regime' | 'policies'> & { repeat?: number };
+type SavedRun = ScenarioResult & { repeat?: number };
 
 export interface SideBySide {
   readonly scenario: string;
@@ -36,30 +38,27 @@ export interface SideBySide {
   readonly ratioOfMedians: number;
 }
 
-/** Percentile-bootstrap interval of mean(a) / mean(b) over pairs (a[i], b[i]). */
-export function bootstrapRatioInterval(a: readonly number[], b: readonly number[], random: () => number, resamples = BOOTSTRAP_RESAMPLES): Interval {
-  const n = a.length;
-  if (n === 0) return [NaN, NaN];
-  const ratios = new Float64Array(resamples);
-  for (let r = 0; r < resamples; r++) {
+/** Percentile-bootstrap interval of mean(a) / mean(b) over pairs (a[i], b[i]), resampling pairs. */
+export function bootstrapRatioInterval(a: readonly number[], b: readonly number[], random: () => number): Interval {
+  if (a.length === 0) return [NaN, NaN];
+  const ratioOfResample = (draw: () => number): number => {
     let sumA = 0;
     let sumB = 0;
-    for (let i = 0; i < n; i++) {
-      const k = Math.floor(random() * n);
+    for (let i = 0; i < a.length; i++) {
+      const k = draw();
       sumA += a[k];
       sumB += b[k];
     }
-    ratios[r] = sumA / sumB;
-  }
-  ratios.sort();
-  const at = (q: number): number => ratios[Math.round(q * (resamples - 1))];
-  return [at(0.025), at(0.975)];
+    return sumA / sumB;
+  };
+  return bootstrapInterval(a.length, ratioOfResample, random);
 }
 
 /**
  * `policy` against `baseline` in every (scenario, slots) group of the
  * uniform-layout runs in `files` (each a list of saved runs, named by its
- * file), pairing repeats by file and repeat number.
+ * file), pairing repeats by file and repeat number; a group is one regime
+ * (aggregate.ts `regimeOfRun`), so sets measured at another scale are not pooled.
  */
 export function sideBySide(files: ReadonlyMap<string, readonly SavedRun[]>, policy: string, baseline: string, scenario?: string): SideBySide[] {
   const groups = new Map<string, { scenario: string; slots: number; byPair: Map<string, { policy?: number; baseline?: number }> }>();
@@ -67,11 +66,11 @@ export function sideBySide(files: ReadonlyMap<string, readonly SavedRun[]>, poli
     for (const run of runs) {
       if (run.layout !== 'uniform' || (scenario !== undefined && run.scenario !== scenario)) continue;
       const who = run.policies[0]?.policy;
-      // Runs saved before regimes were recorded say nothing of their slots: left out.
-      const slots = run.regime?.slots;
-      if ((who !== policy && who !== baseline) || slots === undefined) continue;
-      const key = `${run.scenario}|${slots}`;
-      const group = groups.get(key) ?? { scenario: run.scenario, slots, byPair: new Map() };
+      if (who !== policy && who !== baseline) continue;
+      // Numbers of different regimes are never pooled (the report's rule), even at the same slot count.
+      const regime = regimeOfRun(run);
+      const key = `${run.scenario}|${regimeKey(regime)}`;
+      const group = groups.get(key) ?? { scenario: run.scenario, slots: regime.slots, byPair: new Map() };
       groups.set(key, group);
       const pairKey = `${file}#${run.repeat ?? 0}`;
       const pair = group.byPair.get(pairKey) ?? {};
@@ -81,7 +80,7 @@ export function sideBySide(files: ReadonlyMap<string, readonly SavedRun[]>, poli
   }
   return Array.from(groups.entries())
     .sort(([a], [b]) => a.localeCompare(b))
-    .flatMap(([key, group]) => {
+    .flatMap(([, group]) => {
       const pairs = Array.from(group.byPair.values()).filter((p): p is { policy: number; baseline: number } => p.policy !== undefined && p.baseline !== undefined);
       if (pairs.length === 0) return [];
       const a = pairs.map((p) => p.policy);
@@ -94,7 +93,8 @@ export function sideBySide(files: ReadonlyMap<string, readonly SavedRun[]>, poli
           policyMeanMs: mean(a),
           baselineMeanMs: mean(b),
           ratioOfMeans: mean(a) / mean(b),
-          ratioInterval: bootstrapRatioInterval(a, b, seededRandom(seedOf(`${key}|${policy}|${baseline}`))),
+          // Seeded by what the line prints (scenario, slots, policies), so a figure quoted in the docs reproduces.
+          ratioInterval: bootstrapRatioInterval(a, b, seededRandom(seedOf(`${group.scenario}|${group.slots}|${policy}|${baseline}`))),
           pairedMedian: median(pairs.map((p) => p.policy / p.baseline)),
           ratioOfMedians: median(a) / median(b),
         },

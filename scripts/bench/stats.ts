@@ -35,12 +35,34 @@ export type Interval = readonly [number, number];
 export const BOOTSTRAP_RESAMPLES = 2000;
 
 /**
- * Percentile bootstrap interval of the mean of `values` (repeats of one
- * measurement): resample with replacement, take each resample's mean, report
- * the (1 − level)/2 and (1 + level)/2 quantiles. `random` is seeded by the
- * caller, so an interval is reproducible (and assertable). With one value the
- * interval is that value: one run says nothing about spread, and the report
- * prints the repeat count beside it.
+ * Percentile bootstrap interval of a statistic of n items (repeats of one
+ * measurement, or pairs of them): each of `resamples` resamples draws n
+ * indices with replacement, one `random()` each, which `statistic` reads
+ * through `draw` and folds into one number; the interval is the
+ * (1 − level)/2 and (1 + level)/2 quantiles of those numbers. `random` is
+ * seeded by the caller, so an interval is reproducible (and assertable).
+ */
+export function bootstrapInterval(
+  n: number,
+  statistic: (draw: () => number) => number,
+  random: () => number,
+  level = 0.95,
+  resamples = BOOTSTRAP_RESAMPLES,
+): Interval {
+  const draw = (): number => Math.floor(random() * n);
+  const values = new Float64Array(resamples);
+  for (let r = 0; r < resamples; r++) {
+    values[r] = statistic(draw);
+  }
+  values.sort();
+  const at = (q: number): number => values[Math.min(resamples - 1, Math.max(0, Math.round(q * (resamples - 1))))];
+  return [at((1 - level) / 2), at((1 + level) / 2)];
+}
+
+/**
+ * Percentile bootstrap interval of the mean of `values` (`bootstrapInterval`).
+ * With one value the interval is that value: one run says nothing about
+ * spread, and the report prints the repeat count beside it.
  */
 export function bootstrapMeanInterval(
   values: readonly number[],
@@ -51,17 +73,14 @@ export function bootstrapMeanInterval(
   const finite = values.filter(Number.isFinite);
   if (finite.length === 0) return [NaN, NaN];
   if (finite.length === 1) return [finite[0], finite[0]];
-  const means = new Float64Array(resamples);
-  for (let r = 0; r < resamples; r++) {
+  const meanOfResample = (draw: () => number): number => {
     let sum = 0;
     for (let i = 0; i < finite.length; i++) {
-      sum += finite[Math.floor(random() * finite.length)];
+      sum += finite[draw()];
     }
-    means[r] = sum / finite.length;
-  }
-  means.sort();
-  const at = (q: number): number => means[Math.min(resamples - 1, Math.max(0, Math.round(q * (resamples - 1))))];
-  return [at((1 - level) / 2), at((1 + level) / 2)];
+    return sum / finite.length;
+  };
+  return bootstrapInterval(finite.length, meanOfResample, random, level, resamples);
 }
 
 /** A 32-bit FNV-1a hash of `text`: a stable seed per table cell, so intervals do not depend on row order. */

@@ -9,7 +9,7 @@ import { clientLabel, isMarkedClient, isXdsClient, PolicyId, POLICY_LABELS } fro
 import { formatMs, formatPercent } from './progress';
 import { isLowConcurrency, MACHINE_BUDGET_RPS, overMachineBudget, Regime, regimeKey, regimeShort } from './scale';
 import { median } from './stats';
-import { withInterval } from './tables';
+import { errorCell } from './row-cells';
 
 export interface Verdict {
   readonly target: string;
@@ -230,7 +230,7 @@ function tieText(peak: AggregateRow, others: readonly AggregateRow[]): string {
   const byErrors = [peak, ...tied].sort((a, b) => a.errorRate - b.errorRate);
   return (
     `; tied at ${formatMs(peak.allP99Ms)}, where p99 cannot rank them (1 % or more of calls failed), so not lowest; ` +
-    `errors ${byErrors.map((r) => `${clientLabel(r.policy)} ${withInterval(r.errorRate, r.errorRateCi, r.repeats, (x) => formatPercent(x))}`).join(' ≤ ')}`
+    `errors ${byErrors.map((r) => `${clientLabel(r.policy)} ${errorCell(r)}`).join(' ≤ ')}`
   );
 }
 

@@ -21,6 +21,17 @@ describe('side-by-side repeats (scripts/bench/side-by-side.ts)', () => {
     expect(oneSlot.ratioOfMedians).toBeCloseTo(110 / 100, 12);
   });
 
+  it('never pools two regimes at the same slot count: a set at another median or fleet size is its own group', () => {
+    const at = (policy: string, repeat: number, p99Ms: number, medianMs: number, backends: number) =>
+      ({ scenario: 's02', layout: 'uniform', repeat, regime: { slots: 1, medianMs, backends, timeScaled: true }, policies: [{ policy, headline: { allLatency: { p99Ms } } }] }) as never;
+    const files = new Map([['a.json', [at('peak_ewma', 0, 90, 20, 6), at('round_robin', 0, 100, 20, 6), at('peak_ewma', 1, 30, 10, 20), at('round_robin', 1, 20, 10, 20)]]]);
+    const groups = sideBySide(files, 'peak_ewma', 'round_robin');
+    expect(groups.map((g) => [g.slots, g.pairs, g.ratioOfMeans])).toEqual([
+      [1, 1, 1.5],
+      [1, 1, 0.9],
+    ]);
+  });
+
   it("the ratio's interval holds the ratio of means, and is one point when every pair is alike", () => {
     const a = [90, 110, 130, 70, 100];
     const b = [100, 100, 100, 100, 100];

@@ -1,0 +1,18 @@
+/**
+ * How a row's figures read in a table cell or a verdict: the mean over
+ * repeats with its bootstrap interval ("21.5ms [20.1ms, 23.0ms]"). One
+ * definition for the report's tables, the method tables and the verdicts.
+ * Typed by the fields read, so any row that has them (aggregate.ts's, a
+ * method group's) reads the same.
+ */
+import { formatMs, formatPercent } from './progress';
+import { withInterval } from './tables';
+
+type Interval = readonly [number, number];
+
+export const p99Cell = (r: { p99Ms: number; p99CiMs: Interval; repeats: number }): string => withInterval(r.p99Ms, r.p99CiMs, r.repeats, formatMs);
+export const allP99Cell = (r: { allP99Ms: number; allP99CiMs: Interval; repeats: number }): string => withInterval(r.allP99Ms, r.allP99CiMs, r.repeats, formatMs);
+export const errorCell = (r: { errorRate: number; errorRateCi: Interval; repeats: number }): string =>
+  withInterval(r.errorRate, r.errorRateCi, r.repeats, (x) => formatPercent(x));
+export const shareCell = (r: { faultyShare: number; faultyShareCi: Interval; repeats: number }): string =>
+  withInterval(r.faultyShare, r.faultyShareCi, r.repeats, (x) => formatPercent(x, 1));
