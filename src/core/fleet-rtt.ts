@@ -1,17 +1,30 @@
 /**
  * The fleet reference: what a call from this balancer typically takes,
- * across all its endpoints — a time-weighted moving average of the latency
- * of successful calls, whatever endpoint answered them. Calls are weighted by
- * volume, so it sits near the endpoints that carry the traffic (the healthy
- * ones); it moves with fleet-wide slowdowns, so "far above the fleet" stays
- * relative.
+ * across all its endpoints — a moving average of the latency of successful
+ * calls, whatever endpoint answered them, each call weighing the same. So
+ * it sits near the endpoints that carry the traffic (the healthy ones); it
+ * moves with fleet-wide slowdowns, so "far above the fleet" stays relative.
  *
- * Same update rule as the per-endpoint estimate's blend, without the peak:
- * α = 1 − exp(−Δt/τ) with Δt the time since the previous sample, but at
- * most 1/16 per call, so that after a quiet spell one slow answer cannot
- * move the fleet average by more than a sixteenth of its distance (at busy
- * rates α ≪ 1/16 and the bound never applies). Pure state: reading it
- * changes nothing, so results do not depend on how often costs are read.
+ * The rule: each answer moves the average by α = 1/W toward its sample,
+ * where W counts the calls of about the last τ, time-discounted:
+ *     W ← W·e^(−Δt/τ) + 1,   α = min(1/W, 1/16),
+ * with Δt the time since the previous sample. At a steady rate W settles
+ * at 1/(1 − e^(−Δt/τ)) (about λτ at λ calls/s) and α is exactly a time
+ * average's 1 − e^(−Δt/τ); after a quiet spell W has decayed, and the
+ * bound keeps one slow answer from moving the average by more than a
+ * sixteenth of its distance.
+ *
+ * Why per call and not per unit of time (α = 1 − e^(−Δt/τ), this file's
+ * rule until 2026-12-03): a time-weighted average weighs each answer by the
+ * gap before it, and a caller that waits for one answer before its next
+ * call makes that gap the answer's own latency, so a 40 ms backend's
+ * answers weighed 40 of a 1 ms backend's and the average sat near the slow
+ * one (E[d²]/E[d], not E[d]). The gate, ejection and the fleet penalty then
+ * judged the slow backend against itself: in a fleet of three, a slow
+ * backend in the rotation passed the gate for such a caller however slow it
+ * was, and kept its full third (docs/tuning.md §24).
+ * Pure state: reading it changes nothing, so results do not depend on how
+ * often costs are read.
  */
 import { retainedFraction } from './peak-ewma';
 
@@ -23,6 +36,9 @@ export class FleetRtt {
   rttMs = 0;
   sampledAtMs = 0;
   hasSample = false;
+
+  /** W, the time-discounted count of the calls averaged: 1/W is the next call's weight (before the bound). */
+  private callsWeighed = 0;
 
   /** Δt of the last update, and e^(−Δt/τ) for it: what an average stepping alike can reuse. */
   private lastStepMs = NaN;
@@ -39,13 +55,15 @@ export class FleetRtt {
   record(sampleMs: number, nowMs: number, decayMs: number, alike?: FleetRtt): void {
     if (!this.hasSample) {
       this.rttMs = sampleMs;
+      this.callsWeighed = 1;
       this.hasSample = true;
     } else {
       const stepMs = nowMs - this.sampledAtMs;
       const retained = alike !== undefined && alike.lastStepMs === stepMs ? alike.lastRetained : retainedFraction(stepMs, decayMs);
       this.lastStepMs = stepMs;
       this.lastRetained = retained;
-      this.rttMs += Math.min(1 - retained, FLEET_MAX_SAMPLE_WEIGHT) * (sampleMs - this.rttMs);
+      this.callsWeighed = this.callsWeighed * retained + 1;
+      this.rttMs += Math.min(1 / this.callsWeighed, FLEET_MAX_SAMPLE_WEIGHT) * (sampleMs - this.rttMs);
     }
     this.sampledAtMs = nowMs;
   }

@@ -45,13 +45,37 @@ function fleetAt(rttMs: number, atMs = 0): FleetRtt {
 }
 
 describe('FleetRtt', () => {
-  it('starts at the first sample, then moves by 1 − exp(−Δt/τ) toward each new one', () => {
+  it('starts at the first sample, then moves by 1/W toward each new one, W the calls of the last τ, at most 1/16', () => {
     const fleet = new FleetRtt();
     fleet.record(10, 0, 1_000);
     expect(fleet.rttMs).toBe(10);
+    // W = e^(−10/1000) + 1 ≈ 2: the bound applies.
     fleet.record(20, 10, 1_000);
-    const weight = 1 - Math.exp(-10 / 1_000);
-    expect(fleet.rttMs).toBeCloseTo(10 + weight * 10, 12);
+    expect(fleet.rttMs).toBeCloseTo(10 + 10 / 16, 12);
+  });
+
+  it('at a steady rate moves as a time-weighted average does: by 1 − exp(−Δt/τ) per call', () => {
+    const fleet = new FleetRtt();
+    for (let i = 0; i <= 20_000; i++) {
+      fleet.record(10, i, 1_000); // W settles at 1 / (1 − e^(−1/1000)), about 1,000 calls
+    }
+    fleet.record(20, 20_001, 1_000);
+    expect(fleet.rttMs).toBeCloseTo(10 + (1 - Math.exp(-1 / 1_000)) * 10, 9);
+  });
+
+  it('weighs every call the same, however long its caller waited for it', () => {
+    // One caller, one call at a time: the gap before each answer is that
+    // answer's own latency. A time-weighted average weighed the 40 ms
+    // answers 40 times the 1 ms ones and sat at (1 + 1600) / 41 ≈ 39 ms.
+    const fleet = new FleetRtt();
+    let nowMs = 0;
+    for (let i = 0; i < 4_000; i++) {
+      const ms = i % 2 === 0 ? 1 : 40;
+      nowMs += ms;
+      fleet.record(ms, nowMs, 2_000);
+    }
+    expect(fleet.rttMs).toBeGreaterThan(19);
+    expect(fleet.rttMs).toBeLessThan(22); // the call-weighted mean: 20.5
   });
 
   it('gives one call at most 1/16 of the way, however long the quiet spell before it', () => {

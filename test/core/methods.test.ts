@@ -294,15 +294,17 @@ describe("an answer's evidence: min(1, w)² of an average call's", () => {
 
   it('a healthy backend whose pings wait 40 ms behind long calls is neither ejected nor priced as slow', () => {
     const { model, clock, loads, round, healthy } = taughtFleet();
-    // Normalised, each of these pings is some ten average calls: weighed
+    // Normalised, each of these pings is tens of average calls: weighed
     // whole, eight of them would eject the endpoint and leave its peak
-    // estimate ten times its peers'.
+    // estimate ten times its peers'. Weighed min(1, w)², they leave it
+    // about 2.1 × (1.7 × while the fleet average was weighed by time and
+    // sat at 40 ms instead of the 26 ms an average call takes here).
     for (let i = 0; i < 8; i++) {
       round((e) => (e === 0 ? [['ping', 40]] : healthy));
     }
     expect(model.ejected(loads[0], clock.now())).toBe(false);
     expect(loads[0].meanRttMs).toBeLessThan(1.25 * loads[2].meanRttMs);
-    expect(loads[0].rttMs).toBeLessThan(2 * loads[2].rttMs);
+    expect(loads[0].rttMs).toBeLessThan(2.5 * loads[2].rttMs);
   });
 
   it('a backend slow for every method is still ejected, on its substantial answers', () => {

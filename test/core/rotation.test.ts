@@ -4,7 +4,7 @@
  * answer M at most g × the fleet average F, no call of this client in flight
  * to it, no failure in its last call nor within T — and otherwise the call
  * goes to the draw. A stale endpoint takes its turn as a probe. On by
- * default (g 1.4 with the margin 0.25: docs/tuning.md §14).
+ * default (g 1.45 with the margin 0.25: docs/tuning.md §14, §24).
  */
 import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, seededRandom } from '../../src/core';
 import { rotates, takesTurn } from '../../src/core/rotation';
@@ -32,9 +32,9 @@ describe('the gate', () => {
   });
 
   it('lets a typical endpoint take its turn: mean at most g × F', () => {
-    const typical = fleetAnd(DEFAULTS, 14);
+    const typical = fleetAnd(DEFAULTS, 14.5);
     expect(takesTurn(typical.load, 1, DEFAULTS, typical.model.fleet)).toBe(true);
-    const slow = fleetAnd(DEFAULTS, 14.1);
+    const slow = fleetAnd(DEFAULTS, 14.6);
     expect(takesTurn(slow.load, 1, DEFAULTS, slow.model.fleet)).toBe(false);
   });
 
@@ -100,6 +100,26 @@ function run(settings: PeakEwmaSettings, n: number, calls: number, latencyOf: (i
   return picks;
 }
 
+/**
+ * One client sending each call when the last one answered, to three
+ * endpoints answering in `latencyOf(index, picksSoFar)` ms. Returns the
+ * chosen endpoint of every call.
+ */
+function oneCallAtATime(calls: number, latencyOf: (index: number, picksSoFar: number[]) => number): number[] {
+  const clock = new ManualClock();
+  const engine = new LoadBalancingEngine({ model: new PeakEwmaModel(DEFAULTS), choiceCount: 2, clock: clock.now, random: seededRandom(5) });
+  const loads = [new EndpointLoad(), new EndpointLoad(), new EndpointLoad()];
+  const picks: number[] = [];
+  for (let call = 0; call < calls; call++) {
+    const index = engine.pick(loads);
+    const startedAt = engine.callStarted(loads[index]);
+    clock.advance(latencyOf(index, picks));
+    engine.callEnded(loads[index], CallOutcome.SUCCESS, startedAt);
+    picks.push(index);
+  }
+  return picks;
+}
+
 /** The largest number of calls between two consecutive calls to the same endpoint, over all endpoints. */
 function longestGap(picks: number[]): number {
   const last = new Map<number, number>();
@@ -132,6 +152,34 @@ describe('the engine with the rotation', () => {
     // The margin alone (the incumbent rule of docs/tuning.md §9) lets it keep its turns until it costs 4× a challenger.
     expect(slowShare({ ...DEFAULTS, rotationGate: 0 })).toBeGreaterThan(0.08);
     expect(slowShare(DEFAULTS)).toBeLessThan(0.02);
+  });
+
+  it('a caller that waits for each answer: an endpoint 2× its two peers loses its turns, even when it answered first', () => {
+    // Each call is sent when the last one answered, so the gap before each
+    // answer is its own latency; the first answer is the slow endpoint's
+    // (40 ms, its peers 20). The fleet average weighs calls, not the time
+    // they took (fleet-rtt.ts): F leaves that first sample within a few
+    // dozen calls and settles at the peers' 20 ms, and the slow one fails
+    // the gate. Weighed by time, F moved 1 − e^(−20/2000) ≈ 1 % per fast
+    // answer and twice that per slow one: it stayed near 40, then at
+    // (2 × 20² + 40²) / (2 × 20 + 40) = 30 ms with the slow one in the
+    // rotation, which passed the gate (40 ≤ 1.4 × 30, the gate then) and
+    // kept its third.
+    const picks = oneCallAtATime(3_000, (index, picks) => (index === picks[0] || picks.length === 0 ? 40 : 20));
+    const slowShare = picks.slice(300).filter((i) => i === picks[0]).length / 2_700;
+    expect(slowShare).toBeLessThan(0.1);
+    expect(slowShare).toBeGreaterThan(0); // still probed
+  });
+
+  it('a caller that waits for each answer: an endpoint that slows from 20 to 40 ms over 1,000 calls loses its turns', () => {
+    // The slowdown comes gradually (GC pressure building, a cache going
+    // cold): M follows it 1/8 per answer and the time-weighted F followed
+    // the slow endpoint's own answers, so it kept its third (33.3 %, F 30 ms).
+    const slowMs = (call: number) => 20 + 20 * Math.min(1, Math.max(0, (call - 1_000) / 1_000));
+    const picks = oneCallAtATime(5_000, (index, picks) => (index === 0 ? slowMs(picks.length) : 20));
+    const shareOf0 = (from: number, to: number) => picks.slice(from, to).filter((i) => i === 0).length / (to - from);
+    expect(shareOf0(300, 1_000)).toBeGreaterThan(0.3); // its third while it was as fast
+    expect(shareOf0(2_500, 5_000)).toBeLessThan(0.1);
   });
 
   it('an endpoint failing 1 call in 10 gets under half its fair share; a healthy one gets its share', () => {

@@ -35,7 +35,7 @@ describe('peak_ewma_experimental config', () => {
       maxProbeBackoff: 8,
       // The rotation, and decay toward the fleet average (docs/tuning.md §14).
       rotationMargin: 0.25,
-      rotationGate: 1.4,
+      rotationGate: 1.45,
       decayToward: 'fleet',
       // Off by default (docs/tuning.md §9).
       decayFairShares: 0,
