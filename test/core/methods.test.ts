@@ -241,9 +241,8 @@ describe('per-method scoring', () => {
  * Four endpoints of equal speed that have served a 1 ms ping and a 50 ms
  * List alike, through the product's defaults with methodScoring "latency".
  * `round` runs 240 ms of traffic in virtual time: endpoint i's calls start
- * at 60·i ms (each ends after its time), so answers arrive spread out, as
- * the fleet averages (time-weighted: a sample weighs the time since the
- * previous one) see steady traffic.
+ * at 60·i ms (each ends after its time), so answers arrive spread out and
+ * the fleet averages see steady traffic.
  */
 function taughtFleet() {
   const config = PeakEwmaLoadBalancingConfig.parse({});
