@@ -9,11 +9,11 @@
  */
 import { credentials, Metadata } from '@grpc/grpc-js';
 import {
+  callMarker,
   formatLoadBalancerStats,
   getLoadBalancerStats,
   register,
   STATS_LABEL_OPTION,
-  streamingCallMarker,
   validateServiceConfig,
 } from '../src';
 import { createProbeClient } from '../scripts/lib/probe-service';
@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     // Names this channel in getLoadBalancerStats() and in metrics.
     [STATS_LABEL_OPTION]: 'service-config-example',
     // A stream's duration is not a round-trip time: keep streams out of the estimate.
-    interceptors: [streamingCallMarker],
+    interceptors: [callMarker],
   });
 
   const total = callCount(300);
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   console.log(`sent ${total} calls; served by: ${describeServedBy(servedBy)}`);
   console.log(`backends: ${backends.map((backend) => `${backend.name}=${backend.address} (${backend.delayMs} ms)`).join(', ')}`);
 
-  // A server-streaming call, marked by streamingCallMarker: not sampled, not counted.
+  // A server-streaming call, marked by callMarker: not sampled, not counted.
   await new Promise<void>((resolve, reject) => {
     client.watch(Buffer.from(''), new Metadata()).on('data', () => {}).on('end', resolve).on('error', reject);
   });

@@ -16,7 +16,7 @@
 import { credentials } from '@grpc/grpc-js';
 import * as fs from 'fs';
 import * as path from 'path';
-import { formatLoadBalancerStats, getLoadBalancerStats, STATS_LABEL_OPTION, streamingCallMarker } from '../src';
+import { callMarker, formatLoadBalancerStats, getLoadBalancerStats, STATS_LABEL_OPTION } from '../src';
 import { registerXds } from '../src/xds';
 import { createProbeClient } from '../scripts/lib/probe-service';
 import { FakeControlPlane } from '../scripts/xds/control-plane';
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   registerXds(); // once, before the first xds:/// channel
   const client = createProbeClient('xds:///listener1', credentials.createInsecure(), {
     [STATS_LABEL_OPTION]: LABEL,
-    interceptors: [streamingCallMarker],
+    interceptors: [callMarker],
   });
 
   const total = callCount(300);

@@ -13,11 +13,11 @@
 import { credentials } from '@grpc/grpc-js';
 import * as fs from 'fs';
 import {
+  callMarker,
   formatLoadBalancerStats,
   getLoadBalancerStats,
   register,
   STATS_LABEL_OPTION,
-  streamingCallMarker,
   validateServiceConfig,
 } from '../../src';
 import { callOnce, createProbeClient } from '../../scripts/lib/probe-service';
@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   const client = createProbeClient(target, credentials.createInsecure(), {
     'grpc.service_config': serviceConfigText,
     [STATS_LABEL_OPTION]: 'orders',
-    interceptors: [streamingCallMarker],
+    interceptors: [callMarker],
   });
 
   const limit = process.env.EXAMPLE_CALLS ? Number(process.env.EXAMPLE_CALLS) : Infinity;

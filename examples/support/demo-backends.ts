@@ -38,7 +38,7 @@ export async function startDemoBackend(name: string, delayMs: number, port = 0):
       }, backend.delayMs);
       timers.add(timer);
     },
-    // A short server stream (three messages, 50 ms apart), to show streamingCallMarker.
+    // A short server stream (three messages, 50 ms apart), to show callMarker.
     watch: (call: ServerWritableStream<Buffer, Buffer>) => {
       let sent = 0;
       const timer = setInterval(() => {
