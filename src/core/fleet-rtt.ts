@@ -17,9 +17,9 @@
  * Why per call and not per unit of time (α = 1 − e^(−Δt/τ), this file's
  * rule until 2026-12-03): a time-weighted average weighs each answer by the
  * gap before it, and a caller that waits for one answer before its next
- * call makes that gap the answer's own latency, so a 40 ms backend's
- * answers weighed 40 of a 1 ms backend's and the average sat near the slow
- * one (E[d²]/E[d], not E[d]). The gate, ejection and the fleet penalty then
+ * call makes that gap the answer's own latency: each answer of a 40 ms
+ * backend weighed 40 times one of a 1 ms backend, and the average sat near
+ * the slow one (E[d²]/E[d], not E[d]). The gate, ejection and the fleet penalty then
  * judged the slow backend against itself: in a fleet of three, a slow
  * backend in the rotation passed the gate for such a caller however slow it
  * was, and kept its full third (docs/tuning.md §24).
