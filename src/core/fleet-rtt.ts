@@ -19,10 +19,10 @@
  * gap before it, and a caller that waits for one answer before its next
  * call makes that gap the answer's own latency: each answer of a 40 ms
  * backend weighed 40 times one of a 1 ms backend, and the average sat near
- * the slow one (E[d²]/E[d], not E[d]). The gate, ejection and the fleet penalty then
- * judged the slow backend against itself: in a fleet of three, a slow
- * backend in the rotation passed the gate for such a caller however slow it
- * was, and kept its full third (docs/tuning.md §24).
+ * the slow one (E[d²]/E[d], not E[d]). The gate, ejection and the fleet
+ * penalty then judged the slow backend against itself: in a fleet of three,
+ * a slow backend in the rotation passed the gate for such a caller however
+ * slow it was, and kept its full third (docs/tuning.md §24).
  * Pure state: reading it changes nothing, so results do not depend on how
  * often costs are read.
  */
@@ -35,14 +35,18 @@ export class FleetRtt {
   /** The average as of `sampledAtMs`; meaningless until `hasSample`. */
   rttMs = 0;
   sampledAtMs = 0;
-  hasSample = false;
 
-  /** W, the time-discounted count of the calls averaged: 1/W is the next call's weight (before the bound). */
+  /** W, the time-discounted count of the calls averaged (0: none yet): 1/W is the next call's weight (before the bound). */
   private callsWeighed = 0;
 
   /** Δt of the last update, and e^(−Δt/τ) for it: what an average stepping alike can reuse. */
   private lastStepMs = NaN;
   private lastRetained = 1;
+
+  /** Whether any call was averaged: W never falls back to 0 once a call counted. */
+  get hasSample(): boolean {
+    return this.callsWeighed > 0;
+  }
 
   /**
    * Moves the average toward `sampleMs` at `nowMs`. `alike`, if given, is
@@ -53,10 +57,9 @@ export class FleetRtt {
    * time). Exact either way.
    */
   record(sampleMs: number, nowMs: number, decayMs: number, alike?: FleetRtt): void {
-    if (!this.hasSample) {
+    if (this.callsWeighed === 0) {
       this.rttMs = sampleMs;
       this.callsWeighed = 1;
-      this.hasSample = true;
     } else {
       const stepMs = nowMs - this.sampledAtMs;
       const retained = alike !== undefined && alike.lastStepMs === stepMs ? alike.lastRetained : retainedFraction(stepMs, decayMs);

@@ -79,46 +79,39 @@ describe('the gate', () => {
 });
 
 /**
- * One client, `n` endpoints answering in `latencyOf(index)` ms (failing
- * where `failsOf(index, k)` for the k-th call to that endpoint), one call at
- * a time every 5 ms. Returns the chosen endpoint of every call.
+ * One client, `n` endpoints answering in `latencyOf(index, picksSoFar)` ms
+ * (failing where `failsOf(index, k)` for the k-th call to that endpoint),
+ * one call at a time: every `sendEveryMs` ms, or with `sendEveryMs` 0 as
+ * soon as the last one answered (a caller that waits for each answer).
+ * Returns the chosen endpoint of every call.
  */
-function run(settings: PeakEwmaSettings, n: number, calls: number, latencyOf: (index: number) => number, failsOf = (_index: number, _k: number) => false): number[] {
+function run(
+  settings: PeakEwmaSettings,
+  n: number,
+  calls: number,
+  latencyOf: (index: number, picksSoFar: number[]) => number,
+  failsOf = (_index: number, _k: number) => false,
+  sendEveryMs = 5,
+): number[] {
   const clock = new ManualClock();
   const engine = new LoadBalancingEngine({ model: new PeakEwmaModel(settings), choiceCount: 2, clock: clock.now, random: seededRandom(5) });
   const loads = Array.from({ length: n }, () => new EndpointLoad());
   const picks: number[] = [];
   const callsTo = new Array<number>(n).fill(0);
   for (let call = 0; call < calls; call++) {
-    clock.set(call * 5);
+    if (sendEveryMs > 0) clock.set(call * sendEveryMs);
     const index = engine.pick(loads);
     const startedAt = engine.callStarted(loads[index]);
-    clock.advance(latencyOf(index));
+    clock.advance(latencyOf(index, picks));
     engine.callEnded(loads[index], failsOf(index, callsTo[index]++) ? CallOutcome.FAILURE : CallOutcome.SUCCESS, startedAt);
     picks.push(index);
   }
   return picks;
 }
 
-/**
- * One client sending each call when the last one answered, to three
- * endpoints answering in `latencyOf(index, picksSoFar)` ms. Returns the
- * chosen endpoint of every call.
- */
-function oneCallAtATime(calls: number, latencyOf: (index: number, picksSoFar: number[]) => number): number[] {
-  const clock = new ManualClock();
-  const engine = new LoadBalancingEngine({ model: new PeakEwmaModel(DEFAULTS), choiceCount: 2, clock: clock.now, random: seededRandom(5) });
-  const loads = [new EndpointLoad(), new EndpointLoad(), new EndpointLoad()];
-  const picks: number[] = [];
-  for (let call = 0; call < calls; call++) {
-    const index = engine.pick(loads);
-    const startedAt = engine.callStarted(loads[index]);
-    clock.advance(latencyOf(index, picks));
-    engine.callEnded(loads[index], CallOutcome.SUCCESS, startedAt);
-    picks.push(index);
-  }
-  return picks;
-}
+/** One client waiting for each answer before its next call, three endpoints, the defaults. */
+const oneCallAtATime = (calls: number, latencyOf: (index: number, picksSoFar: number[]) => number): number[] =>
+  run(DEFAULTS, 3, calls, latencyOf, undefined, 0);
 
 /** The largest number of calls between two consecutive calls to the same endpoint, over all endpoints. */
 function longestGap(picks: number[]): number {
