@@ -20,6 +20,8 @@ export class CallTable {
   client!: Int32Array;
   backend!: Int32Array;
   method!: Int32Array;
+  /** The closed-loop caller that sent the call (closed-loop.ts); the client index otherwise. */
+  source!: Int32Array;
   intendedMs!: Float64Array;
   token!: Float64Array;
   /** Who started each call (the policy instance that must see its end). */
@@ -32,8 +34,8 @@ export class CallTable {
     this.allocate(size);
   }
 
-  /** Opens a call and returns its id. */
-  open(client: number, method: number, intendedMs: number): number {
+  /** Opens a call (sent by `source`, default the client itself) and returns its id. */
+  open(client: number, method: number, intendedMs: number, source = client): number {
     let slot = this.nextId & this.mask;
     if (this.state[slot] !== CALL_FREE) {
       this.grow();
@@ -45,6 +47,7 @@ export class CallTable {
     this.client[slot] = client;
     this.backend[slot] = -1;
     this.method[slot] = method;
+    this.source[slot] = source;
     this.intendedMs[slot] = intendedMs;
     return callId;
   }
@@ -65,6 +68,7 @@ export class CallTable {
     this.client = new Int32Array(size);
     this.backend = new Int32Array(size);
     this.method = new Int32Array(size);
+    this.source = new Int32Array(size);
     this.intendedMs = new Float64Array(size);
     this.token = new Float64Array(size);
     this.owner = new Array<unknown>(size).fill(null);
@@ -85,6 +89,7 @@ export class CallTable {
       this.client[to] = old.client[from];
       this.backend[to] = old.backend[from];
       this.method[to] = old.method[from];
+      this.source[to] = old.source[from];
       this.intendedMs[to] = old.intendedMs[from];
       this.token[to] = old.token[from];
       this.owner[to] = old.owner[from];

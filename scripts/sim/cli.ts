@@ -17,6 +17,7 @@ import { SCENARIOS, scenarioByName } from './scenarios';
 import { planRegimes, regimeTable } from './regimes';
 import { Layout, planSuite } from './suite';
 import { QUICK_TIMELINE, REFERENCE_TIMELINE } from './timeline';
+import { ARRIVAL_MODES } from './world';
 
 const USAGE = `usage: npm run simulate -- [options]
   --scenario NAME       a scenario (repeatable or comma-separated; prefixes like s01 work); "grid", "scale" too
@@ -27,7 +28,10 @@ const USAGE = `usage: npm run simulate -- [options]
   --policy SPEC         the policy under test instead of peak_ewma, e.g. 'peak_ewma{"choiceCount":3}'
   --uniform-policies L  comma-separated policies for the uniform layout
   --grid, --scale       add the sensitivity grid / the 500×64 scale run
-  --arrivals A          fixed (default: every client sends at a fixed period, as the reference) | poisson
+  --arrivals A          fixed (default: every client sends at a fixed period, as the reference) | poisson |
+                        closed (each client's callers wait for each answer, think, send again: a worker pool;
+                        the same rate while answers take the mean service time; scripts/sim/closed-loop.ts)
+  --workers K           with --arrivals closed: callers per client (default: the fewest that offer the rate)
   --clients N           clients per run in the reference/uniform layouts (default 8; herd 16) at the same
                         total load, so each sends less: 264 gives ~40 calls/s per client at 20 backends
                         (the reference layout splits them over its 4 policies: a multiple of 4)
@@ -59,6 +63,7 @@ async function main(): Promise<void> {
       scale: { type: 'boolean', default: false },
       jobs: { type: 'string' },
       arrivals: { type: 'string', default: 'fixed' },
+      workers: { type: 'string' },
       clients: { type: 'string' },
       slots: { type: 'string' },
       'client-stall': { type: 'string' },
@@ -120,11 +125,17 @@ async function main(): Promise<void> {
   const regimeSlots = values['regime-slots']?.split(',').map((text) => positiveInteger('--regime-slots', text));
   const regimeClients = values['regime-clients']?.split(',').map((text) => positiveInteger('--regime-clients', text));
 
-  if (values.arrivals !== 'fixed' && values.arrivals !== 'poisson') {
-    throw new RangeError(`--arrivals must be fixed or poisson, got "${values.arrivals}"`);
+  const arrivals = ARRIVAL_MODES.find((mode) => mode === values.arrivals);
+  if (arrivals === undefined) {
+    throw new RangeError(`--arrivals must be one of ${ARRIVAL_MODES.join(', ')}, got "${values.arrivals}"`);
+  }
+  const workers = values.workers === undefined ? undefined : positiveInteger('--workers', values.workers);
+  if (workers !== undefined && arrivals !== 'closed') {
+    throw new RangeError(`--workers is for --arrivals closed, got --arrivals ${arrivals}`);
   }
   const runs = planSuite({
-    arrivals: values.arrivals,
+    arrivals,
+    workers,
     scenarios,
     layouts: layouts as Layout[],
     seed,
@@ -148,7 +159,8 @@ async function main(): Promise<void> {
         // The grid's policies too, e.g. only the variant under test against a saved baseline.
         policies: uniformPolicies,
         clientStall,
-        arrivals: values.arrivals,
+        arrivals,
+        workers,
       }),
     );
   }

@@ -6,7 +6,8 @@
  * runs them on the checkout it is started from and prints (or compares)
  * the tables that docs/tuning.md records.
  *
- *   npx tsx scripts/sim/judge.ts --json after.json [--seeds 5] [--reference-seeds 10] [--policy SPEC] [--client-stall MS/EVERY] [--quick] [--jobs N]
+ *   npx tsx scripts/sim/judge.ts --json after.json [--seeds 5] [--reference-seeds 10] [--policy SPEC] [--client-stall MS/EVERY]
+ *                                [--arrivals fixed|poisson|closed [--workers K]] [--quick] [--jobs N]
  *   npx tsx scripts/sim/judge.ts --compare before.json after.json
  *
  * Measure the commit before in a second worktree (its own src/) and the
@@ -14,6 +15,9 @@
  * policies is about 35 s of wall time on two cores, the many-method
  * scenarios about 15 s more, a reference seed about 10 s: the defaults
  * (5 and 10 seeds) take about four minutes.
+ * `--arrivals` and `--workers` change how the grid's and the many-method
+ * scenarios' clients send (closed-loop.ts); the reference regime's targets
+ * keep the reference's open-loop clients, whose published figures they are.
  * `--policy` judges a config variant in peak_ewma's place, as the
  * simulator's own `--policy` does (tuning sweeps); sweep.ts compares
  * several config candidates at once.
@@ -30,6 +34,7 @@ import { planRegimes } from './regimes';
 import { scenarioByName } from './scenarios';
 import { planSuite, PlannedRun } from './suite';
 import { QUICK_TIMELINE, REFERENCE_TIMELINE } from './timeline';
+import { ARRIVAL_MODES, ArrivalMode } from './world';
 
 /** The scenarios that mix methods (issue 16's targets). */
 const METHOD_SCENARIOS = ['s13', 's14'];
@@ -60,6 +65,7 @@ async function measure(
   quick: boolean,
   jobs: number | undefined,
   clientStall: ClientStall | undefined,
+  sending: { arrivals?: ArrivalMode; workers?: number },
 ): Promise<Judgement> {
   const runs: Array<PlannedRun & { seedIndex: number }> = [];
   // The reference regime's targets over their own seeds, as sweep.ts runs them.
@@ -72,11 +78,11 @@ async function measure(
   for (let index = 0; index < seedCount; index++) {
     const seed = index + 1;
     const timeline = quick ? QUICK_TIMELINE : REFERENCE_TIMELINE;
-    for (const run of planRegimes({ seed, timeline, policyUnderTest, policies: POLICIES, clientStall })) {
+    for (const run of planRegimes({ seed, timeline, policyUnderTest, policies: POLICIES, clientStall, ...sending })) {
       runs.push({ ...run, seedIndex: index });
     }
     const scenarios = METHOD_SCENARIOS.map(scenarioByName);
-    for (const run of planSuite({ scenarios, layouts: ['uniform', 'reference'], seed, quick, policyUnderTest, clientStall, uniformPolicies: POLICIES, grid: false, scale: false })) {
+    for (const run of planSuite({ scenarios, layouts: ['uniform', 'reference'], seed, quick, policyUnderTest, clientStall, uniformPolicies: POLICIES, grid: false, scale: false, ...sending })) {
       runs.push({ ...run, seedIndex: index });
     }
   }
@@ -120,6 +126,8 @@ async function measure(
       commit: commitOfCheckout(),
       policyUnderTest: policyUnderTest ?? UNDER_TEST,
       clientStall: clientStall ?? null,
+      ...(sending.arrivals === undefined ? {} : { arrivals: sending.arrivals }),
+      ...(sending.workers === undefined ? {} : { workers: sending.workers }),
       quick,
       command: `npx tsx scripts/sim/judge.ts ${process.argv.slice(2).join(' ')}`,
     },
@@ -139,6 +147,11 @@ function print(after: Judgement, before?: Judgement): void {
   if (before !== undefined) {
     console.log(`before: ${String(before.meta.commit)} (${String(before.meta.policyUnderTest)})\nafter: ${String(after.meta.commit)} (${String(after.meta.policyUnderTest)})\n`);
   }
+  const sending = (judgement: Judgement): string =>
+    judgement.meta.arrivals === undefined ? 'fixed' : `${String(judgement.meta.arrivals)}${judgement.meta.workers === undefined ? '' : ` (${String(judgement.meta.workers)} workers)`}`;
+  if (after.meta.arrivals !== undefined || before?.meta.arrivals !== undefined) {
+    console.log(`arrivals: ${before === undefined ? '' : `before ${sending(before)}, after `}${sending(after)}\n`);
+  }
   console.log(gridSection(after, before));
   console.log(`\n${methodsSection(after, before)}`);
   const referenceTable = referenceSection(after, before);
@@ -157,6 +170,8 @@ async function main(): Promise<void> {
       jobs: { type: 'string' },
       json: { type: 'string' },
       'client-stall': { type: 'string' },
+      arrivals: { type: 'string' },
+      workers: { type: 'string' },
       compare: { type: 'boolean', default: false },
     },
     allowPositionals: true,
@@ -176,6 +191,14 @@ async function main(): Promise<void> {
   if (!Number.isInteger(referenceSeeds) || referenceSeeds < 0) {
     throw new RangeError(`--reference-seeds must be an integer >= 0, got "${values['reference-seeds']}"`);
   }
+  const arrivals = values.arrivals === undefined ? undefined : ARRIVAL_MODES.find((mode) => mode === values.arrivals);
+  if (values.arrivals !== undefined && arrivals === undefined) {
+    throw new RangeError(`--arrivals must be one of ${ARRIVAL_MODES.join(', ')}, got "${values.arrivals}"`);
+  }
+  const workers = values.workers === undefined ? undefined : positiveInteger('--workers', values.workers);
+  if (workers !== undefined && arrivals !== 'closed') {
+    throw new RangeError('--workers is for --arrivals closed');
+  }
   const judgement = await measure(
     positiveInteger('--seeds', values.seeds),
     referenceSeeds,
@@ -183,6 +206,7 @@ async function main(): Promise<void> {
     values.quick,
     values.jobs === undefined ? undefined : positiveInteger('--jobs', values.jobs),
     values['client-stall'] === undefined ? undefined : parseClientStall(values['client-stall']),
+    { ...(arrivals === undefined ? {} : { arrivals }), ...(workers === undefined ? {} : { workers }) },
   );
   if (process.stderr.isTTY) {
     process.stderr.write('\n');

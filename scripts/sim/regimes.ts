@@ -17,6 +17,7 @@ import { PolicyResult } from './results';
 import { scenarioByName } from './scenarios';
 import { PlannedRun } from './suite';
 import { Timeline } from './timeline';
+import { ArrivalMode } from './world';
 
 export const REGIME_SLOTS = [1, 2, 4, 8] as const;
 export const REGIME_CLIENTS = [8, 64] as const;
@@ -40,7 +41,9 @@ export interface RegimeOptions {
   /** The clients' own pauses in every run (client-stall.ts); default none. */
   clientStall?: ClientStall;
   /** How clients space their calls (RunSpec.arrivals); default fixed, the reference's. */
-  arrivals?: 'fixed' | 'poisson';
+  arrivals?: ArrivalMode;
+  /** Closed loop only: callers per client (RunSpec.workers); default derived per cell (closed-loop.ts). */
+  workers?: number;
 }
 
 export const regimeCell = (slots: number, clients: number): string => `${slots}x${clients}`;
@@ -64,6 +67,7 @@ export function planRegimes(options: RegimeOptions): PlannedRun[] {
               ...(options.clientStall === undefined ? {} : { clientStall: options.clientStall }),
               // Fixed is the default: left out, so the reference grid's specs stay as they were.
               ...(options.arrivals === undefined || options.arrivals === 'fixed' ? {} : { arrivals: options.arrivals }),
+              ...(options.workers === undefined ? {} : { workers: options.workers }),
             },
           });
         }

@@ -52,6 +52,8 @@ export interface RunResult {
   scenario: string;
   groups: PolicyResult[];
   ratePerClientRps: number;
+  /** Closed loop only: callers per client, mean think time (ms), the most calls a client had in flight. */
+  closedLoop?: { workers: number; thinkMs: number; maxInFlight: number };
   calls: number;
   events: number;
   wallMs: number;
@@ -118,6 +120,7 @@ export function summariseRun(output: RunOutput): RunResult {
     scenario: scenario.name,
     groups,
     ratePerClientRps: output.ratePerClientRps,
+    ...(output.closedLoop === undefined ? {} : { closedLoop: { ...output.closedLoop, thinkMs: round(output.closedLoop.thinkMs, 3) } }),
     calls: output.calls,
     events: output.events,
     wallMs: Math.round(output.wallMs),

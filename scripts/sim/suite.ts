@@ -8,7 +8,7 @@
 import { ClientStall } from './client-stall';
 import { SCENARIOS, Scenario } from './scenarios';
 import { GRID_TIMELINE, QUICK_TIMELINE, REFERENCE_TIMELINE, SCALE_TIMELINE, Timeline } from './timeline';
-import { RunSpec } from './world';
+import { ArrivalMode, RunSpec } from './world';
 
 export type Layout = 'reference' | 'uniform';
 
@@ -50,7 +50,9 @@ export interface SuiteOptions {
   grid: boolean;
   scale: boolean;
   /** Client call spacing for every run (RunSpec.arrivals); default fixed. */
-  arrivals?: 'fixed' | 'poisson';
+  arrivals?: ArrivalMode;
+  /** Closed loop only: callers per client (RunSpec.workers); default derived (closed-loop.ts). */
+  workers?: number;
   /**
    * Clients per run in the reference and uniform layouts (default 8, herd
    * 16), at the same total load, so each sends 1/clients of it: a lower
@@ -147,11 +149,17 @@ export function planSuite(options: SuiteOptions): PlannedRun[] {
       });
     }
   }
-  const { arrivals, slots, clientStall } = options;
+  const { arrivals, workers, slots, clientStall } = options;
   // Only set when given, so a default run's spec (and JSON) is unchanged.
   return runs.map((run) => ({
     ...run,
-    spec: { ...run.spec, ...(arrivals === undefined ? {} : { arrivals }), ...(slots === undefined ? {} : { slots }), ...(clientStall === undefined ? {} : { clientStall }) },
+    spec: {
+      ...run.spec,
+      ...(arrivals === undefined ? {} : { arrivals }),
+      ...(workers === undefined ? {} : { workers }),
+      ...(slots === undefined ? {} : { slots }),
+      ...(clientStall === undefined ? {} : { clientStall }),
+    },
   }));
 }
 

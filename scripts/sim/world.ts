@@ -1,6 +1,7 @@
 /**
- * One simulation run: a fleet of model backends, open-loop clients each with
- * its own balancer, a scenario's events, in virtual time.
+ * One simulation run: a fleet of model backends, clients each with its own
+ * balancer (open loop, as the reference's, or closed loop: closed-loop.ts),
+ * a scenario's events, in virtual time.
  *
  * Per call: the client picks with its policy at the intended start (there is
  * no client-side lag in virtual time), accounts the start, and submits to the
@@ -17,11 +18,13 @@
 import { CallOutcome } from '../../src/core/endpoint-load';
 import { RandomSource, seededRandom } from '../../src/core/random';
 import { BackendModel, STATUS_OK } from '../model/backend';
-import { fleetCapacityRps, ratePerClientRps } from '../model/capacity';
+import { fleetCapacityRps, meanServiceMs, ratePerClientRps } from '../model/capacity';
+import { meanMedianMs } from '../model/methods';
 import { DEFAULT_BEHAVIOUR } from '../model/behaviour';
 import { behaviourAtSlots, fleetRoles, Role } from '../model/roles';
 import { VirtualScheduler } from '../model/virtual-scheduler';
 import { ArrivalCalendar } from './arrivals';
+import { ClosedLoopPlan, MIN_CALL_CYCLE_MS, planClosedLoop, thinkTimeMs } from './closed-loop';
 import { CALL_ENDED, CALL_FREE, CallTable, DeadlineQueue } from './calls';
 import { ClientPolicy } from './client-policy';
 import { ClientStall, StallSchedule } from './client-stall';
@@ -35,6 +38,10 @@ export const RESOLVER_POLL_MS = 500;
 export const CONNECT_MS = 1;
 /** Clients start (connect, begin sending) at a random time in [0, this). */
 export const CLIENT_START_SPREAD_MS = 1000;
+
+/** How clients space their calls (RunSpec.arrivals). */
+export type ArrivalMode = 'fixed' | 'poisson' | 'closed';
+export const ARRIVAL_MODES: readonly ArrivalMode[] = ['fixed', 'poisson', 'closed'];
 
 export interface GroupSpec {
   /** Policy spec text (see policies.ts). */
@@ -56,7 +63,14 @@ export interface RunSpec {
    * as many independent users would send. Measured: it does not change which
    * policy leads in identical fleets (docs/simulation.md).
    */
-  readonly arrivals?: 'fixed' | 'poisson';
+  /**
+   * `closed`: each client runs `workers` callers that wait for each call to
+   * end, think, and send the next (closed-loop.ts), at the same offered rate
+   * while answers take the default backend's mean service time.
+   */
+  readonly arrivals?: ArrivalMode;
+  /** Closed loop only: callers per client (default: the fewest that offer the rate; closed-loop.ts). */
+  readonly workers?: number;
   /**
    * Calls the default backend serves at once (default 8, the reference's);
    * roles keep their relative differences (roles.ts).
@@ -83,6 +97,8 @@ export interface RunOutput {
   readonly backendCount: number;
   readonly fresh: readonly FreshEvent[];
   readonly ratePerClientRps: number;
+  /** Closed loop: the callers, think time, and the most calls any client had in flight. */
+  readonly closedLoop?: ClosedLoopPlan & { readonly maxInFlight: number };
   readonly calls: number;
   readonly events: number;
   readonly wallMs: number;
@@ -125,6 +141,14 @@ export function runSimulation(spec: RunSpec): RunOutput {
   const capacityRps = fleetCapacityRps(roles.map((role) => behaviourAtSlots(role, slots)), methods);
   const rateRps = ratePerClientRps(capacityRps, load, clientCount);
   const scheduler = new VirtualScheduler(0, { bucketMs: calendarBucketMs((rateRps * clientCount) / 1000) });
+  if (spec.workers !== undefined && spec.arrivals !== 'closed') {
+    throw new RangeError(`workers (${spec.workers}) is for closed-loop arrivals only, got arrivals "${spec.arrivals ?? 'fixed'}"`);
+  }
+  const closedLoop =
+    spec.arrivals === 'closed' ? planClosedLoop(rateRps, meanServiceMs(behaviourAtSlots('normal', slots), meanMedianMs(methods)), spec.workers) : undefined;
+  // Closed loop: calls each client has in flight now, and the most it ever had.
+  const inFlight = new Int32Array(clientCount);
+  let maxInFlight = 0;
 
   // Fleet.
   const backends: BackendModel[] = [];
@@ -229,23 +253,29 @@ export function runSimulation(spec: RunSpec): RunOutput {
     }
     const method = calls.method[slot];
     metrics.recordEnd(client, nowMs - calls.intendedMs[slot], ok, methodDeadline[method], nowMs, method);
+    if (closedLoop !== undefined && backend >= 0) {
+      inFlight[client]--;
+      // The caller thinks, then sends again (a call that failed at the pick is retried by `send`).
+      sendAfterThinking(calls.source[slot], calls.intendedMs[slot], nowMs);
+    }
   }
 
-  // Open loop: client c sends at startMs + k · period, or after exponential gaps of mean period.
-  const poisson = spec.arrivals === 'poisson';
-  const arrive = (c: number): number => {
+  /** Client c sends one call (for the caller `source`); whether it went out to a backend. */
+  const send = (c: number, source: number): boolean => {
     const client = clients[c];
     const nowMs = scheduler.nowMs();
     const method = methods.length === 1 ? 0 : pickWeighted(methodCumulative, client.random());
     currentMethod = method;
-    const callId = calls.open(c, method, nowMs);
+    const callId = calls.open(c, method, nowMs, source);
     const slot = callId & calls.mask;
     const policy = client.policy;
     const backend = policy.pick(method);
+    client.sent++;
     if (backend < 0) {
       // No READY endpoint: the call fails (wait-for-ready is off).
       endCall(slot, CallOutcome.FAILURE);
       calls.state[slot] = CALL_FREE;
+      return false;
     } else {
       calls.backend[slot] = backend;
       calls.token[slot] = policy.started(backend, method);
@@ -253,16 +283,44 @@ export function runSimulation(spec: RunSpec): RunOutput {
       calls.owner[slot] = policy;
       metrics.recordSend(client.group, backend, nowMs);
       queueOfMethod[method].push(callId);
+      if (closedLoop !== undefined) {
+        maxInFlight = Math.max(maxInFlight, ++inFlight[c]);
+      }
+      // Last: a backend may answer at once (unavailable), and in a closed loop that schedules the next send.
       backends[backend].submit(callId, methodMedian[method], nowMs + methodDeadline[method]);
+      return true;
     }
-    client.sent++;
+  };
+
+  // Open loop: client c sends at startMs + k · period, or after exponential gaps of mean period.
+  const poisson = spec.arrivals === 'poisson';
+  const arrive = (c: number): number => {
+    const client = clients[c];
+    const nowMs = scheduler.nowMs();
+    send(c, c);
     const nextMs = poisson
       ? nowMs - Math.log(1 - client.arrivalRandom()) * client.periodMs
       : client.startMs + client.sent * client.periodMs;
     return nextMs < endMs ? nextMs : Infinity;
   };
   const arrivals = new ArrivalCalendar(clientCount, arrive);
-  scheduler.setSource(arrivals);
+  if (closedLoop === undefined) {
+    scheduler.setSource(arrivals);
+  }
+
+  // Closed loop: caller `source` (client source % clientCount) sends; its next send follows the call's end.
+  const sendFromCaller = (source: number): void => {
+    if (!send(source % clientCount, source)) {
+      sendAfterThinking(source, scheduler.nowMs(), scheduler.nowMs());
+    }
+  };
+  function sendAfterThinking(source: number, sentAtMs: number, endedAtMs: number): void {
+    const client = clients[source % clientCount];
+    const nextMs = Math.max(endedAtMs + thinkTimeMs(closedLoop!.thinkMs, client.arrivalRandom()), sentAtMs + MIN_CALL_CYCLE_MS);
+    if (nextMs < endMs) {
+      scheduler.schedule(nextMs, sendFromCaller, source);
+    }
+  }
 
   // Discovery and connectivity.
   const refreshReady = (client: Client): void => {
@@ -305,7 +363,14 @@ export function runSimulation(spec: RunSpec): RunOutput {
     published.forEach((id) => client.connected.add(id));
     refreshReady(client);
     scheduler.schedule(client.startMs + client.random() * RESOLVER_POLL_MS, poll, c);
-    arrivals.add(c, client.startMs);
+    if (closedLoop === undefined) {
+      arrivals.add(c, client.startMs);
+      return;
+    }
+    // The client's callers start one period apart, as its open-loop calls would.
+    for (let worker = 0; worker < closedLoop.workers; worker++) {
+      scheduler.schedule(client.startMs + worker * client.periodMs, sendFromCaller, c + worker * clientCount);
+    }
   };
 
   const fresh: FreshEvent[] = [];
@@ -379,6 +444,7 @@ export function runSimulation(spec: RunSpec): RunOutput {
     backendCount: backends.length,
     fresh,
     ratePerClientRps: rateRps,
+    ...(closedLoop === undefined ? {} : { closedLoop: { ...closedLoop, maxInFlight } }),
     calls: calls.opened,
     events: scheduler.executed,
     wallMs: performance.now() - wallStart,
