@@ -87,16 +87,20 @@ export const PEAK_EWMA_DEFAULTS = {
    * The rotation (core/rotation.ts): the next endpoint in a per-balancer
    * rotation takes the call while its mean answer is at most 1.45 × the
    * fleet average, no call of this client is in flight to it and it has
-   * not failed lately; even then a random challenger below 0.25 × its cost
+   * not failed lately; even then a random challenger below 0.2 × its cost
    * takes the call. Two random draws gave an identical fleet of one-slot
    * backends twice round_robin's p99; with the rotation every identical
    * fleet of the regime grid is within 2 % of round_robin (1 slot × 8
    * clients: 33.0 against 32.6 ms), and the reference layout's targets hold
    * over 10 seeds (docs/tuning.md §14). 1.45 since the fleet average
    * weighs calls, not time (1.4 before: the same gate in the regime grid,
-   * docs/tuning.md §24). 0 and 0 = off (both candidates random).
+   * docs/tuning.md §24). The margin 0.2 since clients that wait on their
+   * answers were measured (0.25 before: a wider margin let one queued
+   * answer break the spacing of an identical one-slot fleet, 1.022 ×
+   * round_robin with closed-loop callers, 1.014 now; docs/tuning.md §25).
+   * 0 and 0 = off (both candidates random).
    */
-  rotationMargin: 0.25,
+  rotationMargin: 0.2,
   rotationGate: 1.45,
   /**
    * The estimate decays toward the fleet average, not 0, so an endpoint not

@@ -34,8 +34,8 @@ describe('peak_ewma_experimental fleet-relative fields', () => {
     expect(() => parse({ decayTime: '0.000s' })).toThrow(/"decayTime" must be greater than zero/);
   });
 
-  it('the rotation (margin 0.25, gate 1.45) and decay toward the fleet by default, decayFairShares off; read, round-trip', () => {
-    expect(parse({}).settings).toMatchObject({ rotationMargin: 0.25, rotationGate: 1.45, decayToward: 'fleet', decayFairShares: 0 });
+  it('the rotation (margin 0.2, gate 1.45) and decay toward the fleet by default, decayFairShares off; read, round-trip', () => {
+    expect(parse({}).settings).toMatchObject({ rotationMargin: 0.2, rotationGate: 1.45, decayToward: 'fleet', decayFairShares: 0 });
     const switched = parse({ rotation_margin: 0, rotation_gate: 0, decay_toward: 'zero', decayFairShares: 20 });
     expect(switched.settings).toMatchObject({ rotationMargin: 0, rotationGate: 0, decayToward: 'zero', decayFairShares: 20 });
     const json = switched.toJsonObject() as Record<string, Record<string, unknown>>;

@@ -4,7 +4,7 @@
  * answer M at most g × the fleet average F, no call of this client in flight
  * to it, no failure in its last call nor within T — and otherwise the call
  * goes to the draw. A stale endpoint takes its turn as a probe. On by
- * default (g 1.45 with the margin 0.25: docs/tuning.md §14, §24).
+ * default (g 1.45 with the margin 0.2: docs/tuning.md §14, §24, §25).
  */
 import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, seededRandom } from '../../src/core';
 import { rotates, takesTurn } from '../../src/core/rotation';

@@ -34,7 +34,7 @@ describe('peak_ewma_experimental config', () => {
       // Probe back-off after failed calls in a row (docs/tuning.md §11).
       maxProbeBackoff: 8,
       // The rotation, and decay toward the fleet average (docs/tuning.md §14).
-      rotationMargin: 0.25,
+      rotationMargin: 0.2,
       rotationGate: 1.45,
       decayToward: 'fleet',
       // Off by default (docs/tuning.md §9).
