@@ -60,13 +60,11 @@ export interface RunSpec {
   /**
    * How each client spaces its calls: `fixed` (default), every period as the
    * reference's LoadGen does; `poisson`, exponential gaps with the same mean,
-   * as many independent users would send. Measured: it does not change which
-   * policy leads in identical fleets (docs/simulation.md).
-   */
-  /**
-   * `closed`: each client runs `workers` callers that wait for each call to
-   * end, think, and send the next (closed-loop.ts), at the same offered rate
-   * while answers take the default backend's mean service time.
+   * as many independent users would send (measured: it does not change which
+   * policy leads in identical fleets, docs/simulation.md); `closed`, each
+   * client runs `workers` callers that wait for each call to end, think, and
+   * send the next (closed-loop.ts), at the same offered rate while answers
+   * take the default backend's mean service time.
    */
   readonly arrivals?: ArrivalMode;
   /** Closed loop only: callers per client (default: the fewest that offer the rate; closed-loop.ts). */
