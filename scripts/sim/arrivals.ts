@@ -13,6 +13,37 @@
  */
 import { EventSource } from '../model/virtual-scheduler';
 
+/** How clients space their calls (RunSpec.arrivals): a fixed period, Poisson gaps, or callers that wait (closed-loop.ts). */
+export type ArrivalMode = 'fixed' | 'poisson' | 'closed';
+export const ARRIVAL_MODES: readonly ArrivalMode[] = ['fixed', 'poisson', 'closed'];
+
+/**
+ * `--arrivals` and `--workers` as the simulator's commands take them; absent
+ * stays absent, so a default run's spec is unchanged.
+ */
+export function parseArrivalFlags(arrivalsText?: string, workersText?: string): { arrivals?: ArrivalMode; workers?: number } {
+  const arrivals = ARRIVAL_MODES.find((mode) => mode === arrivalsText);
+  if (arrivalsText !== undefined && arrivals === undefined) {
+    throw new RangeError(`--arrivals must be one of ${ARRIVAL_MODES.join(', ')}, got "${arrivalsText}"`);
+  }
+  if (workersText === undefined) {
+    return arrivals === undefined ? {} : { arrivals };
+  }
+  const workers = Number(workersText);
+  if (!Number.isInteger(workers) || workers < 1) {
+    throw new RangeError(`--workers must be an integer >= 1, got "${workersText}"`);
+  }
+  if (arrivals !== 'closed') {
+    throw new RangeError(`--workers is for --arrivals closed, got --arrivals ${arrivals ?? 'fixed'}`);
+  }
+  return { arrivals, workers };
+}
+
+/** An exponential gap of mean `meanMs` from the uniform draw `u` in [0, 1): Poisson arrivals and closed-loop think times. */
+export function exponentialMs(meanMs: number, u: number): number {
+  return meanMs > 0 ? -Math.log(1 - u) * meanMs : 0;
+}
+
 export class ArrivalCalendar implements EventSource {
   nextMs = Infinity;
   private readonly times: Float64Array;

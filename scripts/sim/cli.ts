@@ -17,7 +17,7 @@ import { SCENARIOS, scenarioByName } from './scenarios';
 import { planRegimes, regimeTable } from './regimes';
 import { Layout, planSuite } from './suite';
 import { QUICK_TIMELINE, REFERENCE_TIMELINE } from './timeline';
-import { ARRIVAL_MODES } from './world';
+import { parseArrivalFlags } from './arrivals';
 
 const USAGE = `usage: npm run simulate -- [options]
   --scenario NAME       a scenario (repeatable or comma-separated; prefixes like s01 work); "grid", "scale" too
@@ -125,14 +125,7 @@ async function main(): Promise<void> {
   const regimeSlots = values['regime-slots']?.split(',').map((text) => positiveInteger('--regime-slots', text));
   const regimeClients = values['regime-clients']?.split(',').map((text) => positiveInteger('--regime-clients', text));
 
-  const arrivals = ARRIVAL_MODES.find((mode) => mode === values.arrivals);
-  if (arrivals === undefined) {
-    throw new RangeError(`--arrivals must be one of ${ARRIVAL_MODES.join(', ')}, got "${values.arrivals}"`);
-  }
-  const workers = values.workers === undefined ? undefined : positiveInteger('--workers', values.workers);
-  if (workers !== undefined && arrivals !== 'closed') {
-    throw new RangeError(`--workers is for --arrivals closed, got --arrivals ${arrivals}`);
-  }
+  const { arrivals, workers } = parseArrivalFlags(values.arrivals, values.workers);
   const runs = planSuite({
     arrivals,
     workers,

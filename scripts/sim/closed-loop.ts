@@ -56,8 +56,3 @@ export function planClosedLoop(rateRps: number, serviceMs: number, workers?: num
   const callers = workers ?? Math.max(1, Math.ceil((rateRps * serviceMs) / 1000));
   return { workers: callers, thinkMs: Math.max(0, (callers * 1000) / rateRps - serviceMs) };
 }
-
-/** An exponential think time of mean `meanMs` from the uniform draw `u` in [0, 1). */
-export function thinkTimeMs(meanMs: number, u: number): number {
-  return meanMs > 0 ? -Math.log(1 - u) * meanMs : 0;
-}

@@ -34,7 +34,7 @@ import { planRegimes } from './regimes';
 import { scenarioByName } from './scenarios';
 import { planSuite, PlannedRun } from './suite';
 import { QUICK_TIMELINE, REFERENCE_TIMELINE } from './timeline';
-import { ARRIVAL_MODES, ArrivalMode } from './world';
+import { ArrivalMode, parseArrivalFlags } from './arrivals';
 
 /** The scenarios that mix methods (issue 16's targets). */
 const METHOD_SCENARIOS = ['s13', 's14'];
@@ -191,14 +191,6 @@ async function main(): Promise<void> {
   if (!Number.isInteger(referenceSeeds) || referenceSeeds < 0) {
     throw new RangeError(`--reference-seeds must be an integer >= 0, got "${values['reference-seeds']}"`);
   }
-  const arrivals = values.arrivals === undefined ? undefined : ARRIVAL_MODES.find((mode) => mode === values.arrivals);
-  if (values.arrivals !== undefined && arrivals === undefined) {
-    throw new RangeError(`--arrivals must be one of ${ARRIVAL_MODES.join(', ')}, got "${values.arrivals}"`);
-  }
-  const workers = values.workers === undefined ? undefined : positiveInteger('--workers', values.workers);
-  if (workers !== undefined && arrivals !== 'closed') {
-    throw new RangeError('--workers is for --arrivals closed');
-  }
   const judgement = await measure(
     positiveInteger('--seeds', values.seeds),
     referenceSeeds,
@@ -206,7 +198,7 @@ async function main(): Promise<void> {
     values.quick,
     values.jobs === undefined ? undefined : positiveInteger('--jobs', values.jobs),
     values['client-stall'] === undefined ? undefined : parseClientStall(values['client-stall']),
-    { ...(arrivals === undefined ? {} : { arrivals }), ...(workers === undefined ? {} : { workers }) },
+    parseArrivalFlags(values.arrivals, values.workers),
   );
   if (process.stderr.isTTY) {
     process.stderr.write('\n');

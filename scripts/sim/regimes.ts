@@ -17,7 +17,7 @@ import { PolicyResult } from './results';
 import { scenarioByName } from './scenarios';
 import { PlannedRun } from './suite';
 import { Timeline } from './timeline';
-import { ArrivalMode } from './world';
+import { ArrivalMode } from './arrivals';
 
 export const REGIME_SLOTS = [1, 2, 4, 8] as const;
 export const REGIME_CLIENTS = [8, 64] as const;

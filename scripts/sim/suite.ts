@@ -8,7 +8,8 @@
 import { ClientStall } from './client-stall';
 import { SCENARIOS, Scenario } from './scenarios';
 import { GRID_TIMELINE, QUICK_TIMELINE, REFERENCE_TIMELINE, SCALE_TIMELINE, Timeline } from './timeline';
-import { ArrivalMode, RunSpec } from './world';
+import { ArrivalMode } from './arrivals';
+import { RunSpec } from './world';
 
 export type Layout = 'reference' | 'uniform';
 

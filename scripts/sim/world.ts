@@ -23,8 +23,8 @@ import { meanMedianMs } from '../model/methods';
 import { DEFAULT_BEHAVIOUR } from '../model/behaviour';
 import { behaviourAtSlots, fleetRoles, Role } from '../model/roles';
 import { VirtualScheduler } from '../model/virtual-scheduler';
-import { ArrivalCalendar } from './arrivals';
-import { ClosedLoopPlan, MIN_CALL_CYCLE_MS, planClosedLoop, thinkTimeMs } from './closed-loop';
+import { ArrivalCalendar, ArrivalMode, exponentialMs } from './arrivals';
+import { ClosedLoopPlan, MIN_CALL_CYCLE_MS, planClosedLoop } from './closed-loop';
 import { CALL_ENDED, CALL_FREE, CallTable, DeadlineQueue } from './calls';
 import { ClientPolicy } from './client-policy';
 import { ClientStall, StallSchedule } from './client-stall';
@@ -38,10 +38,6 @@ export const RESOLVER_POLL_MS = 500;
 export const CONNECT_MS = 1;
 /** Clients start (connect, begin sending) at a random time in [0, this). */
 export const CLIENT_START_SPREAD_MS = 1000;
-
-/** How clients space their calls (RunSpec.arrivals). */
-export type ArrivalMode = 'fixed' | 'poisson' | 'closed';
-export const ARRIVAL_MODES: readonly ArrivalMode[] = ['fixed', 'poisson', 'closed'];
 
 export interface GroupSpec {
   /** Policy spec text (see policies.ts). */
@@ -274,20 +270,19 @@ export function runSimulation(spec: RunSpec): RunOutput {
       endCall(slot, CallOutcome.FAILURE);
       calls.state[slot] = CALL_FREE;
       return false;
-    } else {
-      calls.backend[slot] = backend;
-      calls.token[slot] = policy.started(backend, method);
-      // Calls end on the policy instance that started them (s11 replaces instances).
-      calls.owner[slot] = policy;
-      metrics.recordSend(client.group, backend, nowMs);
-      queueOfMethod[method].push(callId);
-      if (closedLoop !== undefined) {
-        maxInFlight = Math.max(maxInFlight, ++inFlight[c]);
-      }
-      // Last: a backend may answer at once (unavailable), and in a closed loop that schedules the next send.
-      backends[backend].submit(callId, methodMedian[method], nowMs + methodDeadline[method]);
-      return true;
     }
+    calls.backend[slot] = backend;
+    calls.token[slot] = policy.started(backend, method);
+    // Calls end on the policy instance that started them (s11 replaces instances).
+    calls.owner[slot] = policy;
+    metrics.recordSend(client.group, backend, nowMs);
+    queueOfMethod[method].push(callId);
+    if (closedLoop !== undefined) {
+      maxInFlight = Math.max(maxInFlight, ++inFlight[c]);
+    }
+    // Last: a backend may answer at once (unavailable), and in a closed loop that schedules the next send.
+    backends[backend].submit(callId, methodMedian[method], nowMs + methodDeadline[method]);
+    return true;
   };
 
   // Open loop: client c sends at startMs + k · period, or after exponential gaps of mean period.
@@ -297,7 +292,7 @@ export function runSimulation(spec: RunSpec): RunOutput {
     const nowMs = scheduler.nowMs();
     send(c, c);
     const nextMs = poisson
-      ? nowMs - Math.log(1 - client.arrivalRandom()) * client.periodMs
+      ? nowMs + exponentialMs(client.periodMs, client.arrivalRandom())
       : client.startMs + client.sent * client.periodMs;
     return nextMs < endMs ? nextMs : Infinity;
   };
@@ -314,7 +309,7 @@ export function runSimulation(spec: RunSpec): RunOutput {
   };
   function sendAfterThinking(source: number, sentAtMs: number, endedAtMs: number): void {
     const client = clients[source % clientCount];
-    const nextMs = Math.max(endedAtMs + thinkTimeMs(closedLoop!.thinkMs, client.arrivalRandom()), sentAtMs + MIN_CALL_CYCLE_MS);
+    const nextMs = Math.max(endedAtMs + exponentialMs(closedLoop!.thinkMs, client.arrivalRandom()), sentAtMs + MIN_CALL_CYCLE_MS);
     if (nextMs < endMs) {
       scheduler.schedule(nextMs, sendFromCaller, source);
     }

@@ -5,7 +5,8 @@
  * mean fewer calls (the feedback an open loop lacks); a bad setting is
  * refused, naming it; and the open loop is not touched.
  */
-import { planClosedLoop, thinkTimeMs } from '../../scripts/sim/closed-loop';
+import { exponentialMs as thinkTimeMs } from '../../scripts/sim/arrivals';
+import { planClosedLoop } from '../../scripts/sim/closed-loop';
 import { executeRun } from '../../scripts/sim/execute';
 import { planRegimes } from '../../scripts/sim/regimes';
 import { Timeline } from '../../scripts/sim/timeline';
