@@ -55,9 +55,12 @@ function engineFrom(dir: string, methodCount: number, configJson: object): Engin
   const engine = new core.LoadBalancingEngine({ model, choiceCount: 2, clock: core.systemClock, random: core.seededRandom(1) });
   const loads = Array.from({ length: ENDPOINTS }, () => new core.EndpointLoad());
   const names = METHODS.slice(0, methodCount);
+  // What the picker hands the engine: the interceptor's one key per method
+  // where the build has keys (methods.ts MethodKey), the name before that.
+  const keys = 'methodOfKey' in engine && 'MethodKey' in core ? names.map((name) => new core.MethodKey(name)) : undefined;
   return {
     one(i: number): number {
-      const method = names.length === 0 ? undefined : engine.methodOf(names[i % names.length]);
+      const method = names.length === 0 ? undefined : keys !== undefined ? engine.methodOfKey(keys[i % keys.length]) : engine.methodOf(names[i % names.length]);
       const weight = engine.callWeight(method);
       const chosen = engine.pick(loads, weight);
       const load = loads[chosen];

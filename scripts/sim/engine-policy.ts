@@ -9,7 +9,7 @@ import { LoadBalancingEngine } from '../../src/core/engine';
 import { CallOutcome, EndpointLoad } from '../../src/core/endpoint-load';
 import { RandomSource } from '../../src/core/random';
 import { LoadModel } from '../../src/core/cost';
-import { MethodStats } from '../../src/core/methods';
+import { MethodKey, MethodStats } from '../../src/core/methods';
 import { resized } from '../model/typed-arrays';
 import { ClientPolicy } from './client-policy';
 
@@ -28,6 +28,8 @@ export class EnginePolicy implements ClientPolicy {
   // keeps them in the call's closure.
   private pickMethod: MethodStats | undefined = undefined;
   private pickWeight = 1;
+  // One key per method, as the interceptor hands the picker one per method path.
+  private readonly methodKeys: readonly MethodKey[];
   // With per-method scoring, calls in flight by token: start, weight, method.
   private readonly inFlight = new CallsInFlight();
 
@@ -35,10 +37,11 @@ export class EnginePolicy implements ClientPolicy {
     setup: EngineSetup,
     clock: () => number,
     random: RandomSource,
-    /** Method names by index, as the interceptor would pass them. */
-    private readonly methodNames: readonly string[] = [],
+    /** Method names by index. */
+    methodNames: readonly string[] = [],
   ) {
     this.engine = new LoadBalancingEngine({ model: setup.model, choiceCount: setup.choiceCount, clock, random });
+    this.methodKeys = methodNames.map((name) => new MethodKey(name));
   }
 
   setReady(backendIds: readonly number[]): void {
@@ -48,7 +51,7 @@ export class EnginePolicy implements ClientPolicy {
 
   pick(method: number): number {
     const engine = this.engine;
-    this.pickMethod = engine.model.methods === undefined ? undefined : engine.methodOf(this.methodNames[method]);
+    this.pickMethod = engine.model.methods === undefined ? undefined : engine.methodOfKey(this.methodKeys[method]);
     this.pickWeight = engine.callWeight(this.pickMethod);
     const index = engine.pick(this.ready, this.pickWeight);
     return index < 0 ? -1 : this.readyIds[index];

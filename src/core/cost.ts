@@ -10,7 +10,7 @@ import { sampleFrom } from './error-penalty';
 import { fleetPenaltyFactor } from './fleet-penalty';
 import { FleetRtt } from './fleet-rtt';
 import { currentRttMs, decayedEstimateMs, retainedAt } from './memory';
-import { answerWeight, MethodStats, MethodTable, methodWeight, normalisedElapsedMs } from './methods';
+import { answerWeightOf, MethodStats, MethodTable, methodWeight, normalisedElapsedMs } from './methods';
 import { probeCost, unsampledCost } from './new-endpoint';
 import { withPendingWaitMs } from './pending';
 import { blendRttMs } from './peak-ewma';
@@ -292,12 +292,13 @@ export class PeakEwmaModel implements LoadModel {
     const stale = load.hasSample && isStale(load, nowMs, settings, fleet, this.traffic);
     const estimateNowMs = load.hasSample ? estimateWith(load, decayedEstimateMs(load.rttMs, retained, settings, fleet), stale, nowMs, settings, fleet) : settings.defaultRttMs;
     // In the unit of an average call (methods.ts); unchanged without a method.
-    const judgedMs = method === undefined ? elapsedMs : normalisedElapsedMs(elapsedMs, method, fleet);
+    const methodW = method === undefined ? 1 : methodWeight(method, fleet);
+    const judgedMs = method === undefined ? elapsedMs : normalisedElapsedMs(elapsedMs, method, fleet, methodW);
     const failures = failuresInARowAfter(load, outcome);
     // An answer's evidence is its method's (methods.ts); a deadline or a
     // failure is whole evidence whatever the method: the call was stuck or
     // failed, which every method's next call would meet too.
-    const weight = outcome === CallOutcome.SUCCESS ? answerWeight(method, fleet) : 1;
+    const weight = outcome === CallOutcome.SUCCESS ? answerWeightOf(methodW) : 1;
     if (outcome === CallOutcome.FAILURE) {
       load.failedAtMs = nowMs;
     }

@@ -7,7 +7,7 @@ import { EjectedOf, PowerOfChoices } from './choice';
 import { MonotonicClock } from './clock';
 import { CandidateRating, LoadModel } from './cost';
 import { CallOutcome, EndpointLoad } from './endpoint-load';
-import { MethodStats, MethodTable } from './methods';
+import { MethodKey, MethodStats, MethodTable } from './methods';
 import { RandomSource } from './random';
 
 // Shared, so that releasing the candidates after a pick allocates nothing.
@@ -65,6 +65,28 @@ export class LoadBalancingEngine {
       return undefined;
     }
     return methods.get(name) ?? methods.add(name, this.clock());
+  }
+
+  /**
+   * `methodOf(key.name)`, answered from the key's cache (methods.ts
+   * `MethodKey`) when the key was last resolved in this model's table and
+   * that method is still tracked there; otherwise looked up and cached.
+   */
+  methodOfKey(key: MethodKey | undefined): MethodStats | undefined {
+    const methods = this.model.methods;
+    if (key === undefined || methods === undefined) {
+      return undefined;
+    }
+    const cached = key.stats;
+    if (key.table === methods && cached !== undefined && cached.tracked) {
+      return cached;
+    }
+    const stats = methods.get(key.name) ?? methods.add(key.name, this.clock());
+    if (stats !== undefined) {
+      key.table = methods;
+      key.stats = stats;
+    }
+    return stats;
   }
 
   /** The weight of a call of `method` placed now (1 without one): pass it to pick, callStarted and callEnded. */

@@ -13,3 +13,4 @@ export type { CostOf, EjectedOf } from './choice';
 export { PowerOfChoices } from './choice';
 export type { EngineOptions } from './engine';
 export { LoadBalancingEngine } from './engine';
+export { MethodKey } from './methods';

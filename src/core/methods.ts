@@ -82,6 +82,31 @@ export class MethodStats {
   calls = 0;
   /** When a call was last placed for it (monotonic ms). */
   lastSeenMs = 0;
+  /** False once its table dropped it (idle): a `MethodKey` holding it must look the name up again. */
+  tracked = true;
+
+  constructor(readonly name: string) {}
+}
+
+/**
+ * A method's name as the caller hands it to the engine, one object per
+ * method for the life of the process, with a one-entry cache: the table it
+ * was last resolved in and its state there (`LoadBalancingEngine.methodOfKey`).
+ *
+ * Why: a table lookup by name is a quarter of what per-method scoring adds
+ * to a pick (docs/design.md, "Where the fifth goes"), and a service's calls
+ * cycle through a few methods, so a one-name shortcut in the table misses
+ * on most calls. The interceptor hands the picker the same key for every
+ * call of a method (streaming.ts), so the state found for the first call is
+ * on the key for the next: one comparison instead of hashing. Several
+ * balancers placing the same method take turns in the one entry and each
+ * falls back to the lookup, as without a key: correct, only slower. A key
+ * holds on to the last table it was resolved in (≤ MAX_TRACKED_METHODS
+ * small entries) until another table replaces it.
+ */
+export class MethodKey {
+  table: MethodTable | undefined = undefined;
+  stats: MethodStats | undefined = undefined;
 
   constructor(readonly name: string) {}
 }
@@ -100,7 +125,11 @@ export function methodWeight(method: MethodStats | undefined, fleet: FleetRtt): 
  * a method, so single-method and method-less scoring are unchanged.
  */
 export function answerWeight(method: MethodStats | undefined, fleet: FleetRtt): number {
-  const weight = methodWeight(method, fleet);
+  return answerWeightOf(methodWeight(method, fleet));
+}
+
+/** v for a method of weight `weight` (`answerWeight` when w_m is already at hand). */
+export function answerWeightOf(weight: number): number {
   return weight >= 1 ? 1 : weight * weight;
 }
 
@@ -108,13 +137,14 @@ export function answerWeight(method: MethodStats | undefined, fleet: FleetRtt): 
  * A call of `method` that took `elapsedMs`, in the unit of an average call:
  * elapsed / w_m. A method's first answers, before it has a baseline while
  * the balancer has one, count as an average call: one number says nothing
- * of how this endpoint compares with others for that method.
+ * of how this endpoint compares with others for that method. `weight` is
+ * w_m now, if the caller has it.
  */
-export function normalisedElapsedMs(elapsedMs: number, method: MethodStats, fleet: FleetRtt): number {
+export function normalisedElapsedMs(elapsedMs: number, method: MethodStats, fleet: FleetRtt, weight = methodWeight(method, fleet)): number {
   if (!method.fleet.hasSample && fleet.hasSample) {
     return fleet.rttMs;
   }
-  return elapsedMs / methodWeight(method, fleet);
+  return elapsedMs / weight;
 }
 
 /** The balancer's tracked methods, bounded in number and idle time. */
@@ -178,6 +208,7 @@ export class MethodTable {
     this.lastStats = undefined;
     for (const [name, method] of this.byName) {
       if (nowMs - method.lastSeenMs >= this.idleMs) {
+        method.tracked = false;
         this.byName.delete(name);
       }
     }

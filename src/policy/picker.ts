@@ -47,7 +47,7 @@ export class EndpointPicker implements experimental.Picker {
   pick(pickArgs: experimental.PickArgs): PickResult {
     const { engine, tracer } = this.context;
     // The call's method (callMarker), only when the model scores per method.
-    const method = engine.model.methods === undefined ? undefined : engine.methodOf(timedMethodOf(pickArgs.metadata));
+    const method = engine.model.methods === undefined ? undefined : engine.methodOfKey(timedMethodOf(pickArgs.metadata));
     const callWeight = engine.callWeight(method);
     const index = engine.pick(this.loads, callWeight);
     const chosen = this.ready[index];

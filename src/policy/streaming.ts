@@ -18,20 +18,45 @@
  * picker finds it there. Nothing is sent, and nothing leaks: the info goes
  * with the object, with the call.
  *
+ * A timed call's info is one object per method path, shared by every call
+ * of that method (`timedInfoOf`): it carries the engine's `MethodKey`, whose
+ * one-entry cache saves the picker a table lookup per call (methods.ts), and
+ * the marker allocates nothing for it. At most `MAX_INTERNED_METHODS` paths
+ * are kept, process-wide; a client calling more distinct paths than that (a
+ * generic proxy) gets a fresh info per call for the others, scored the same,
+ * only without the cache.
+ *
  * Without the interceptor the picker sees no method: every call scores as
  * one estimate per endpoint, exactly as before per-method scoring existed.
  */
 import { InterceptingCall, Interceptor, Metadata } from '@grpc/grpc-js';
+import { MethodKey } from '../core/methods';
 
 /** What the interceptor tells the picker about one call. */
 interface CallInfo {
-  /** The method path, e.g. "/pkg.Service/Get"; undefined if only `markUntimed` marked the call. */
-  readonly method?: string;
+  /** The method (its path, e.g. "/pkg.Service/Get"); undefined if only `markUntimed` marked the call. */
+  readonly method: MethodKey | undefined;
   /** A stream (or a call marked by `markUntimed`): left out of latency and load. */
   readonly untimed: boolean;
 }
 
 const CALL_INFO = Symbol('grpc-js-peak-ewma.callInfo');
+
+/** Method paths whose timed info is kept for reuse, process-wide (~150 bytes each with its key). */
+export const MAX_INTERNED_METHODS = 1024;
+const timedInfos = new Map<string, CallInfo>();
+
+/** The info of a timed call of `path`: the same object for every call of it while interned. */
+function timedInfoOf(path: string): CallInfo {
+  let info = timedInfos.get(path);
+  if (info === undefined) {
+    info = { method: new MethodKey(path), untimed: false };
+    if (timedInfos.size < MAX_INTERNED_METHODS) {
+      timedInfos.set(path, info);
+    }
+  }
+  return info;
+}
 
 /** The options object of a call marked by `callMarker`. */
 type MarkedOptions = ReturnType<Metadata['getOptions']> & { [CALL_INFO]?: CallInfo };
@@ -56,10 +81,10 @@ export function isUntimed(metadata: Metadata): boolean {
 }
 
 /**
- * The method path of a timed call marked by `callMarker`, or undefined (no
+ * The method of a timed call marked by `callMarker`, or undefined (no
  * marker, or a stream: a stream has no latency to judge per method).
  */
-export function timedMethodOf(metadata: Metadata): string | undefined {
+export function timedMethodOf(metadata: Metadata): MethodKey | undefined {
   const info = callInfoOf(metadata);
   return info === undefined || info.untimed ? undefined : info.method;
 }
@@ -89,8 +114,9 @@ export const callMarker: Interceptor = (options, nextCall) => {
  */
 export function markedCopy(metadata: Metadata, method: string, streaming: boolean): Metadata {
   const marked = metadata.clone();
-  const callOptions = marked.getOptions();
-  const fresh: MarkedOptions = { ...callOptions, [CALL_INFO]: { method, untimed: streaming || callInfoOf(marked)?.untimed === true } };
+  const callOptions = marked.getOptions() as MarkedOptions;
+  const info = streaming || callOptions[CALL_INFO]?.untimed === true ? { method: timedInfoOf(method).method, untimed: true } : timedInfoOf(method);
+  const fresh: MarkedOptions = { ...callOptions, [CALL_INFO]: info };
   marked.setOptions(fresh);
   return marked;
 }

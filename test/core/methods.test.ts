@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, seededRandom } from '../../src/core';
 import { FleetRtt } from '../../src/core/fleet-rtt';
-import { answerWeight, MAX_TRACKED_METHODS, METHOD_IDLE_MS, MethodStats, MethodTable, MIX_CHECK_CALLS, MIX_CHECK_MS, MIX_RATIO } from '../../src/core/methods';
+import { answerWeight, MAX_TRACKED_METHODS, METHOD_IDLE_MS, MethodKey, MethodStats, MethodTable, MIX_CHECK_CALLS, MIX_CHECK_MS, MIX_RATIO } from '../../src/core/methods';
 import { MethodScoring } from '../../src/core/peak-ewma-settings';
 import { PeakEwmaLoadBalancingConfig } from '../../src/policy/peak-ewma-config';
 
@@ -57,7 +57,7 @@ interface Trace {
  * `methodScoring`), each ending after its method's time × the endpoint's
  * slowness × U(0.5, 1.5), as the picker would report them.
  */
-function drive(workload: Workload, methodScoring: MethodScoring): Trace {
+function drive(workload: Workload, methodScoring: MethodScoring, lookUp: 'name' | 'key' = 'name'): Trace {
   const config = PeakEwmaLoadBalancingConfig.parse({ methodScoring });
   const clock = new ManualClock();
   const engine = new LoadBalancingEngine({
@@ -69,6 +69,8 @@ function drive(workload: Workload, methodScoring: MethodScoring): Trace {
   const world = seededRandom(workload.seed + 1000);
   const loads = workload.slowness.map(() => new EndpointLoad());
   const running: RunningCall[] = [];
+  // One key per method, as the interceptor hands the picker (streaming.ts).
+  const keys = new Map(workload.methods.map(({ name }) => [name, new MethodKey(name)]));
   const picks: number[] = [];
   const counts: Record<string, number[]> = {};
   const finishUntil = (ms: number): void => {
@@ -78,7 +80,7 @@ function drive(workload: Workload, methodScoring: MethodScoring): Trace {
   for (let i = 0; i < workload.calls; i++) {
     finishUntil(i * workload.gapMs);
     const spec = workload.methods[Math.floor(world() * workload.methods.length)];
-    const method = engine.methodOf(spec.name);
+    const method = lookUp === 'key' ? engine.methodOfKey(keys.get(spec.name)) : engine.methodOf(spec.name);
     const weight = engine.callWeight(method);
     const index = engine.pick(loads, weight);
     picks.push(index);
@@ -234,6 +236,78 @@ describe('per-method scoring', () => {
     expect(on.methodOf(undefined)).toBeUndefined();
     // First seen: no baseline yet, weight 1 (scored as without methods).
     expect(on.callWeight(on.methodOf('ping'))).toBe(1);
+  });
+
+  it('resolving a method by its key (the picker\'s way) makes the picks and endpoint numbers that resolving it by name makes (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          slowness: fc.array(fc.double({ min: 0.2, max: 20, noNaN: true }), { minLength: 1, maxLength: 6 }),
+          gapMs: fc.double({ min: 0.05, max: 50, noNaN: true }),
+          seed: fc.nat(1_000),
+        }),
+        ({ slowness, gapMs, seed }) => {
+          const workload: Workload = { methods: [{ name: 'ping', ms: 0.3 }, { name: 'get', ms: 10 }, { name: 'report', ms: 400 }], slowness, calls: 400, gapMs, failEvery: 7, seed };
+          for (const scoring of ['latency', 'work'] as const) {
+            const byName = drive(workload, scoring, 'name');
+            const byKey = drive(workload, scoring, 'key');
+            expect(byKey.picks).toEqual(byName.picks);
+            expect(byKey.loads).toEqual(byName.loads);
+          }
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+});
+
+describe('a MethodKey', () => {
+  const engineWith = (methodScoring: MethodScoring, clock = new ManualClock()) =>
+    new LoadBalancingEngine({
+      model: PeakEwmaLoadBalancingConfig.parse({ methodScoring }).createModel(),
+      choiceCount: 2,
+      clock: clock.now,
+      random: seededRandom(1),
+    });
+
+  it("answers with its balancer's own state, also when two balancers take turns with one key", () => {
+    const key = new MethodKey('/svc.S/Get');
+    const a = engineWith('latency');
+    const b = engineWith('latency');
+    const inA = a.methodOfKey(key)!;
+    expect(inA).toBe(a.methodOf('/svc.S/Get'));
+    const inB = b.methodOfKey(key)!;
+    expect(inB).toBe(b.methodOf('/svc.S/Get'));
+    expect(inB).not.toBe(inA);
+    expect(a.methodOfKey(key)).toBe(inA);
+    expect(b.methodOfKey(key)).toBe(inB);
+  });
+
+  it('is looked up again once its table dropped the method, and then answers with the new state', () => {
+    const clock = new ManualClock();
+    const engine = engineWith('latency', clock);
+    const key = new MethodKey('/svc.S/Get');
+    const first = engine.methodOfKey(key)!;
+    expect(engine.methodOfKey(key)).toBe(first);
+    engine.model.methods!.dropIdle(METHOD_IDLE_MS);
+    expect(first.tracked).toBe(false);
+    const second = engine.methodOfKey(key)!;
+    expect(second).not.toBe(first);
+    expect(second).toBe(engine.methodOf('/svc.S/Get'));
+    expect(engine.methodOfKey(key)).toBe(second);
+  });
+
+  it('gives nothing with scoring off, and keeps asking while the table is full', () => {
+    expect(engineWith('off').methodOfKey(new MethodKey('/svc.S/Get'))).toBeUndefined();
+    const engine = engineWith('latency');
+    for (let i = 0; i < MAX_TRACKED_METHODS; i++) {
+      engine.methodOf(`m${i}`);
+    }
+    const late = new MethodKey('late');
+    expect(engine.methodOfKey(late)).toBeUndefined();
+    expect(late.stats).toBeUndefined();
+    engine.model.methods!.dropIdle(METHOD_IDLE_MS);
+    expect(engine.methodOfKey(late)).toBe(engine.methodOf('late'));
   });
 });
 
