@@ -1,7 +1,7 @@
 /**
  * npm run simulate -- [--scenario NAME]... [--layout uniform|reference]... [--seed N] [--json FILE]
  *                     [--quick] [--list] [--policy SPEC] [--uniform-policies A,B] [--grid] [--scale] [--jobs N]
- *                     [--clients N] [--slots N] [--client-stall MS/EVERY] [--regimes [--regime-slots L] [--regime-clients L]]
+ *                     [--clients N] [--slots N] [--backends N] [--client-stall MS/EVERY] [--regimes [--regime-slots L] [--regime-clients L]]
  *
  * Without --scenario (or --regimes): every scenario in both layouts, plus
  * the sensitivity grid and the scale run. "grid", "scale" and "regimes" are
@@ -37,6 +37,9 @@ const USAGE = `usage: npm run simulate -- [options]
                         (the reference layout splits them over its 4 policies: a multiple of 4)
   --client-stall MS/EVERY  each client pauses MS ms every EVERY ms (a GC pause), at its own phase; answers
                         arriving meanwhile are handled when it resumes (default: no pauses, as the reference)
+  --backends N          backends in the reference/uniform layouts instead of the scenario's (20), the fleet's
+                        roles in the same proportions: e.g. the load test's low-concurrency fleets,
+                        --slots 1 --backends 6 and --slots 2 --backends 3
   --slots N             calls each default backend serves at once (default 8); roles keep their relative
                         differences (throttled and s10's contended pods get half)
   --regimes             the regime grid: slots {1,2,4,8} × clients {8,64} × s01,s02,s03,s10, uniform layout,
@@ -66,6 +69,7 @@ async function main(): Promise<void> {
       workers: { type: 'string' },
       clients: { type: 'string' },
       slots: { type: 'string' },
+      backends: { type: 'string' },
       'client-stall': { type: 'string' },
       regimes: { type: 'boolean', default: false },
       'regime-slots': { type: 'string' },
@@ -121,6 +125,7 @@ async function main(): Promise<void> {
   }
 
   const slots = values.slots === undefined ? undefined : positiveInteger('--slots', values.slots);
+  const backends = values.backends === undefined ? undefined : positiveInteger('--backends', values.backends);
   const clientStall = values['client-stall'] === undefined ? undefined : parseClientStall(values['client-stall']);
   const regimeSlots = values['regime-slots']?.split(',').map((text) => positiveInteger('--regime-slots', text));
   const regimeClients = values['regime-clients']?.split(',').map((text) => positiveInteger('--regime-clients', text));
@@ -139,6 +144,7 @@ async function main(): Promise<void> {
     scale,
     clients,
     slots,
+    backends,
     clientStall,
   });
   if (regimes) {

@@ -63,6 +63,8 @@ export interface SuiteOptions {
   clients?: number;
   /** The default backend's slots for every run (RunSpec.slots); default 8. */
   slots?: number;
+  /** Backends of the reference and uniform layouts' runs (RunSpec.backends); default the scenario's. */
+  backends?: number;
   /** The clients' own pauses for every run (RunSpec.clientStall, client-stall.ts); default none. */
   clientStall?: ClientStall;
 }
@@ -98,6 +100,7 @@ export function planSuite(options: SuiteOptions): PlannedRun[] {
           })),
           seed: options.seed,
           timeline,
+          ...(options.backends === undefined ? {} : { backends: options.backends }),
         },
       });
     }
@@ -112,6 +115,7 @@ export function planSuite(options: SuiteOptions): PlannedRun[] {
             groups: [{ policy: sub(policy), clients: options.clients ?? scenario.uniformClients }],
             seed: options.seed,
             timeline,
+            ...(options.backends === undefined ? {} : { backends: options.backends }),
           },
         });
       }

@@ -118,3 +118,27 @@ describe('simulator --clients (lower per-client rate at the same total load)', (
     expect(many.ratePerClientRps).toBe(40);
   });
 });
+
+describe('simulator --backends (the load test\'s small low-concurrency fleets)', () => {
+  it('gives the reference and uniform runs that many backends, the rate following the smaller capacity', () => {
+    const [reference, uniform] = planSuite({
+      scenarios: [scenarioByName('s02')],
+      layouts: ['reference', 'uniform'],
+      uniformPolicies: ['round_robin'],
+      seed: 1,
+      quick: true,
+      grid: false,
+      scale: false,
+      slots: 1,
+      backends: 6,
+    });
+    expect(reference.spec.backends).toBe(6);
+    expect(uniform.spec.backends).toBe(6);
+    const short: Timeline = { warmupMs: 1_000, measureS: 3, faultStartS: 1, faultEndS: 2 };
+    const six = executeRun({ ...uniform.spec, timeline: short });
+    const twenty = executeRun({ ...uniform.spec, backends: undefined, timeline: short });
+    // 0.7 × capacity / 8 clients, capacity ∝ backends at one slot: 6/20 of the calls.
+    expect(six.ratePerClientRps / twenty.ratePerClientRps).toBeCloseTo(6 / 20, 1);
+    expect(six.groups[0].share).toHaveLength(6);
+  });
+});
