@@ -16,12 +16,14 @@ import { regimeChecks, RegimeP99s } from './regimes';
 export interface JudgedResult extends ScoredResult {
   /** p99 over all calls with every client's calls in one histogram (absent in judgements written before it existed). */
   p99AllPooled?: number;
+  /** OK calls per second per client over the window (absent in judgements written before it was kept). */
+  goodputRps?: number;
   /** Per method group, with several methods. */
   methods?: Record<string, { p99All: number; errorRate: number }>;
 }
 
 /** What `meanRegimes` reads of one result: a judgement's, or a simulator grid's (`RegimeJson`). */
-export type RegimeTail = Partial<Pick<JudgedResult, 'p99All' | 'p99AllPooled'>>;
+export type RegimeTail = Partial<Pick<JudgedResult, 'p99All' | 'p99AllPooled' | 'goodputRps'>>;
 /** cell → scenario → policy → tails. */
 export type RegimeTails = Record<string, Record<string, Record<string, RegimeTail>>>;
 
@@ -57,7 +59,7 @@ export const RIVALS = ['round_robin', 'least_request', 'lr_od'] as const;
 export const UNDER_TEST = 'peak_ewma';
 
 export function judged(result: PolicyResult): JudgedResult {
-  const kept: JudgedResult = { ...scored(result), p99AllPooled: result.p99AllPooled };
+  const kept: JudgedResult = { ...scored(result), p99AllPooled: result.p99AllPooled, goodputRps: result.goodputRps };
   if (result.methods !== undefined) {
     kept.methods = Object.fromEntries(Object.entries(result.methods).map(([name, m]) => [name, { p99All: m.p99All, errorRate: m.errorRate }]));
   }
@@ -136,8 +138,45 @@ export function gridSection(after: Judgement, before?: Judgement): string {
   return (
     `Regime grid, uniform layout, p99 over all calls (ms), mean of seeds ${after.seeds.map((s) => s.seed).join(', ')}; ` +
     `✗ over the target's bound (s02 ≤ 1.02 × round_robin, the others ≤ 1.3 × round_robin's s02), † not below every rival\n\n` +
-    `${lines.join('\n')}\n\n${summary}${pooledSummary(after, before)}`
+    `${lines.join('\n')}\n\n${summary}${pooledSummary(after, before)}${goodputSummary(after)}`
   );
+}
+
+/**
+ * With callers that wait on their answers (closed loop) the rate is an
+ * outcome: a policy that makes answers slower also sends fewer calls, and
+ * fewer calls queue less, so a p99 alone could flatter it. So, per
+ * scenario, peak_ewma's OK calls per second ÷ round_robin's in the same
+ * cell and scenario (5-seed means), lowest and highest over the cells, and
+ * the cell of the lowest; empty for open-loop judgements (the rate is set
+ * there) and for judgements without goodput.
+ */
+export function goodputSummary(after: Judgement): string {
+  if (after.meta.arrivals !== 'closed') {
+    return '';
+  }
+  const goodput = meanRegimes(after.seeds, 'goodputRps');
+  const byScenario = new Map<string, { cell: string; ratio: number }[]>();
+  for (const [cell, scenarios] of Object.entries(goodput)) {
+    for (const [scenario, policies] of Object.entries(scenarios)) {
+      const ours = policies[UNDER_TEST]?.p99All;
+      const rr = policies.round_robin?.p99All;
+      if (ours !== undefined && rr !== undefined && rr > 0) {
+        byScenario.set(scenario, [...(byScenario.get(scenario) ?? []), { cell, ratio: ours / rr }]);
+      }
+    }
+  }
+  if (byScenario.size === 0) {
+    return '';
+  }
+  const parts = [...byScenario.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([scenario, ratios]) => {
+      const lowest = ratios.reduce((a, b) => (b.ratio < a.ratio ? b : a));
+      const highest = Math.max(...ratios.map((r) => r.ratio));
+      return `${scenario.split('-')[0]} ${lowest.ratio.toFixed(3)}–${highest.toFixed(3)} (lowest at ${lowest.cell.replace('x', ' × ')})`;
+    });
+  return `\n\ngoodput (OK calls/s), ${UNDER_TEST} ÷ round_robin over the cells: ${parts.join('; ')}`;
 }
 
 /**

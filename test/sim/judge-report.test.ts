@@ -2,7 +2,7 @@
  * judge.ts's tables, on small hand-made judgements: the means it judges on,
  * the targets it counts and marks, and the per-method rows of issue 16.
  */
-import { gridSection, Judgement, JudgedResult, JudgedSeed, meanRegimes, methodsSection, referenceSection, ReferenceSeed, targetsMet } from '../../scripts/sim/judge-report';
+import { goodputSummary, gridSection, Judgement, JudgedResult, JudgedSeed, meanRegimes, methodsSection, referenceSection, ReferenceSeed, targetsMet } from '../../scripts/sim/judge-report';
 import { ScoredResult } from '../../scripts/sim/reference-targets';
 
 const r = (p99All: number, errorRate = 0, recoverySeconds: number | null = null): JudgedResult => ({ p99: p99All, p999: p99All, p99All, errorRate, recoverySeconds, busiestP95: 1 });
@@ -78,6 +78,33 @@ describe('gridSection', () => {
     expect(text).toContain('targets met: 1 → 2 of 3 on the 1-seed means');
     expect(text).toContain("on the pooled p99 (every client's calls in one histogram): 1 → 3 of 3 on the 1-seed means");
     expect(targetsMet(meanRegimes(now.seeds, 'p99AllPooled'))).toEqual({ met: 3, of: 3 });
+  });
+});
+
+describe('goodputSummary', () => {
+  const withGoodput = (seed: JudgedSeed, ours: { s01: number; s02: number }): JudgedSeed => {
+    const cell = seed.regimes['1x8'];
+    cell['s02-steady-identical'].round_robin.goodputRps = 100;
+    cell['s02-steady-identical'].peak_ewma.goodputRps = ours.s02;
+    cell['s01-steady-uneven'].round_robin.goodputRps = 50;
+    cell['s01-steady-uneven'].peak_ewma.goodputRps = ours.s01;
+    return seed;
+  };
+
+  it("with callers that wait (closed loop), gives peak_ewma's OK calls/s over round_robin's per scenario, as 5-seed means", () => {
+    const closed: Judgement = {
+      meta: { arrivals: 'closed' },
+      seeds: [withGoodput(gridSeed(1, { s01: 36, s02: 30 }), { s01: 90, s02: 98 }), withGoodput(gridSeed(2, { s01: 36, s02: 30 }), { s01: 100, s02: 100 })],
+    };
+    // s01: 95 / 50; s02: 99 / 100.
+    expect(goodputSummary(closed)).toBe('\n\ngoodput (OK calls/s), peak_ewma ÷ round_robin over the cells: s01 1.900–1.900 (lowest at 1 × 8); s02 0.990–0.990 (lowest at 1 × 8)');
+    expect(gridSection(closed)).toContain('goodput (OK calls/s)');
+  });
+
+  it('says nothing for open-loop judgements, whose rate is set, or without goodput', () => {
+    const open: Judgement = { meta: {}, seeds: [withGoodput(gridSeed(1, { s01: 36, s02: 30 }), { s01: 90, s02: 98 })] };
+    expect(goodputSummary(open)).toBe('');
+    expect(goodputSummary({ meta: { arrivals: 'closed' }, seeds: [gridSeed(1, { s01: 36, s02: 30 })] })).toBe('');
   });
 });
 
