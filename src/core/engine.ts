@@ -81,7 +81,7 @@ export class LoadBalancingEngine {
     if (key.table === methods && cached !== undefined && cached.tracked) {
       return cached;
     }
-    const stats = methods.get(key.name) ?? methods.add(key.name, this.clock());
+    const stats = this.methodOf(key.name);
     if (stats !== undefined) {
       key.table = methods;
       key.stats = stats;
