@@ -51,7 +51,7 @@ export class EnginePolicy implements ClientPolicy {
 
   pick(method: number): number {
     const engine = this.engine;
-    this.pickMethod = engine.model.methods === undefined ? undefined : engine.methodOfKey(this.methodKeys[method]);
+    this.pickMethod = engine.methodOfKey(this.methodKeys[method]);
     this.pickWeight = engine.callWeight(this.pickMethod);
     const index = engine.pick(this.ready, this.pickWeight);
     return index < 0 ? -1 : this.readyIds[index];

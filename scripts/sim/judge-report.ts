@@ -162,7 +162,9 @@ export function goodputSummary(after: Judgement): string {
       const ours = policies[UNDER_TEST]?.p99All;
       const rr = policies.round_robin?.p99All;
       if (ours !== undefined && rr !== undefined && rr > 0) {
-        byScenario.set(scenario, [...(byScenario.get(scenario) ?? []), { cell, ratio: ours / rr }]);
+        const ratios = byScenario.get(scenario) ?? [];
+        ratios.push({ cell, ratio: ours / rr });
+        byScenario.set(scenario, ratios);
       }
     }
   }

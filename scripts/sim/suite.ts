@@ -100,7 +100,6 @@ export function planSuite(options: SuiteOptions): PlannedRun[] {
           })),
           seed: options.seed,
           timeline,
-          ...(options.backends === undefined ? {} : { backends: options.backends }),
         },
       });
     }
@@ -115,7 +114,6 @@ export function planSuite(options: SuiteOptions): PlannedRun[] {
             groups: [{ policy: sub(policy), clients: options.clients ?? scenario.uniformClients }],
             seed: options.seed,
             timeline,
-            ...(options.backends === undefined ? {} : { backends: options.backends }),
           },
         });
       }
@@ -154,12 +152,15 @@ export function planSuite(options: SuiteOptions): PlannedRun[] {
       });
     }
   }
-  const { arrivals, workers, slots, clientStall } = options;
+  const { arrivals, workers, slots, backends, clientStall } = options;
   // Only set when given, so a default run's spec (and JSON) is unchanged.
+  // The grid and the scale run size their own fleets.
+  const sized = (kind: PlannedRun['kind']): boolean => backends !== undefined && (kind === 'reference' || kind === 'uniform');
   return runs.map((run) => ({
     ...run,
     spec: {
       ...run.spec,
+      ...(sized(run.kind) ? { backends } : {}),
       ...(arrivals === undefined ? {} : { arrivals }),
       ...(workers === undefined ? {} : { workers }),
       ...(slots === undefined ? {} : { slots }),

@@ -292,7 +292,7 @@ export class PeakEwmaModel implements LoadModel {
     const stale = load.hasSample && isStale(load, nowMs, settings, fleet, this.traffic);
     const estimateNowMs = load.hasSample ? estimateWith(load, decayedEstimateMs(load.rttMs, retained, settings, fleet), stale, nowMs, settings, fleet) : settings.defaultRttMs;
     // In the unit of an average call (methods.ts); unchanged without a method.
-    const methodW = method === undefined ? 1 : methodWeight(method, fleet);
+    const methodW = methodWeight(method, fleet);
     const judgedMs = method === undefined ? elapsedMs : normalisedElapsedMs(elapsedMs, method, fleet, methodW);
     const failures = failuresInARowAfter(load, outcome);
     // An answer's evidence is its method's (methods.ts); a deadline or a

@@ -69,8 +69,8 @@ export class LoadBalancingEngine {
 
   /**
    * `methodOf(key.name)`, answered from the key's cache (methods.ts
-   * `MethodKey`) when the key was last resolved in this model's table and
-   * that method is still tracked there; otherwise looked up and cached.
+   * `MethodKey`) while the state it holds is tracked by this model's
+   * table; otherwise looked up and cached.
    */
   methodOfKey(key: MethodKey | undefined): MethodStats | undefined {
     const methods = this.model.methods;
@@ -78,12 +78,11 @@ export class LoadBalancingEngine {
       return undefined;
     }
     const cached = key.stats;
-    if (key.table === methods && cached !== undefined && cached.tracked) {
+    if (cached !== undefined && cached.table === methods) {
       return cached;
     }
     const stats = this.methodOf(key.name);
     if (stats !== undefined) {
-      key.table = methods;
       key.stats = stats;
     }
     return stats;

@@ -82,16 +82,21 @@ export class MethodStats {
   calls = 0;
   /** When a call was last placed for it (monotonic ms). */
   lastSeenMs = 0;
-  /** False once its table dropped it (idle): a `MethodKey` holding it must look the name up again. */
-  tracked = true;
+  /** The table tracking it; undefined once that table dropped it (idle), so a `MethodKey` holding it looks the name up again. */
+  table: MethodTable | undefined = undefined;
 
   constructor(readonly name: string) {}
+
+  get tracked(): boolean {
+    return this.table !== undefined;
+  }
 }
 
 /**
  * A method's name as the caller hands it to the engine, one object per
- * method for the life of the process, with a one-entry cache: the table it
- * was last resolved in and its state there (`LoadBalancingEngine.methodOfKey`).
+ * method for the life of the process, with a one-entry cache: its state in
+ * the table it was last resolved in (`LoadBalancingEngine.methodOfKey`),
+ * valid while that state's `table` is the one asking.
  *
  * Why: a table lookup by name is a quarter of what per-method scoring adds
  * to a pick (docs/design.md, "Where the fifth goes"), and a service's calls
@@ -101,11 +106,10 @@ export class MethodStats {
  * on the key for the next: one comparison instead of hashing. Several
  * balancers placing the same method take turns in the one entry and each
  * falls back to the lookup, as without a key: correct, only slower. A key
- * holds on to the last table it was resolved in (≤ MAX_TRACKED_METHODS
- * small entries) until another table replaces it.
+ * holds on to the last state it was resolved to, and through it to that
+ * state's table while the table tracks it, until another replaces it.
  */
 export class MethodKey {
-  table: MethodTable | undefined = undefined;
   stats: MethodStats | undefined = undefined;
 
   constructor(readonly name: string) {}
@@ -138,9 +142,9 @@ export function answerWeightOf(weight: number): number {
  * elapsed / w_m. A method's first answers, before it has a baseline while
  * the balancer has one, count as an average call: one number says nothing
  * of how this endpoint compares with others for that method. `weight` is
- * w_m now, if the caller has it.
+ * w_m now (`methodWeight`).
  */
-export function normalisedElapsedMs(elapsedMs: number, method: MethodStats, fleet: FleetRtt, weight = methodWeight(method, fleet)): number {
+export function normalisedElapsedMs(elapsedMs: number, method: MethodStats, fleet: FleetRtt, weight: number): number {
   if (!method.fleet.hasSample && fleet.hasSample) {
     return fleet.rttMs;
   }
@@ -196,6 +200,7 @@ export class MethodTable {
       return undefined;
     }
     const method = new MethodStats(name);
+    method.table = this;
     method.lastSeenMs = nowMs;
     this.byName.set(name, method);
     return method;
@@ -208,7 +213,7 @@ export class MethodTable {
     this.lastStats = undefined;
     for (const [name, method] of this.byName) {
       if (nowMs - method.lastSeenMs >= this.idleMs) {
-        method.tracked = false;
+        method.table = undefined;
         this.byName.delete(name);
       }
     }

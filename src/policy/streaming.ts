@@ -34,13 +34,16 @@ import { MethodKey } from '../core/methods';
 
 /** What the interceptor tells the picker about one call. */
 interface CallInfo {
-  /** The method (its path, e.g. "/pkg.Service/Get"); undefined if only `markUntimed` marked the call. */
+  /** The method (its path, e.g. "/pkg.Service/Get") of a timed call; undefined for untimed ones. */
   readonly method: MethodKey | undefined;
   /** A stream (or a call marked by `markUntimed`): left out of latency and load. */
   readonly untimed: boolean;
 }
 
 const CALL_INFO = Symbol('grpc-js-peak-ewma.callInfo');
+
+/** The info of every untimed call: a stream has no latency to judge, per method or at all. */
+const UNTIMED: CallInfo = { method: undefined, untimed: true };
 
 /** Method paths whose timed info is kept for reuse, process-wide (~150 bytes each with its key). */
 export const MAX_INTERNED_METHODS = 1024;
@@ -71,7 +74,7 @@ function callInfoOf(metadata: Metadata): CallInfo | undefined {
  * out. To mark one call of a Metadata you reuse, pass `metadata.clone()`.
  */
 export function markUntimed(metadata: Metadata): void {
-  const options: MarkedOptions = { ...metadata.getOptions(), [CALL_INFO]: { method: callInfoOf(metadata)?.method, untimed: true } };
+  const options: MarkedOptions = { ...metadata.getOptions(), [CALL_INFO]: UNTIMED };
   metadata.setOptions(options);
 }
 
@@ -115,8 +118,8 @@ export const callMarker: Interceptor = (options, nextCall) => {
 export function markedCopy(metadata: Metadata, method: string, streaming: boolean): Metadata {
   const marked = metadata.clone();
   const callOptions = marked.getOptions() as MarkedOptions;
-  const info = streaming || callOptions[CALL_INFO]?.untimed === true ? { method: timedInfoOf(method).method, untimed: true } : timedInfoOf(method);
-  const fresh: MarkedOptions = { ...callOptions, [CALL_INFO]: info };
+  const untimed = streaming || callOptions[CALL_INFO]?.untimed === true;
+  const fresh: MarkedOptions = { ...callOptions, [CALL_INFO]: untimed ? UNTIMED : timedInfoOf(method) };
   marked.setOptions(fresh);
   return marked;
 }
