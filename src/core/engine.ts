@@ -8,6 +8,7 @@ import { MonotonicClock } from './clock';
 import { CandidateRating, LoadModel } from './cost';
 import { CallOutcome, EndpointLoad } from './endpoint-load';
 import { MethodKey, MethodStats, MethodTable } from './methods';
+import { PickPath, PickPaths } from './pick-paths';
 import { RandomSource } from './random';
 
 // Shared, so that releasing the candidates after a pick allocates nothing.
@@ -25,6 +26,8 @@ export class LoadBalancingEngine {
   model: LoadModel;
   choiceCount: number;
   readonly clock: MonotonicClock;
+  /** How this balancer's picks were made (pick-paths.ts); kept across config updates. */
+  readonly picks = new PickPaths();
   private readonly chooser: PowerOfChoices;
   // Set for the duration of one pick, so the cost reader is one bound
   // function instead of a closure allocated per pick.
@@ -111,10 +114,15 @@ export class LoadBalancingEngine {
     const choiceCount = this.choiceCountNow();
     // The chooser handles n <= 1 itself; the rotation only starts once there
     // is something to rotate over.
-    const chosen =
-      model.rotates === true && n > 1
-        ? this.pickInRotation(n, choiceCount, ejected)
-        : this.chooser.choose(n, choiceCount, this.costOfCandidate, ejected);
+    let chosen: number;
+    if (model.rotates === true && n > 1) {
+      chosen = this.pickInRotation(n, choiceCount, ejected);
+    } else {
+      chosen = this.chooser.choose(n, choiceCount, this.costOfCandidate, ejected);
+      if (chosen >= 0) {
+        this.picks.count(PickPath.drawn);
+      }
+    }
     this.pickCandidates = NO_CANDIDATES;
     return chosen;
   }
@@ -127,20 +135,26 @@ export class LoadBalancingEngine {
    */
   private pickInRotation(n: number, choiceCount: number, ejected: EjectedOf | undefined): number {
     const model = this.model;
+    const picks = this.picks;
     const incumbent = this.nextIncumbent(n);
     if (model.takesTurn !== undefined && !model.takesTurn(this.pickCandidates[incumbent], this.pickNowMs)) {
+      picks.count(PickPath.refused);
       return this.chooser.choose(n, choiceCount, this.costOfCandidate, ejected);
     }
     const margin = model.rotationMargin ?? 0;
     if (margin > 0) {
-      return this.chooser.chooseAgainst(incumbent, n, choiceCount, margin, this.costOfCandidate, ejected);
+      const chosen = this.chooser.chooseAgainst(incumbent, n, choiceCount, margin, this.costOfCandidate, ejected);
+      picks.count(chosen === incumbent ? PickPath.turn : PickPath.challenged);
+      return chosen;
     }
     if (ejected !== undefined) {
       this.costOfCandidate(incumbent);
       if (this.rating.ejected) {
+        picks.count(PickPath.ejected);
         return this.chooser.choose(n, choiceCount, this.costOfCandidate, ejected);
       }
     }
+    picks.count(PickPath.turn);
     return incumbent;
   }
 

@@ -5,9 +5,11 @@
  *   console.log(formatLoadBalancerStats(getLoadBalancerStats()));
  *
  *   peak_ewma_experimental #1 "orders" READY {"choiceCount":2,"decayTime":"10s",...}
+ *     picks: turn=380 challenged=2 refused=30 ejected=0 drawn=0
  *     endpoint          state  estimate_ms  outstanding      cost  calls  share  last_sample_ms_ago
  *     127.0.0.1:50051   READY        10.41            1     20.82    412  0.412                   3
  */
+import { PICK_PATH_NAMES } from '../core/pick-paths';
 import { BalancerStats, EndpointStats, MethodStatsView } from '../policy/stats';
 
 interface Column<T> {
@@ -54,7 +56,16 @@ function formatBalancer(stats: BalancerStats): string {
   const fleet = stats.fleetRttMs === null ? '' : ` fleet_ms=${stats.fleetRttMs.toFixed(2)}`;
   const header = `${stats.policy} #${stats.instanceId}${label} ${stats.state}${fleet} ${JSON.stringify(configOf(stats))}`;
   const methods = stats.methods.length === 0 ? [] : tableLines(METHOD_COLUMNS, stats.methods, 1);
-  return [header, ...tableLines(COLUMNS, stats.endpoints, 2), ...methods].join('\n');
+  return [header, ...picksLine(stats), ...tableLines(COLUMNS, stats.endpoints, 2), ...methods].join('\n');
+}
+
+/** `  picks: turn=… challenged=… …` once the balancer has picked, each path's count (core/pick-paths.ts). */
+function picksLine(stats: BalancerStats): string[] {
+  const picks = stats.picks;
+  if (picks === null || PICK_PATH_NAMES.every((path) => picks[path] === 0)) {
+    return [];
+  }
+  return ['  picks: ' + PICK_PATH_NAMES.map((path) => `${path}=${picks[path]}`).join(' ')];
 }
 
 /** Aligned, indented rows: the first `textColumns` left-aligned, numbers right-aligned. */

@@ -30,6 +30,11 @@ export const METRIC_ATTRIBUTES = {
    * with `methodScoring` on): at most STATS_MAX_METHODS per balancer.
    */
   method: 'grpc.lb.method',
+  /**
+   * How a pick was made (core/pick-paths.ts: `turn`, `challenged`, `refused`,
+   * `ejected`, `drawn`), on PICKS_METRIC only.
+   */
+  pickPath: 'grpc.lb.pick_path',
 } as const;
 
 /** One instrument: its name, kind, and how to read its value from an endpoint's (or a method's) stats. */
@@ -124,3 +129,19 @@ export const METHOD_METRIC_SPECS: readonly MetricSpec<MethodStatsView>[] = [
     read: (method) => method.baselineMs,
   },
 ];
+
+/**
+ * One series per balancer and pick path (attribute `grpc.lb.pick_path`),
+ * peak_ewma only: least_request draws every pick. Mostly `turn` on a
+ * healthy fleet; `refused` is the rotation's gate keeping slow endpoints out.
+ */
+export const PICKS_METRIC = {
+  name: 'grpc.lb.peak_ewma.picks',
+  kind: 'counter',
+  policy: 'peak_ewma_experimental',
+  options: {
+    unit: '{pick}',
+    description:
+      "The balancer's picks since it began, by how each was made (grpc.lb.pick_path): a rotation turn, a challenger under the margin, a turn the gate refused, an ejected incumbent, or a draw without a rotation (cumulative).",
+  },
+} as const;

@@ -10,7 +10,8 @@
  */
 import { BalancerStats, EndpointStats, getLoadBalancerStats } from '../policy/stats';
 import { BatchCallback, MeterLike, MetricAttributes, ObservableInstrument } from './meter';
-import { METHOD_METRIC_SPECS, METRIC_ATTRIBUTES, METRIC_SPECS, MetricSpec } from './metric-names';
+import { PICK_PATH_NAMES } from '../core/pick-paths';
+import { METHOD_METRIC_SPECS, METRIC_ATTRIBUTES, METRIC_SPECS, MetricSpec, PICKS_METRIC } from './metric-names';
 
 /** Options of registerLoadBalancerMetrics. */
 export interface LoadBalancerMetricsOptions {
@@ -51,7 +52,9 @@ export function registerLoadBalancerMetrics(
     byPolicy.set(policy, specs.map(create));
   }
   const methodInstruments = METHOD_METRIC_SPECS.map(create);
+  const picks = meter.createObservableCounter(PICKS_METRIC.name, PICKS_METRIC.options);
   const observables = [...[...byPolicy.values()].flat(), ...methodInstruments].map((instrument) => instrument.observable);
+  observables.push(picks);
   const observeAll = <T>(result: Parameters<BatchCallback>[0], instruments: readonly Instrument<T>[], stats: T, attributes: MetricAttributes): void => {
     for (const { spec, observable } of instruments) {
       const value = spec.read(stats);
@@ -77,6 +80,11 @@ export function registerLoadBalancerMetrics(
       }
       for (const method of stats.methods) {
         observeAll(result, methodInstruments, method, { ...balancer, [METRIC_ATTRIBUTES.method]: method.method });
+      }
+      if (stats.policy === PICKS_METRIC.policy && stats.picks !== null) {
+        for (const path of PICK_PATH_NAMES) {
+          result.observe(picks, stats.picks[path], { ...balancer, [METRIC_ATTRIBUTES.pickPath]: path });
+        }
       }
     }
   };

@@ -7,6 +7,7 @@ import { keepsMean } from '../core/mean';
 import { EndpointLoad } from '../core/endpoint-load';
 import { LoadBalancingEngine } from '../core/engine';
 import { methodWeight } from '../core/methods';
+import { PickCounts } from '../core/pick-paths';
 
 /** Methods a balancer's stats list at most (the most called). */
 export const STATS_MAX_METHODS = 10;
@@ -80,6 +81,17 @@ export interface BalancerStats {
    * Infinity for least_request's FULL_SCAN; null before the first update.
    */
   readonly candidatesPerPick: number | null;
+  /**
+   * The balancer's picks since it began, by the path that made each
+   * (core/pick-paths.ts): `turn`, the next endpoint in peak_ewma's rotation
+   * took its turn; `challenged`, a clearly cheaper challenger took it;
+   * `refused`, the rotation's gate refused it and the call went to the draw;
+   * `ejected`, it was ejected and the call went to the draw; `drawn`, no
+   * rotation (least_request, or a single endpoint). Mostly `turn` on a
+   * healthy fleet; `refused` rising is the gate keeping slow endpoints out.
+   * null before the first update.
+   */
+  readonly picks: PickCounts | null;
   /** Every endpoint in the current address list, READY or not. */
   readonly endpoints: readonly EndpointStats[];
   /**
@@ -129,6 +141,7 @@ function toStats(raw: ReturnType<BalancerStatsSource['statsSnapshot']>): Balance
     config: raw.config,
     fleetRttMs: model instanceof PeakEwmaModel && model.fleet.hasSample ? model.fleet.rttMs : null,
     candidatesPerPick: raw.engine?.candidatesPerPick ?? null,
+    picks: raw.engine?.picks.snapshot() ?? null,
     endpoints: raw.endpoints.map(({ address, state, load, cost }) => ({
       address,
       state,

@@ -7,6 +7,7 @@
  * default (g 1.45 with the margin 0.2: docs/tuning.md §14, §24, §25).
  */
 import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, seededRandom } from '../../src/core';
+import { PICK_PATH_NAMES, PickCounts, PickPath } from '../../src/core/pick-paths';
 import { rotates, takesTurn } from '../../src/core/rotation';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 
@@ -93,6 +94,18 @@ function run(
   failsOf = (_index: number, _k: number) => false,
   sendEveryMs = 5,
 ): number[] {
+  return runEngine(settings, n, calls, latencyOf, failsOf, sendEveryMs).picks;
+}
+
+/** `run`, also returning the engine, whose pick paths the stats read. */
+function runEngine(
+  settings: PeakEwmaSettings,
+  n: number,
+  calls: number,
+  latencyOf: (index: number, picksSoFar: number[]) => number,
+  failsOf = (_index: number, _k: number) => false,
+  sendEveryMs = 5,
+): { picks: number[]; engine: LoadBalancingEngine } {
   const clock = new ManualClock();
   const engine = new LoadBalancingEngine({ model: new PeakEwmaModel(settings), choiceCount: 2, clock: clock.now, random: seededRandom(5) });
   const loads = Array.from({ length: n }, () => new EndpointLoad());
@@ -106,7 +119,7 @@ function run(
     engine.callEnded(loads[index], failsOf(index, callsTo[index]++) ? CallOutcome.FAILURE : CallOutcome.SUCCESS, startedAt);
     picks.push(index);
   }
-  return picks;
+  return { picks, engine };
 }
 
 /** One client waiting for each answer before its next call, three endpoints, the defaults. */
@@ -184,5 +197,65 @@ describe('the engine with the rotation', () => {
     // Its mean leaves failures to the error penalty, so the failure rule is what keeps it out of the rotation.
     expect(shareOf(0)).toBeLessThan(0.05);
     expect(shareOf(1)).toBeGreaterThan(0.09);
+  });
+});
+
+describe('how each pick was made (pick-paths.ts: what getLoadBalancerStats().picks reports)', () => {
+  const total = (counts: PickCounts) => PICK_PATH_NAMES.reduce((sum, path) => sum + counts[path], 0);
+
+  it('counts every pick once; on identical endpoints nearly all are rotation turns', () => {
+    const jitter = seededRandom(9);
+    const { engine } = runEngine(DEFAULTS, 10, 2_000, () => 1 + 0.2 * jitter());
+    const counts = engine.picks.snapshot();
+    expect(total(counts)).toBe(2_000);
+    expect(counts.turn).toBeGreaterThan(1_960);
+    expect(counts.drawn).toBe(0);
+  });
+
+  it('an endpoint 2× the fleet: its turns are refused by the gate, about one pick in ten', () => {
+    const { engine } = runEngine({ ...DEFAULTS, ejectionRatio: 0 }, 10, 4_000, (index) => (index === 0 ? 2 : 1));
+    const counts = engine.picks.snapshot();
+    expect(total(counts)).toBe(4_000);
+    expect(counts.refused / 4_000).toBeGreaterThan(0.08);
+    expect(counts.refused / 4_000).toBeLessThan(0.11);
+    expect(counts.turn + counts.challenged).toBe(4_000 - counts.refused);
+  });
+
+  it('without a rotation every pick is drawn; a pick with no candidate is not counted', () => {
+    const { engine } = runEngine(OFF, 4, 500, () => 1);
+    expect(engine.picks.last).toBe(PickPath.drawn);
+    expect(engine.picks.snapshot()).toEqual({ turn: 0, challenged: 0, refused: 0, ejected: 0, drawn: 500 });
+    expect(engine.pick([])).toBe(-1);
+    expect(total(engine.picks.snapshot())).toBe(500);
+  });
+
+  /** Two endpoints, both answering 10 ms on average (the gate lets both through), the first with a 60 ms peak now. */
+  function onePeak(settings: PeakEwmaSettings): { engine: LoadBalancingEngine; loads: EndpointLoad[] } {
+    const model = new PeakEwmaModel(settings);
+    model.fleet.record(10, 0, settings.decayMs);
+    const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: () => 0, random: seededRandom(3) });
+    const answered = (peakMs: number) => Object.assign(new EndpointLoad(), { hasSample: true, rttMs: peakMs, meanRttMs: 10, sampledAtMs: 0 });
+    return { engine, loads: [answered(60), answered(10)] };
+  }
+
+  it('challenged: the incumbent passed the gate, and a challenger under the margin × its cost took the call', () => {
+    // The peaked one's cost is 60; the other's 10 < 0.2 × 60 takes its turns, while the other keeps its own.
+    const { engine, loads } = onePeak({ ...DEFAULTS, ejectionRatio: 0 });
+    const chosen = Array.from({ length: 10 }, () => engine.pick(loads));
+    expect(chosen).toEqual(new Array(10).fill(1));
+    expect(engine.picks.snapshot()).toMatchObject({ turn: 5, challenged: 5, refused: 0 });
+    // The latest pick's path (what the simulator's tally attributes each call by): the rotation alternates.
+    const before = engine.picks.last;
+    engine.pick(loads);
+    expect(new Set([before, engine.picks.last])).toEqual(new Set([PickPath.turn, PickPath.challenged]));
+  });
+
+  it('ejected: with the gate alone, an incumbent judged over R × F on its peak gives its turn to the draw', () => {
+    const { engine, loads } = onePeak({ ...GATE_ONLY, ejectionSignal: 'peak', ejectionRatio: 2.5 });
+    for (let i = 0; i < 10; i++) expect(engine.pick(loads)).toBe(1);
+    expect(engine.picks.snapshot()).toMatchObject({ turn: 5, ejected: 5 });
+    const before = engine.picks.last;
+    engine.pick(loads);
+    expect(new Set([before, engine.picks.last])).toEqual(new Set([PickPath.turn, PickPath.ejected]));
   });
 });

@@ -10,6 +10,7 @@ const snapshot: BalancerStats[] = [
     config: { peak_ewma_experimental: { choiceCount: 2, decayTime: '10s' } },
     fleetRttMs: 10.2,
     candidatesPerPick: 10,
+    picks: { turn: 380, challenged: 2, refused: 30, ejected: 0, drawn: 0 },
     endpoints: [
       { address: '10.0.0.1:50051', state: 'READY', outstanding: 1, estimateMs: 10.4149, cost: 20.8298, callsStarted: 412, shareOfCalls: 0.412, msSinceLastSample: 3.2, ejected: false, meanMs: null, failuresInARow: 0 },
       { address: '10.0.0.22:50051', state: 'CONNECTING', outstanding: 0, estimateMs: 10, cost: 10, callsStarted: 0, shareOfCalls: 0, msSinceLastSample: null, ejected: false, meanMs: null, failuresInARow: 0 },
@@ -24,6 +25,7 @@ const snapshot: BalancerStats[] = [
     config: { least_request_experimental: { choiceCount: 2, selectionMethod: 'N_CHOICES' } },
     fleetRttMs: null,
     candidatesPerPick: null,
+    picks: { turn: 0, challenged: 0, refused: 0, ejected: 0, drawn: 0 },
     endpoints: [
       { address: '10.0.0.3:50051', state: 'TRANSIENT_FAILURE', outstanding: 0, estimateMs: null, cost: 0, callsStarted: 7, shareOfCalls: 1, msSinceLastSample: null, ejected: false, meanMs: null, failuresInARow: 0 },
     ],
@@ -32,10 +34,11 @@ const snapshot: BalancerStats[] = [
 ];
 
 describe('formatLoadBalancerStats', () => {
-  it('prints one block per balancer: header with policy, instance, label, state, fleet average and unwrapped config; aligned rows', () => {
+  it('prints one block per balancer: header with policy, instance, label, state, fleet average and unwrapped config; its picks by path once it has picked; aligned rows', () => {
     expect(formatLoadBalancerStats(snapshot)).toBe(
       [
         'peak_ewma_experimental #1 "orders" READY fleet_ms=10.20 {"choiceCount":2,"decayTime":"10s"}',
+        '  picks: turn=380 challenged=2 refused=30 ejected=0 drawn=0',
         '  endpoint         state       estimate_ms  outstanding   cost  calls  share  last_sample_ms_ago',
         '  10.0.0.1:50051   READY             10.41            1  20.83    412  0.412                   3',
         '  10.0.0.22:50051  CONNECTING        10.00            0  10.00      0  0.000                   -',
@@ -55,7 +58,7 @@ describe('formatLoadBalancerStats', () => {
         { method: '/shop.Orders/Search', calls: 112, baselineMs: null, weight: 1 },
       ],
     };
-    expect(formatLoadBalancerStats([withMethods]).split('\n').slice(4)).toEqual([
+    expect(formatLoadBalancerStats([withMethods]).split("\n").slice(5)).toEqual([
       '  method               calls  baseline_ms  weight',
       '  /shop.Orders/Get       300         2.04   0.200',
       '  /shop.Orders/Search    112            -   1.000',

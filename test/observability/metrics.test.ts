@@ -6,7 +6,7 @@
  */
 import { createNoopMeter } from '@opentelemetry/api';
 import { callOnce } from '../../scripts/lib/probe-service';
-import { getLoadBalancerStats, METHOD_METRIC_SPECS, METRIC_SPECS, register, registerLoadBalancerMetrics, STATS_LABEL_OPTION } from '../../src';
+import { getLoadBalancerStats, METHOD_METRIC_SPECS, METRIC_SPECS, PICKS_METRIC, register, registerLoadBalancerMetrics, STATS_LABEL_OPTION } from '../../src';
 import { startBackends, stopBackends, TestBackend } from '../support/backends';
 import { clientFor, runTraffic, sleep } from '../support/traffic';
 import { Observation, RecordingMeter } from './support/recording-meter';
@@ -36,7 +36,7 @@ describe('registerLoadBalancerMetrics', () => {
   it('creates every grpc.lb.peak_ewma.* and grpc.lb.least_request.* instrument with a unit and description', () => {
     const meter = new RecordingMeter();
     const handle = registerLoadBalancerMetrics(meter);
-    const expected = [...Object.values(METRIC_SPECS).flat(), ...METHOD_METRIC_SPECS];
+    const expected = [...Object.values(METRIC_SPECS).flat(), ...METHOD_METRIC_SPECS, PICKS_METRIC];
     expect(meter.instruments.map((i) => [i.name, i.kind])).toEqual(expected.map((spec) => [spec.name, spec.kind]));
     expect(meter.instruments.map((i) => i.name)).toEqual(
       expect.arrayContaining([
@@ -49,11 +49,12 @@ describe('registerLoadBalancerMetrics', () => {
         'grpc.lb.least_request.calls_started',
         'grpc.lb.peak_ewma.method_calls',
         'grpc.lb.peak_ewma.method_baseline',
+        'grpc.lb.peak_ewma.picks',
       ]),
     );
     expect(meter.instruments.find((i) => i.name === 'grpc.lb.peak_ewma.calls_started')!.kind).toBe('counter');
     for (const instrument of meter.instruments) {
-      expect(instrument.options?.unit).toMatch(/^(ms|\{call\})$/);
+      expect(instrument.options?.unit).toMatch(/^(ms|\{call\}|\{pick\})$/);
       expect(instrument.options?.description?.length).toBeGreaterThan(20);
     }
     handle.unregister();
@@ -116,6 +117,24 @@ describe('registerLoadBalancerMetrics', () => {
         expect(value).toBeGreaterThanOrEqual(0);
         expect(value).toBeLessThan(5_000);
       }
+      // Picks by path, one series per path: the balancer's own counts, every call's pick among them.
+      const picks = new Map(
+        observations
+          .filter((o) => o.name === 'grpc.lb.peak_ewma.picks' && o.attributes['grpc.lb.label'] === label)
+          .map((o) => [String(o.attributes['grpc.lb.pick_path']), o.value]),
+      );
+      expect([...picks.keys()]).toEqual(['turn', 'challenged', 'refused', 'ejected', 'drawn']);
+      expect(Object.fromEntries(picks)).toEqual(getLoadBalancerStats().find((stats) => stats.label === label)!.picks);
+      const pickTotal = [...picks.values()].reduce((a, b) => a + b, 0);
+      expect(pickTotal).toBeGreaterThanOrEqual(100);
+      expect(pickTotal).toBeLessThanOrEqual(110); // a pick grpc-js repeats before the call starts counts again
+      // The rotation ran: with 4 calls in flight over 2 backends the incumbent
+      // nearly always has one of this client's calls out, so the gate refuses
+      // its turn and the draw, which sees those calls, decides (rotation.ts).
+      // Seen: refused 85, challenged 10–11, turn 0–1, drawn 4.
+      expect(picks.get('refused')).toBeGreaterThan(pickTotal / 2);
+      // Drawn only while a single backend was READY (the first calls, before the second connected).
+      expect(picks.get('drawn')).toBeLessThan(pickTotal / 4);
       const instanceId = getLoadBalancerStats().find((stats) => stats.label === label)!.instanceId;
       for (const o of observations.filter((o) => o.attributes['grpc.lb.label'] === label)) {
         expect(o.attributes['grpc.lb.policy']).toBe('peak_ewma_experimental');
