@@ -24,6 +24,8 @@ export class CallTable {
   source!: Int32Array;
   intendedMs!: Float64Array;
   token!: Float64Array;
+  /** The path of the pick that sent the call (src/core/pick-paths.ts), -1 for none; kept only for `--tally`. */
+  path!: Int8Array;
   /** Who started each call (the policy instance that must see its end). */
   owner!: unknown[];
   private nextId = 0;
@@ -71,6 +73,7 @@ export class CallTable {
     this.source = new Int32Array(size);
     this.intendedMs = new Float64Array(size);
     this.token = new Float64Array(size);
+    this.path = new Int8Array(size);
     this.owner = new Array<unknown>(size).fill(null);
   }
 
@@ -92,6 +95,7 @@ export class CallTable {
       this.source[to] = old.source[from];
       this.intendedMs[to] = old.intendedMs[from];
       this.token[to] = old.token[from];
+      this.path[to] = old.path[from];
       this.owner[to] = old.owner[from];
     }
   }

@@ -18,6 +18,7 @@ import { planRegimes, regimeTable } from './regimes';
 import { Layout, planSuite } from './suite';
 import { QUICK_TIMELINE, REFERENCE_TIMELINE } from './timeline';
 import { parseArrivalFlags } from './arrivals';
+import { formatTally } from './tally';
 
 const USAGE = `usage: npm run simulate -- [options]
   --scenario NAME       a scenario (repeatable or comma-separated; prefixes like s01 work); "grid", "scale" too
@@ -48,6 +49,9 @@ const USAGE = `usage: npm run simulate -- [options]
   --regime-slots L      the grid's slots instead (comma-separated), e.g. 1,2
   --regime-clients L    the grid's client counts instead, e.g. 64
                         (--uniform-policies narrows the grid's policies too)
+  --tally MS            after the tables, each run's calls by the kind of pod that served them and the path of
+                        the pick that sent them (turn, refused, …), with the points of all calls over MS ms or
+                        failed: where a tail comes from (scripts/sim/tally.ts)
   --jobs N              worker threads (default: one per core)
   --list                list scenarios and exit`;
 
@@ -70,6 +74,7 @@ async function main(): Promise<void> {
       clients: { type: 'string' },
       slots: { type: 'string' },
       backends: { type: 'string' },
+      tally: { type: 'string' },
       'client-stall': { type: 'string' },
       regimes: { type: 'boolean', default: false },
       'regime-slots': { type: 'string' },
@@ -127,6 +132,7 @@ async function main(): Promise<void> {
   const slots = values.slots === undefined ? undefined : positiveInteger('--slots', values.slots);
   const backends = values.backends === undefined ? undefined : positiveInteger('--backends', values.backends);
   const clientStall = values['client-stall'] === undefined ? undefined : parseClientStall(values['client-stall']);
+  const tallyBoundMs = values.tally === undefined ? undefined : positiveNumber('--tally', values.tally);
   const regimeSlots = values['regime-slots']?.split(',').map((text) => positiveInteger('--regime-slots', text));
   const regimeClients = values['regime-clients']?.split(',').map((text) => positiveInteger('--regime-clients', text));
 
@@ -167,7 +173,7 @@ async function main(): Promise<void> {
   // Worker threads share the process, so this counts every run's CPU.
   const cpuStart = process.cpuUsage();
   const results = await runAll(
-    runs.map((run) => run.spec),
+    runs.map((run) => (tallyBoundMs === undefined ? run.spec : { ...run.spec, tallyBoundMs })),
     {
       jobs,
       onDone: (done, total, result) => {
@@ -208,6 +214,12 @@ async function main(): Promise<void> {
   for (const extra of [freshTable(json.scenarios), gridTable(json.grid), scaleTable(json.scale), regimeTable(json.regimes ?? {}, underTestLabel)]) {
     printIfAny(extra);
   }
+  results.forEach((result, i) => {
+    if (result.tally !== undefined) {
+      const spec = runs[i].spec;
+      console.log('\n' + formatTally(`${result.scenario} (${spec.slots ?? 8} slots, seed ${spec.seed})`, result.tally));
+    }
+  });
   console.log(
     `\n${runs.length} runs, ${(calls / 1e6).toFixed(1)} M simulated calls, ${(cpuMs / 1000).toFixed(1)} s CPU (all threads), ${(wallMs / 1000).toFixed(1)} s wall`,
   );
@@ -221,6 +233,14 @@ function printIfAny(text: string): void {
   if (text !== '') {
     console.log(text);
   }
+}
+
+function positiveNumber(flag: string, text: string): number {
+  const value = Number(text);
+  if (!(Number.isFinite(value) && value > 0)) {
+    throw new RangeError(`${flag} must be a number > 0, got "${text}"`);
+  }
+  return value;
 }
 
 function positiveInteger(flag: string, text: string): number {

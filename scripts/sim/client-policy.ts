@@ -17,4 +17,6 @@ export interface ClientPolicy {
   started(backendId: number, method: number): number;
   /** The call ended. `ok` is gRPC status OK (outlier detection's notion of success). */
   ended(backendId: number, outcome: CallOutcome, ok: boolean, token: number): void;
+  /** The path of the latest pick (src/core/pick-paths.ts `PickPath`), -1 for none; absent: the policy has no paths. */
+  lastPickPath?(): number;
 }

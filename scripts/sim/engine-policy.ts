@@ -74,6 +74,10 @@ export class EnginePolicy implements ClientPolicy {
     inFlight.release(call);
   }
 
+  lastPickPath(): number {
+    return this.engine.picks.last;
+  }
+
   /** The engine's state for `backendId` (for tests and traces). */
   loadOf(backendId: number): EndpointLoad | undefined {
     return this.loads[backendId];

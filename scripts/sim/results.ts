@@ -16,6 +16,7 @@ import {
   summariseMethod,
 } from './metrics';
 import { RunOutput } from './world';
+import { GroupTally } from './tally';
 
 export interface FreshResult {
   backend: number;
@@ -54,6 +55,8 @@ export interface RunResult {
   ratePerClientRps: number;
   /** Closed loop only: callers per client, mean think time (ms), the most calls a client had in flight. */
   closedLoop?: { workers: number; thinkMs: number; maxInFlight: number };
+  /** With `--tally`: the calls by pod and pick path (tally.ts). */
+  tally?: readonly GroupTally[];
   calls: number;
   events: number;
   wallMs: number;
@@ -121,6 +124,7 @@ export function summariseRun(output: RunOutput): RunResult {
     groups,
     ratePerClientRps: output.ratePerClientRps,
     ...(output.closedLoop === undefined ? {} : { closedLoop: { ...output.closedLoop, thinkMs: round(output.closedLoop.thinkMs, 3) } }),
+    ...(output.tally === undefined ? {} : { tally: output.tally }),
     calls: output.calls,
     events: output.events,
     wallMs: Math.round(output.wallMs),

@@ -30,6 +30,7 @@ import { ClientPolicy } from './client-policy';
 import { ClientStall, StallSchedule } from './client-stall';
 import { RunMetrics } from './metrics';
 import { createPolicy, parsePolicySpec, PolicySpec } from './policies';
+import { GroupTally, PathTally } from './tally';
 import { Scenario, ScenarioControl, scenarioByName } from './scenarios';
 import { seedFor } from './seeds';
 import { Timeline } from './timeline';
@@ -72,6 +73,8 @@ export interface RunSpec {
   readonly slots?: number;
   /** The clients' own pauses (client-stall.ts); absent: none, as the reference. */
   readonly clientStall?: ClientStall;
+  /** Count calls by pod and pick path against this bound (tally.ts); absent: no tally. */
+  readonly tallyBoundMs?: number;
 }
 
 export interface FreshEvent {
@@ -96,6 +99,8 @@ export interface RunOutput {
   readonly calls: number;
   readonly events: number;
   readonly wallMs: number;
+  /** With `tallyBoundMs`: the calls by pod and pick path (tally.ts). */
+  readonly tally?: readonly GroupTally[];
 }
 
 interface Client {
@@ -126,6 +131,7 @@ export function runSimulation(spec: RunSpec): RunOutput {
   const measureStartMs = timeline.warmupMs;
   const endMs = timeline.warmupMs + timeline.measureS * 1000;
   const policies = spec.groups.map((group) => parsePolicySpec(group.policy));
+  const tally = spec.tallyBoundMs === undefined ? undefined : new PathTally(policies.map((policy) => policy.label), spec.tallyBoundMs);
   const clientGroups = spec.groups.flatMap((group, g) => new Array<number>(group.clients).fill(g));
   const clientCount = clientGroups.length;
 
@@ -247,6 +253,10 @@ export function runSimulation(spec: RunSpec): RunOutput {
     }
     const method = calls.method[slot];
     metrics.recordEnd(client, nowMs - calls.intendedMs[slot], ok, methodDeadline[method], nowMs, method);
+    if (tally !== undefined && backend >= 0 && nowMs >= measureStartMs) {
+      const pods = scenario.faulty.includes(backend) ? 'faulty' : backendRoles[backend];
+      tally.record(clients[client].group, pods, calls.path[slot], nowMs - calls.intendedMs[slot], ok);
+    }
     if (closedLoop !== undefined && backend >= 0) {
       inFlight[client]--;
       // The caller thinks, then sends again (a call that failed at the pick is retried by `send`).
@@ -272,6 +282,7 @@ export function runSimulation(spec: RunSpec): RunOutput {
       return false;
     }
     calls.backend[slot] = backend;
+    calls.path[slot] = tally === undefined ? -1 : (policy.lastPickPath?.() ?? -1);
     calls.token[slot] = policy.started(backend, method);
     // Calls end on the policy instance that started them (s11 replaces instances).
     calls.owner[slot] = policy;
@@ -441,6 +452,7 @@ export function runSimulation(spec: RunSpec): RunOutput {
     calls: calls.opened,
     events: scheduler.executed,
     wallMs: performance.now() - wallStart,
+    ...(tally === undefined ? {} : { tally: tally.summary() }),
   };
 }
 
