@@ -13,6 +13,7 @@ import { experimental, Metadata } from '@grpc/grpc-js';
 import { EndpointLoad } from '../core/endpoint-load';
 import { LoadBalancingEngine } from '../core/engine';
 import { MethodStats } from '../core/methods';
+import { PICK_PATH_NAMES } from '../core/pick-paths';
 import { outcomeOfStatus } from './call-outcome';
 import { isUntimed, timedMethodOf } from './streaming';
 import { Tracer } from './trace';
@@ -52,7 +53,7 @@ export class EndpointPicker implements experimental.Picker {
     const index = engine.pick(this.loads, callWeight);
     const chosen = this.ready[index];
     if (tracer.picksEnabled) {
-      tracer.debug(`pick: ${chosen.name} among ${this.describeCosts()}`);
+      tracer.debug(`pick: ${chosen.name} (${PICK_PATH_NAMES[engine.picks.last]}) among ${this.describeCosts()}`);
     }
     const childPick = chosen.picker.pick(pickArgs);
     if (childPick.pickResultType !== experimental.PickResultType.COMPLETE) {

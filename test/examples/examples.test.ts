@@ -130,6 +130,22 @@ describe('examples', () => {
     });
   });
 
+  describe('service-config.ts traced (GRPC_TRACE=peak_ewma, GRPC_VERBOSITY=DEBUG), as observability.md shows it', () => {
+    it('traces every pick with its path, the same picks the stats count by path', async () => {
+      const traced = await runExample('examples/service-config.ts', { EXAMPLE_CALLS: '6', GRPC_TRACE: 'peak_ewma', GRPC_VERBOSITY: 'DEBUG' });
+      expectCleanExit(traced);
+      const paths = [...traced.stderr.matchAll(/peak_ewma \| pick: \S+ \((\w+)\) among /g)].map((match) => match[1]);
+      const picksLine = /^ {2}picks: (.*)$/m.exec(traced.stdout);
+      withOutputOnFailure(traced, () => {
+        expect(paths.length).toBeGreaterThanOrEqual(6);
+        expect(picksLine).not.toBeNull();
+      });
+      const counted = Object.fromEntries(picksLine![1].split(' ').map((pair) => pair.split('=')).map(([path, n]) => [path, Number(n)]));
+      const traceCounts = Object.fromEntries(Object.keys(counted).map((path) => [path, paths.filter((p) => p === path).length]));
+      expect(traceCounts).toEqual(counted);
+    }, 60_000);
+  });
+
   describe('opentelemetry.ts', () => {
     const metric = (name: string) =>
       openTelemetry.stdout
