@@ -51,12 +51,16 @@ export class PathTally {
   /** A call of `group` served by a pod of kind `pods`, sent by pick path `path` (-1: none), ended `latencyMs` after its start. */
   record(group: number, pods: string, path: number, latencyMs: number, ok: boolean): void {
     const key = `${pods}\t${path >= 0 ? PICK_PATH_NAMES[path] : NO_PATH}`;
-    const entry = this.counts[group].get(key) ?? [0, 0];
+    const counts = this.counts[group];
+    let entry = counts.get(key);
+    if (entry === undefined) {
+      entry = [0, 0];
+      counts.set(key, entry);
+    }
     entry[0]++;
     if (!ok || latencyMs > this.boundMs) {
       entry[1]++;
     }
-    this.counts[group].set(key, entry);
   }
 
   summary(): GroupTally[] {

@@ -282,7 +282,9 @@ export function runSimulation(spec: RunSpec): RunOutput {
       return false;
     }
     calls.backend[slot] = backend;
-    calls.path[slot] = tally === undefined ? -1 : (policy.lastPickPath?.() ?? -1);
+    if (tally !== undefined) {
+      calls.path[slot] = policy.lastPickPath?.() ?? -1;
+    }
     calls.token[slot] = policy.started(backend, method);
     // Calls end on the policy instance that started them (s11 replaces instances).
     calls.owner[slot] = policy;

@@ -21,15 +21,15 @@
  *                 rotation switched off, or a single endpoint).
  */
 
-/** A path's name, as stats and metrics report it. */
-export type PickPathName = 'turn' | 'challenged' | 'refused' | 'ejected' | 'drawn';
-
-/** Every path's name, indexed by its number (`PickPath`). */
-export const PICK_PATH_NAMES: readonly PickPathName[] = ['turn', 'challenged', 'refused', 'ejected', 'drawn'];
-
 /** A path's number: the engine counts by number, so a pick pays one typed-array increment. */
 export const PickPath = { turn: 0, challenged: 1, refused: 2, ejected: 3, drawn: 4 } as const;
 export type PickPath = (typeof PickPath)[PickPathName];
+
+/** A path's name, as stats and metrics report it. */
+export type PickPathName = keyof typeof PickPath;
+
+/** Every path's name, indexed by its number (the numbers above are 0, 1, … in this order). */
+export const PICK_PATH_NAMES = Object.keys(PickPath) as readonly PickPathName[];
 
 /** Picks counted by path since the balancer began. */
 export type PickCounts = Readonly<Record<PickPathName, number>>;
@@ -46,7 +46,6 @@ export class PickPaths {
 
   /** The counts by name, for stats. */
   snapshot(): PickCounts {
-    const counts = this.counts;
-    return { turn: counts[0], challenged: counts[1], refused: counts[2], ejected: counts[3], drawn: counts[4] };
+    return Object.fromEntries(PICK_PATH_NAMES.map((name) => [name, this.counts[PickPath[name]]])) as PickCounts;
   }
 }

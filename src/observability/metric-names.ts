@@ -3,6 +3,7 @@
  * metrics (`grpc.lb.wrr.*`, `grpc.lb.pick_first.*`): `grpc.lb.<policy>.<what>`.
  * One series per endpoint; attributes in METRIC_ATTRIBUTES.
  */
+import { PickPathName } from '../core/pick-paths';
 import { EndpointStats, MethodStatsView } from '../policy/stats';
 import { InstrumentOptions } from './meter';
 
@@ -130,18 +131,27 @@ export const METHOD_METRIC_SPECS: readonly MetricSpec<MethodStatsView>[] = [
   },
 ];
 
+/** One pick path of a balancer and its count, as PICKS_METRIC reads it. */
+export interface PickPathView {
+  readonly path: PickPathName;
+  readonly count: number;
+}
+
 /**
  * One series per balancer and pick path (attribute `grpc.lb.pick_path`),
- * peak_ewma only: least_request draws every pick. Mostly `turn` on a
- * healthy fleet; `refused` is the rotation's gate keeping slow endpoints out.
+ * for the policies in PICKS_POLICIES. Mostly `turn` on a healthy fleet;
+ * `refused` is the rotation's gate keeping slow endpoints out.
  */
-export const PICKS_METRIC = {
+export const PICKS_METRIC: MetricSpec<PickPathView> = {
   name: 'grpc.lb.peak_ewma.picks',
   kind: 'counter',
-  policy: 'peak_ewma_experimental',
   options: {
     unit: '{pick}',
     description:
       "The balancer's picks since it began, by how each was made (grpc.lb.pick_path): a rotation turn, a challenger under the margin, a turn the gate refused, an ejected incumbent, or a draw without a rotation (cumulative).",
   },
-} as const;
+  read: (view) => view.count,
+};
+
+/** The policies PICKS_METRIC reports: peak_ewma only, since least_request draws every pick. */
+export const PICKS_POLICIES: ReadonlySet<string> = new Set(['peak_ewma_experimental']);

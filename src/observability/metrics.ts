@@ -11,7 +11,7 @@
 import { BalancerStats, EndpointStats, getLoadBalancerStats } from '../policy/stats';
 import { BatchCallback, MeterLike, MetricAttributes, ObservableInstrument } from './meter';
 import { PICK_PATH_NAMES } from '../core/pick-paths';
-import { METHOD_METRIC_SPECS, METRIC_ATTRIBUTES, METRIC_SPECS, MetricSpec, PICKS_METRIC } from './metric-names';
+import { METHOD_METRIC_SPECS, METRIC_ATTRIBUTES, METRIC_SPECS, MetricSpec, PICKS_METRIC, PICKS_POLICIES } from './metric-names';
 
 /** Options of registerLoadBalancerMetrics. */
 export interface LoadBalancerMetricsOptions {
@@ -52,9 +52,8 @@ export function registerLoadBalancerMetrics(
     byPolicy.set(policy, specs.map(create));
   }
   const methodInstruments = METHOD_METRIC_SPECS.map(create);
-  const picks = meter.createObservableCounter(PICKS_METRIC.name, PICKS_METRIC.options);
-  const observables = [...[...byPolicy.values()].flat(), ...methodInstruments].map((instrument) => instrument.observable);
-  observables.push(picks);
+  const pickInstruments = [create(PICKS_METRIC)];
+  const observables = [...[...byPolicy.values()].flat(), ...methodInstruments, ...pickInstruments].map((instrument) => instrument.observable);
   const observeAll = <T>(result: Parameters<BatchCallback>[0], instruments: readonly Instrument<T>[], stats: T, attributes: MetricAttributes): void => {
     for (const { spec, observable } of instruments) {
       const value = spec.read(stats);
@@ -81,9 +80,10 @@ export function registerLoadBalancerMetrics(
       for (const method of stats.methods) {
         observeAll(result, methodInstruments, method, { ...balancer, [METRIC_ATTRIBUTES.method]: method.method });
       }
-      if (stats.policy === PICKS_METRIC.policy && stats.picks !== null) {
+      const picks = stats.picks;
+      if (picks !== null && PICKS_POLICIES.has(stats.policy)) {
         for (const path of PICK_PATH_NAMES) {
-          result.observe(picks, stats.picks[path], { ...balancer, [METRIC_ATTRIBUTES.pickPath]: path });
+          observeAll(result, pickInstruments, { path, count: picks[path] }, { ...balancer, [METRIC_ATTRIBUTES.pickPath]: path });
         }
       }
     }

@@ -83,13 +83,8 @@ export interface BalancerStats {
   readonly candidatesPerPick: number | null;
   /**
    * The balancer's picks since it began, by the path that made each
-   * (core/pick-paths.ts): `turn`, the next endpoint in peak_ewma's rotation
-   * took its turn; `challenged`, a clearly cheaper challenger took it;
-   * `refused`, the rotation's gate refused it and the call went to the draw;
-   * `ejected`, it was ejected and the call went to the draw; `drawn`, no
-   * rotation (least_request, or a single endpoint). Mostly `turn` on a
-   * healthy fleet; `refused` rising is the gate keeping slow endpoints out.
-   * null before the first update.
+   * (`turn`, `challenged`, `refused`, `ejected`, `drawn`: core/pick-paths.ts
+   * says what each means). null before the first update.
    */
   readonly picks: PickCounts | null;
   /** Every endpoint in the current address list, READY or not. */

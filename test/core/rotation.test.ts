@@ -86,15 +86,8 @@ describe('the gate', () => {
  * soon as the last one answered (a caller that waits for each answer).
  * Returns the chosen endpoint of every call.
  */
-function run(
-  settings: PeakEwmaSettings,
-  n: number,
-  calls: number,
-  latencyOf: (index: number, picksSoFar: number[]) => number,
-  failsOf = (_index: number, _k: number) => false,
-  sendEveryMs = 5,
-): number[] {
-  return runEngine(settings, n, calls, latencyOf, failsOf, sendEveryMs).picks;
+function run(...args: Parameters<typeof runEngine>): number[] {
+  return runEngine(...args).picks;
 }
 
 /** `run`, also returning the engine, whose pick paths the stats read. */
