@@ -58,7 +58,13 @@ export class StaticOraclePolicy implements ClientPolicy {
 
   pick(): number {
     const ready = this.ready;
-    const chosen = this.rotation.next((i) => staticCapacity(this.backends[ready[i]].behaviour) ** this.exponent);
+    // Weights relative to the fastest READY backend, so that a large k
+    // leaves the fastest at 1 instead of capacity^k (1e26 at 8 slots, k 30).
+    let best = 0;
+    for (const id of ready) {
+      best = Math.max(best, staticCapacity(this.backends[id].behaviour));
+    }
+    const chosen = best > 0 ? this.rotation.next((i) => (staticCapacity(this.backends[ready[i]].behaviour) / best) ** this.exponent) : -1;
     if (chosen >= 0) {
       return ready[chosen];
     }

@@ -13,6 +13,8 @@
  *   oracle-own{"othersScale":8}                  knows each backend's speed and its own calls in flight
  *                                                (also "choices": 2, "knowsSpeed": false)
  *   learned-static{"window":32,...}              the same schedule, speeds learnt (research)
+ *   oracle-ready{"healthy":0.99,...}             peak_ewma (any config beside "healthy") shown
+ *                                                only the backends an oracle deems healthy
  */
 import { RandomSource } from '../../src/core/random';
 import { LeastRequestLoadBalancingConfig } from '../../src/policy/least-request-config';
@@ -27,6 +29,7 @@ import { RoundRobinPolicy } from './round-robin';
 import { StaticOraclePolicy } from './oracle-static';
 import { OwnQueueOraclePolicy } from './oracle-own';
 import { LearnedStaticPolicy, learnedStaticSettings } from './learned-static';
+import { ReadyOraclePolicy } from './oracle-ready';
 
 export const BASE_POLICIES = [
   'round_robin',
@@ -40,6 +43,7 @@ export const BASE_POLICIES = [
   'oracle-static',
   'oracle-own',
   'learned-static',
+  'oracle-ready',
 ] as const;
 export type BasePolicy = (typeof BASE_POLICIES)[number];
 
@@ -88,6 +92,12 @@ function engineSetup(base: BasePolicy, config: Record<string, unknown>) {
       const parsed = PeakEwmaLoadBalancingConfig.parse(config);
       return { model: parsed.createModel(), choiceCount: parsed.choiceCount };
     }
+    case 'oracle-ready': {
+      const { healthy: _healthy, ...engineConfig } = config;
+      readyShare(config);
+      const parsed = PeakEwmaLoadBalancingConfig.parse(engineConfig);
+      return { model: parsed.createModel(), choiceCount: parsed.choiceCount };
+    }
     case 'oracle-static':
       staticExponent(config);
       return null;
@@ -109,6 +119,15 @@ function staticExponent(config: Record<string, unknown>): number {
     throw new RangeError(`oracle-static: "exponent" must be a finite number > 0, got ${JSON.stringify(exponent)}`);
   }
   return exponent;
+}
+
+/** oracle-ready's `healthy` (default 0.99: a GC-pausing or 5 %-failing pod is not); a bad one fails naming the field. */
+function readyShare(config: Record<string, unknown>): number {
+  const healthy = config.healthy ?? 0.99;
+  if (typeof healthy !== 'number' || !(healthy > 0 && healthy <= 1)) {
+    throw new RangeError(`oracle-ready: "healthy" must be a number in (0, 1], got ${JSON.stringify(healthy)}`);
+  }
+  return healthy;
 }
 
 /** oracle-own's fields: `othersScale` (default 1), `choices` (default all), `knowsSpeed` (default true); a bad one fails naming it. */
@@ -155,6 +174,8 @@ export function createPolicy(spec: PolicySpec, context: PolicyContext): ClientPo
       const own = ownSettings(spec.config);
       return new OwnQueueOraclePolicy(context.backends, context.random, context.currentMedianMs, own.othersScale, own.choices, own.knowsSpeed);
     }
+    case 'oracle-ready':
+      return new ReadyOraclePolicy(new EnginePolicy(setup!, clock, context.random, context.methodNames), context.backends, readyShare(spec.config));
     case 'learned-static':
       return new LearnedStaticPolicy(clock, context.random, learnedStaticSettings(spec.config));
     case 'oracle':

@@ -39,4 +39,19 @@ describe('the client-only bound table', () => {
   it('reads the pooled figure when asked', () => {
     expect(boundTable([seed1, seed2], 'p99AllPooled')).toContain('| 1 × 64 | 60.0 (78.0) | 180.0 ✗ / 80.0 ✗ (k30) / 40.0');
   });
+
+  it('adds oracle-ready, its best label, when the grids ran it', () => {
+    const withReady = (g: RegimeJson, ready: number, r90: number): RegimeJson => {
+      const cell = (g as unknown as Record<string, Record<string, Record<string, unknown>>>)['1x64'];
+      const copy: Record<string, Record<string, unknown>> = {};
+      for (const [scenario, byPolicy] of Object.entries(cell)) {
+        copy[scenario] = { ...byPolicy, ready: { p99All: ready, p99AllPooled: ready }, 'r90=oracle-ready{"healthy":0.9}': { p99All: r90, p99AllPooled: r90 } };
+      }
+      return { '1x64': copy } as unknown as RegimeJson;
+    };
+    const table = boundTable([withReady(seed1, 50, 36), withReady(seed2, 30, 40)], 'p99All');
+    expect(table).toContain('peak_ewma / oracle-ready / oracle-static (k) / oracle');
+    // ready's mean 40 ✗ loses to r90's 38 (under the bound of 39).
+    expect(table).toContain('90.0 ✗ / 38.0 (r90) / 40.0 ✗ (k30) / 20.0');
+  });
 });

@@ -36,6 +36,23 @@ describe('oracle-static', () => {
     for (let i = 5; i < 15; i++) expect(picks[i]).toBe((picks[i - 1] + 1) % 5);
   });
 
+  it('stays round_robin from a random start when speed^k is huge (8 slots, k 30: 1e26)', () => {
+    // Tie offsets added to the credits vanished in rounding at such weights,
+    // and every client took the list from its first entry, in step.
+    const backends = fleet(['normal', 'normal', 'normal', 'normal', 'normal'], 8);
+    const starts = new Set<number>();
+    for (let seed = 1; seed <= 10; seed++) {
+      const oracle = new StaticOraclePolicy(backends, seededRandom(seed), 30);
+      const roundRobin = new RoundRobinPolicy(seededRandom(seed));
+      oracle.setReady([0, 1, 2, 3, 4]);
+      roundRobin.setReady([0, 1, 2, 3, 4]);
+      const picks = Array.from({ length: 1000 }, () => oracle.pick());
+      expect(picks).toEqual(Array.from({ length: 1000 }, () => roundRobin.pick()));
+      starts.add(picks[0]);
+    }
+    expect(starts.size).toBeGreaterThanOrEqual(3);
+  });
+
   it('splits calls in proportion to speed^k, and gives none to a backend that cannot answer', () => {
     // normal, noisy (twice the median, σ 0.8), throttled (1.5×), flaky (5 % errors), crash-looping.
     const backends = fleet(['normal', 'noisy', 'throttled', 'flaky', 'normal']);
