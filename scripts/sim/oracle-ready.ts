@@ -24,32 +24,34 @@ import { BackendModel } from '../model/backend';
 import { CallOutcome } from '../../src/core/endpoint-load';
 import { ClientPolicy } from './client-policy';
 import { EnginePolicy } from './engine-policy';
-import { staticCapacity } from './oracle-static';
+import { ReadyCapacities } from './oracle-static';
 
 export class ReadyOraclePolicy implements ClientPolicy {
   private ready: readonly number[] = [];
-  // What the engine was last given, and a scratch list for the next check.
+  private readonly capacities: ReadyCapacities;
+  // What the engine was last given, and a scratch list for the next judgement.
   private shown: number[] = [];
   private next: number[] = [];
 
   constructor(
     private readonly engine: EnginePolicy,
-    private readonly backends: readonly BackendModel[],
+    backends: readonly BackendModel[],
     /** The share of the best backend's capacity a backend needs to be shown, in (0, 1]. */
     private readonly healthy: number,
   ) {
     if (!(healthy > 0 && healthy <= 1)) {
       throw new RangeError(`oracle-ready: healthy must be in (0, 1], got ${healthy}`);
     }
+    this.capacities = new ReadyCapacities(backends);
   }
 
   setReady(backendIds: readonly number[]): void {
     this.ready = backendIds.slice();
-    this.show(true);
+    this.show();
   }
 
   pick(method: number): number {
-    this.show(false);
+    this.show();
     return this.engine.pick(method);
   }
 
@@ -65,25 +67,30 @@ export class ReadyOraclePolicy implements ClientPolicy {
     return this.engine.lastPickPath();
   }
 
-  /** Gives the engine the healthy READY backends (all of them if none is), when they changed or `always`. */
-  private show(always: boolean): void {
+  /**
+   * Gives the engine the healthy READY backends (all of them if none is)
+   * when they changed; judged again only when a behaviour or the READY
+   * list did.
+   */
+  private show(): void {
     const ready = this.ready;
-    let best = 0;
-    for (const id of ready) {
-      best = Math.max(best, staticCapacity(this.backends[id].behaviour));
+    const capacities = this.capacities;
+    if (!capacities.refresh(ready)) {
+      return;
     }
+    const line = this.healthy * capacities.fastest;
     const next = this.next;
     next.length = 0;
-    for (const id of ready) {
-      if (staticCapacity(this.backends[id].behaviour) >= this.healthy * best) {
+    ready.forEach((id, i) => {
+      if (capacities.capacity[i] >= line) {
         next.push(id);
       }
-    }
+    });
     if (next.length === 0) {
       next.push(...ready);
     }
     const shown = this.shown;
-    if (!always && next.length === shown.length && next.every((id, i) => id === shown[i])) {
+    if (next.length === shown.length && next.every((id, i) => id === shown[i])) {
       return;
     }
     this.next = shown;

@@ -36,16 +36,57 @@ export function staticCapacity(behaviour: Behaviour): number {
   return (servedRps(behaviour, 1) / 1000) * (1 - behaviour.errorRate);
 }
 
+/**
+ * The READY backends' capacities (`staticCapacity`, by position in the
+ * READY list) and the fastest one's, judged again only when a backend's
+ * behaviour changed: `setBehaviour` replaces the behaviour object, so one
+ * identity check per backend tells a pick whether anything moved. Read by
+ * both oracles that know speeds (this one and oracle-ready.ts).
+ */
+export class ReadyCapacities {
+  /** Capacity of the i-th READY backend. */
+  readonly capacity: number[] = [];
+  /** The largest of them; 0 when none answers. */
+  fastest = 0;
+  // The behaviour each capacity was read from.
+  private readonly judged: Behaviour[] = [];
+
+  constructor(private readonly backends: readonly BackendModel[]) {}
+
+  /** Brings the capacities up to date for `ready`; true when they were read again. */
+  refresh(ready: readonly number[]): boolean {
+    const judged = this.judged;
+    let current = judged.length === ready.length;
+    for (let i = 0; current && i < ready.length; i++) {
+      current = this.backends[ready[i]].behaviour === judged[i];
+    }
+    if (current) {
+      return false;
+    }
+    judged.length = ready.length;
+    this.capacity.length = ready.length;
+    this.fastest = 0;
+    for (let i = 0; i < ready.length; i++) {
+      judged[i] = this.backends[ready[i]].behaviour;
+      this.capacity[i] = staticCapacity(judged[i]);
+      this.fastest = Math.max(this.fastest, this.capacity[i]);
+    }
+    return true;
+  }
+}
+
 /** A smooth weighted round robin over the true speeds (see the header). */
 export class StaticOraclePolicy implements ClientPolicy {
   private ready: readonly number[] = [];
   private readonly rotation = new SmoothRotation();
+  private readonly capacities: ReadyCapacities;
 
   constructor(
-    private readonly backends: readonly BackendModel[],
+    backends: readonly BackendModel[],
     private readonly random: RandomSource,
     private readonly exponent: number,
   ) {
+    this.capacities = new ReadyCapacities(backends);
     if (!(exponent > 0) || !Number.isFinite(exponent)) {
       throw new RangeError(`oracle-static: exponent must be a finite number > 0, got ${exponent}`);
     }
@@ -58,13 +99,12 @@ export class StaticOraclePolicy implements ClientPolicy {
 
   pick(): number {
     const ready = this.ready;
+    const capacities = this.capacities;
+    capacities.refresh(ready);
+    const { capacity, fastest } = capacities;
     // Weights relative to the fastest READY backend, so that a large k
     // leaves the fastest at 1 instead of capacity^k (1e26 at 8 slots, k 30).
-    let best = 0;
-    for (const id of ready) {
-      best = Math.max(best, staticCapacity(this.backends[id].behaviour));
-    }
-    const chosen = best > 0 ? this.rotation.next((i) => (staticCapacity(this.backends[ready[i]].behaviour) / best) ** this.exponent) : -1;
+    const chosen = fastest > 0 ? this.rotation.next((i) => (capacity[i] / fastest) ** this.exponent) : -1;
     if (chosen >= 0) {
       return ready[chosen];
     }

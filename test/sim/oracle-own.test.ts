@@ -6,16 +6,12 @@
 import { CallOutcome } from '../../src/core/endpoint-load';
 import { seededRandom } from '../../src/core/random';
 import { BackendModel } from '../../scripts/model/backend';
-import { behaviourAtSlots } from '../../scripts/model/roles';
-import { VirtualScheduler } from '../../scripts/model/virtual-scheduler';
 import { parsePolicySpec } from '../../scripts/sim/policies';
 import { OwnQueueOraclePolicy } from '../../scripts/sim/oracle-own';
+import { modelFleet } from '../support/model-fleet';
 
-function fleet(roles: Parameters<typeof behaviourAtSlots>[0][], slots = 8): BackendModel[] {
-  const scheduler = new VirtualScheduler();
-  return roles.map(
-    (role, id) => new BackendModel({ scheduler, random: seededRandom(id + 1), behaviour: behaviourAtSlots(role, slots), onReply: () => undefined }),
-  );
+function fleet(roles: Parameters<typeof modelFleet>[0], slots = 8): BackendModel[] {
+  return modelFleet(roles, slots);
 }
 
 /** `count` calls of nominal median `medianMs` placed and left in flight; the backends they went to. */

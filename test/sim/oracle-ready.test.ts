@@ -7,17 +7,13 @@ import { PickPath } from '../../src/core/pick-paths';
 import { seededRandom } from '../../src/core/random';
 import { PeakEwmaLoadBalancingConfig } from '../../src/policy/peak-ewma-config';
 import { BackendModel } from '../../scripts/model/backend';
-import { behaviourAtSlots } from '../../scripts/model/roles';
-import { VirtualScheduler } from '../../scripts/model/virtual-scheduler';
 import { EnginePolicy } from '../../scripts/sim/engine-policy';
 import { ReadyOraclePolicy } from '../../scripts/sim/oracle-ready';
 import { parsePolicySpec } from '../../scripts/sim/policies';
+import { modelFleet } from '../support/model-fleet';
 
-function fleet(roles: Parameters<typeof behaviourAtSlots>[0][], slots = 1): BackendModel[] {
-  const scheduler = new VirtualScheduler();
-  return roles.map(
-    (role, id) => new BackendModel({ scheduler, random: seededRandom(id + 1), behaviour: behaviourAtSlots(role, slots), onReply: () => undefined }),
-  );
+function fleet(roles: Parameters<typeof modelFleet>[0], slots = 1): BackendModel[] {
+  return modelFleet(roles, slots);
 }
 
 function oracleOver(backends: BackendModel[], healthy: number): { oracle: ReadyOraclePolicy; engine: EnginePolicy } {

@@ -4,17 +4,13 @@
  */
 import { seededRandom } from '../../src/core/random';
 import { BackendModel } from '../../scripts/model/backend';
-import { behaviourAtSlots } from '../../scripts/model/roles';
-import { VirtualScheduler } from '../../scripts/model/virtual-scheduler';
 import { parsePolicySpec } from '../../scripts/sim/policies';
 import { RoundRobinPolicy } from '../../scripts/sim/round-robin';
 import { StaticOraclePolicy, staticCapacity } from '../../scripts/sim/oracle-static';
+import { modelFleet } from '../support/model-fleet';
 
-function fleet(roles: Parameters<typeof behaviourAtSlots>[0][], slots = 1): BackendModel[] {
-  const scheduler = new VirtualScheduler();
-  return roles.map(
-    (role, id) => new BackendModel({ scheduler, random: seededRandom(id + 1), behaviour: behaviourAtSlots(role, slots), onReply: () => undefined }),
-  );
+function fleet(roles: Parameters<typeof modelFleet>[0], slots = 1): BackendModel[] {
+  return modelFleet(roles, slots);
 }
 
 function counts(policy: StaticOraclePolicy, picks: number, backends: number): number[] {
