@@ -56,6 +56,16 @@ export function loadHeadline(loads: readonly LoadVerdict[]): string[] {
   return out;
 }
 
+/** How many `verdicts` were met, missed, measured without a decision, and not measured. */
+function tally(verdicts: readonly Verdict[]): string {
+  const count = (test: (v: Verdict) => boolean): number => verdicts.filter(test).length;
+  const unresolved = count((v) => v.met === null && v.unresolved === true);
+  return (
+    `${count((v) => v.met === true)} met, ${count((v) => v.met === false)} missed, ` +
+    `${unresolved > 0 ? `${unresolved} not resolved, ` : ''}${count((v) => v.met === null && v.unresolved !== true)} not measured`
+  );
+}
+
 /** Plain-language reading of the numbers; every figure in it comes from `results`. */
 export function findings(results: BenchResults, rows: readonly AggregateRow[], verdicts: readonly Verdict[], loads: readonly LoadVerdict[]): string[] {
   const out: string[] = [];
@@ -64,12 +74,11 @@ export function findings(results: BenchResults, rows: readonly AggregateRow[], v
   if (loads.length > 0) {
     out.push(
       `Load test, by the reference's rule: ${count('win')} wins, ${count('tie')} ties, ${count('split')} splits, ${count('loss')} losses. ` +
-        `Other targets: ${others.filter((v) => v.met === true).length} met, ${others.filter((v) => v.met === false).length} missed, ` +
-        `${others.filter((v) => v.met === null).length} not measured.`,
+        `Other targets: ${tally(others)}.`,
       '',
     );
   } else {
-    out.push(`${others.filter((v) => v.met === true).length} targets met, ${others.filter((v) => v.met === false).length} missed, ${others.filter((v) => v.met === null).length} not measured.`, '');
+    out.push(`Targets: ${tally(others)}.`, '');
   }
   out.push(...loadHeadline(loads));
   // Slowdowns (not crashes or black holes): where calls sent to the faulty backend wait in its queue.

@@ -135,7 +135,7 @@ export function verdictTable(verdicts: readonly Verdict[]): Table {
     numeric: false,
     rows: verdicts.map((v) => [
       v.target,
-      isLoadVerdict(v) && v.outcome !== null ? OUTCOME_CELL[v.outcome] : v.met === null ? 'not measured' : v.met ? '**met**' : '**missed**',
+      isLoadVerdict(v) && v.outcome !== null ? OUTCOME_CELL[v.outcome] : v.met === null ? (v.unresolved ? 'not resolved' : 'not measured') : v.met ? '**met**' : '**missed**',
       v.detail,
     ]),
   };

@@ -65,7 +65,7 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
       ? simulatorOrderingVerdicts(comparable, results.simulator)
       : [{ target: 'real ordering agrees with the simulator', met: null, detail: "not compared: no reference-layout run in the simulator's regime (8 slots, timeline and time constants scaled)" }]
     : [];
-  const verdicts: Verdict[] = [...loads, ...lowConcurrencyVerdicts(rows), ...simulatorVerdicts, ...cpuVerdicts(results.cpu), ...pickVerdicts(results.pick)];
+  const verdicts: Verdict[] = [...loads, ...lowConcurrencyVerdicts(rows, results.load), ...simulatorVerdicts, ...cpuVerdicts(results.cpu), ...pickVerdicts(results.pick)];
   const m = results.machine;
   const lines: string[] = [
     '# Benchmarks',

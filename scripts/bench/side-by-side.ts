@@ -24,10 +24,13 @@ import { regimeKey } from './scale';
 import { bootstrapInterval, Interval, mean, median, seedOf } from './stats';
 import { seededRandom } from '../../src/core/random';
 
-type SavedRun = ScenarioResult & { repeat?: number };
+/** A run as saved in a result file: the plan's repeat number beside its result. */
+export type SavedRun = ScenarioResult & { repeat?: number };
 
 export interface SideBySide {
   readonly scenario: string;
+  /** The group's regime (scale.ts `regimeKey`). */
+  readonly regime: string;
   readonly slots: number;
   readonly pairs: number;
   readonly policyMeanMs: number;
@@ -61,7 +64,7 @@ export function bootstrapRatioInterval(a: readonly number[], b: readonly number[
  * (aggregate.ts `regimeOfRun`), so sets measured at another scale are not pooled.
  */
 export function sideBySide(files: ReadonlyMap<string, readonly SavedRun[]>, policy: string, baseline: string, scenario?: string): SideBySide[] {
-  const groups = new Map<string, { scenario: string; slots: number; byPair: Map<string, { policy?: number; baseline?: number }> }>();
+  const groups = new Map<string, { scenario: string; regime: string; slots: number; byPair: Map<string, { policy?: number; baseline?: number }> }>();
   for (const [file, runs] of files) {
     for (const run of runs) {
       if (run.layout !== 'uniform' || (scenario !== undefined && run.scenario !== scenario)) continue;
@@ -70,7 +73,7 @@ export function sideBySide(files: ReadonlyMap<string, readonly SavedRun[]>, poli
       // Numbers of different regimes are never pooled (the report's rule), even at the same slot count.
       const regime = regimeOfRun(run);
       const key = `${run.scenario}|${regimeKey(regime)}`;
-      const group = groups.get(key) ?? { scenario: run.scenario, slots: regime.slots, byPair: new Map() };
+      const group = groups.get(key) ?? { scenario: run.scenario, regime: regimeKey(regime), slots: regime.slots, byPair: new Map() };
       groups.set(key, group);
       const pairKey = `${file}#${run.repeat ?? 0}`;
       const pair = group.byPair.get(pairKey) ?? {};
@@ -88,6 +91,7 @@ export function sideBySide(files: ReadonlyMap<string, readonly SavedRun[]>, poli
       return [
         {
           scenario: group.scenario,
+          regime: group.regime,
           slots: group.slots,
           pairs: pairs.length,
           policyMeanMs: mean(a),

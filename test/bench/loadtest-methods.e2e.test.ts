@@ -4,7 +4,7 @@
  * gRPC on 127.0.0.1, 4 backends at 5 % load for 3 s. The result must carry
  * per-method groups for every policy (their calls adding up to the window's),
  * the workload's methods, and peak_ewma's balancers must have counted both
- * paths. Counts only: nothing depends on the machine's speed.
+ * paths and report their picks by path. Counts only: nothing depends on the machine's speed.
  */
 import { runLoadTest } from '../../scripts/bench/loadtest';
 import { methodRunTable } from '../../scripts/bench/method-tables';
@@ -35,6 +35,12 @@ describe('a load-test run of m2 (two methods on the het fleet)', () => {
     const peak = result.policies.find((p) => p.policy === 'peak_ewma')!;
     const counted = new Map(peak.evidence.flatMap((b) => b.methods ?? []).map((m) => [m.method, m.calls]));
     expect(Array.from(counted.keys()).sort()).toEqual(['/loadtest.Probe/U100_costly', '/loadtest.Probe/U5_cheap']);
+    // Each balancer's picks by path come back too, one per call it placed (a pick re-run for a
+    // queued call counts again, so at least as many): which mode a run's balancer was in.
+    for (const balancer of peak.evidence) {
+      const picks = Object.values(balancer.picks!).reduce((sum, n) => sum + n, 0);
+      expect(picks).toBeGreaterThanOrEqual(balancer.callsStarted);
+    }
     // round_robin is grpc-js's own: no stats of ours, and none expected.
     expect(result.policies.find((p) => p.policy === 'round_robin')!.evidence).toEqual([]);
     expect(methodRunTable(result)!.rows).toHaveLength(6);

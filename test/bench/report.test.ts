@@ -117,17 +117,24 @@ describe('verdicts', () => {
   });
 
   it('keeps regimes apart: the same scenario at another slot count is judged on its own', () => {
-    const low = { ...scenario('s02', { peak_ewma: 39, round_robin: 30 }), layout: 'uniform' as const, scale: { slots: 1, timeFactor: 1, load: 0.7, backends: 6 } };
-    const rows = aggregate([{ ...scenario('s02', { peak_ewma: 30, round_robin: 30 }), layout: 'uniform' as const }, low]);
+    // The uniform layout runs one policy per run.
+    const low = (p: PolicyId, p99: number) => ({ ...scenario('s02', { [p]: p99 }), layout: 'uniform' as const, scale: { slots: 1, timeFactor: 1, load: 0.7, backends: 6 } });
+    const runs = [
+      { ...scenario('s02', { peak_ewma: 30 }), layout: 'uniform' as const },
+      { ...scenario('s02', { round_robin: 30 }), layout: 'uniform' as const },
+      low('peak_ewma', 39),
+      low('round_robin', 30),
+    ];
+    const rows = aggregate(runs);
     expect(rows.map((r) => `${r.policy} ${r.regime.slots}`).sort()).toEqual(['peak_ewma 1', 'peak_ewma 8', 'round_robin 1', 'round_robin 8']);
     const verdicts = loadVerdicts(rows).filter((v) => v.measure === 'reference');
     expect(verdicts.map((v) => `${v.name}: ${v.outcome}`).sort()).toEqual(['s02 uniform (1 slot × 10 ms): loss', 's02 uniform (8 slots × 60 ms): tie']);
     // Issue 15's bound on identical backends applies to the low-concurrency regime only: 39 vs 30 ms is 1.30×.
-    expect(lowConcurrencyVerdicts(rows)).toEqual([
+    expect(lowConcurrencyVerdicts(rows, runs)).toEqual([
       {
         target: "s02 uniform (1 slot × 10 ms): peak_ewma p99 over all calls ≤ 1.05× round_robin's",
         met: false,
-        detail: '39.0ms vs 30.0ms (1.30×, means of 1 repeats)',
+        detail: '39.0ms vs 30.0ms: 1.30× [1.30, 1.30] (ratio of the means over 1 paired repeats, 95 % bootstrap interval over the pairs; paired median 1.30×)',
       },
     ]);
   });
@@ -401,12 +408,12 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
   });
 
   it('judges peak_ewma lowest of the client-only policies on s01 and s03, and the 1.05× bound on s02', () => {
-    const rows = aggregate([
+    const runs = [
       ...fourPolicies('s01', { round_robin: 90, least_request: 60, lr_od: 61, peak_ewma: 40 }, 2, 3, 22),
       ...fourPolicies('s03', { round_robin: 400, least_request: 50, lr_od: 49, peak_ewma: 49.5 }, 2, 3),
       ...fourPolicies('s02', { round_robin: 30, least_request: 31, lr_od: 32, peak_ewma: 31 }, 2, 3),
-    ]);
-    const verdicts = lowConcurrencyVerdicts(rows);
+    ];
+    const verdicts = lowConcurrencyVerdicts(aggregate(runs), runs);
     expect(verdicts.map((v) => [v.target, v.met])).toEqual([
       ["s02 uniform (2 slots × 20 ms): peak_ewma p99 over all calls ≤ 1.05× round_robin's", true],
       ['s01 uniform (2 slots × 20 ms): peak_ewma p99 over all calls lowest of the client-only policies', true],
@@ -416,6 +423,32 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
     expect(verdicts[2].detail).toBe('lr+od 49.0ms ≤ peak_ewma 49.5ms ≤ least_request 50.0ms ≤ round_robin 400ms (means of 1 repeats)');
   });
 
+  it('judges the 1.05× bound on its interval over paired repeats: met below it, missed above it, not resolved across it', () => {
+    // Repeat i of each policy ran in the same block, with the same service-time seed: a pair.
+    const pairs = (peak: readonly number[], rr: readonly number[]) =>
+      peak.flatMap((p, i) => [low('s02', 'peak_ewma', p, 1, 6, 25, i), low('s02', 'round_robin', rr[i], 1, 6, 25, i)]);
+    const judge = (runs: BenchResults['load']) => lowConcurrencyVerdicts(aggregate(runs), runs).find((v) => v.target.startsWith('s02'))!;
+    // Each repeat moves both policies alike; peak_ewma is 1–3 % under round_robin in every pair.
+    const under = judge(pairs([60, 90, 75, 120, 66], [61, 92, 77, 122, 68]));
+    expect(under.met).toBe(true);
+    expect(under.unresolved).toBeUndefined();
+    expect(under.detail).toMatch(/^82\.2ms vs 84\.0ms: 0\.98× \[0\.97, 0\.98\] \(ratio of the means over 5 paired repeats/);
+    // 20 % over in every pair: missed, the whole interval above the bound.
+    expect(judge(pairs([72, 108, 90, 144, 79], [60, 90, 75, 120, 66])).met).toBe(false);
+    // Equal means, but one pair 40 % over and one 30 % under: the interval holds 1.05.
+    const across = judge(pairs([84, 90, 75, 120, 42], [60, 92, 77, 122, 60]));
+    expect(across.met).toBeNull();
+    expect(across.unresolved).toBe(true);
+    expect(across.detail).toMatch(/^not resolved, the interval holds 1\.05×: /);
+    const [low95, high95] = across.detail.match(/\[([\d.]+), ([\d.]+)\]/)!.slice(1).map(Number);
+    expect(low95).toBeLessThan(1.05);
+    expect(high95).toBeGreaterThan(1.05);
+    // In the report's table: "not resolved", and counted apart from what was not measured.
+    const markdown = renderReport(results(pairs([84, 90, 75, 120, 42], [60, 92, 77, 122, 60]))).markdown;
+    expect(markdown).toContain("| s02 uniform (1 slot × 20 ms): peak_ewma p99 over all calls ≤ 1.05× round_robin's | not resolved | not resolved, the interval holds");
+    expect(markdown).toMatch(/1 not resolved, \d+ not measured/);
+  });
+
   it('a tie at the deadline is not lowest, and the detail ranks the tied policies by the calls they failed', () => {
     // Every policy failed over 1 % of its calls: p99 over all calls sits at the deadline for all of them.
     const failing = (p: PolicyId, errorRate: number) => {
@@ -423,15 +456,15 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
       return { ...run, policies: [{ ...policy(p, 0, errorRate), clients: 8 }] };
     };
     const rows = aggregate([failing('peak_ewma', 0.015), failing('least_request', 0.021), failing('lr_od', 0.02), failing('round_robin', 0.28)]);
-    const verdict = lowConcurrencyVerdicts(rows).find((v) => v.target.startsWith('s01'))!;
+    const verdict = lowConcurrencyVerdicts(rows, []).find((v) => v.target.startsWith('s01'))!;
     expect(verdict.met).toBe(false);
     expect(verdict.detail).toContain('tied at 500ms, where p99 cannot rank them (1 % or more of calls failed), so not lowest');
     expect(verdict.detail).toMatch(/errors peak_ewma 1\.5\d*% ≤ lr\+od 2\.0\d*% ≤ least_request 2\.1\d*% ≤ round_robin 28\.0\d*%$/);
     // An equal p99 with under 1 % failed is not a tie at the deadline.
     const fewFailed = aggregate([failing('peak_ewma', 0.005), failing('least_request', 0.005)]);
-    expect(lowConcurrencyVerdicts(fewFailed).find((v) => v.target.startsWith('s01'))!.detail).not.toContain('tied');
+    expect(lowConcurrencyVerdicts(fewFailed, []).find((v) => v.target.startsWith('s01'))!.detail).not.toContain('tied');
     // No tie, no tie text.
-    const clear = lowConcurrencyVerdicts(aggregate(fourPolicies('s01', { round_robin: 90, least_request: 60, lr_od: 61, peak_ewma: 40 }, 2, 3, 22)));
+    const clear = lowConcurrencyVerdicts(aggregate(fourPolicies('s01', { round_robin: 90, least_request: 60, lr_od: 61, peak_ewma: 40 }, 2, 3, 22)), []);
     expect(clear.find((v) => v.target.startsWith('s01'))!.detail).not.toContain('tied');
   });
 
