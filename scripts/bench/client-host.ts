@@ -61,6 +61,7 @@ function evidence() {
         callsStarted: stats.endpoints.reduce((sum, e) => sum + e.callsStarted, 0),
         // How the picks were made (turn, refused, drawn...): which mode a run's balancer was in.
         ...(stats.picks ? { picks: stats.picks } : {}),
+        ...(stats.refusals ? { refusals: stats.refusals } : {}),
         ...(stats.methods.length > 0 ? { methods: stats.methods.map((m) => ({ method: m.method, calls: m.calls })) } : {}),
       })),
   };

@@ -85,12 +85,19 @@ export type ToClientHost =
 export interface PolicyEvidence {
   /**
    * Our balancers alive in the client, by policy name, with calls they
-   * accounted, its picks by the path that made each (stats' `picks`; absent
-   * before a balancer's first update) and, under
+   * accounted, its picks by the path that made each and its refused turns by
+   * reason (stats' `picks` and `refusals`; absent before a balancer's first
+   * update) and, under
    * per-method scoring, the calls each method started (getLoadBalancerStats'
    * method view: proof the picker saw the methods).
    */
-  readonly balancers: { policy: string; callsStarted: number; picks?: Readonly<Record<string, number>>; methods?: { method: string; calls: number }[] }[];
+  readonly balancers: {
+    policy: string;
+    callsStarted: number;
+    picks?: Readonly<Record<string, number>>;
+    refusals?: Readonly<Record<string, number>>;
+    methods?: { method: string; calls: number }[];
+  }[];
 }
 
 export type FromClientHost =

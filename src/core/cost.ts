@@ -16,7 +16,8 @@ import { withPendingWaitMs } from './pending';
 import { blendRttMs } from './peak-ewma';
 import { failuresAfterEjectingAnswer, failuresInARowAfter, probeBackoffFactor } from './probe-backoff';
 import { PeakEwmaSettings } from './peak-ewma-settings';
-import { rotates, takesTurn } from './rotation';
+import { Refusal } from './pick-paths';
+import { refusalOf, rotates } from './rotation';
 import { capStaleMs, isStale } from './staleness';
 import { BalancerTraffic } from './traffic';
 
@@ -53,12 +54,12 @@ export interface LoadModel {
   readonly rotationMargin?: number;
   /**
    * Whether picks follow a rotation (rotation.ts): the next endpoint in it
-   * takes the call unless `takesTurn` or the margin says otherwise.
+   * takes the call unless `refusalOf` or the margin says otherwise.
    * Absent or false: every candidate is drawn at random (gRFC A48's rule).
    */
   readonly rotates?: boolean;
-  /** The rotation's gate: whether `load`, the next in it, may take its turn at `nowMs`; absent: always. */
-  takesTurn?(load: EndpointLoad, nowMs: number): boolean;
+  /** The rotation's gate: why `load`, the next in it, may not take its turn at `nowMs`, or null when it may; absent: always may. */
+  refusalOf?(load: EndpointLoad, nowMs: number): Refusal | null;
   /**
    * The balancer's own traffic, if the model counts in it: the engine records
    * the READY count at each pick and counts each started call there.
@@ -257,8 +258,8 @@ export class PeakEwmaModel implements LoadModel {
     return rotates(this.settings);
   }
 
-  takesTurn(load: EndpointLoad, nowMs: number): boolean {
-    return takesTurn(load, nowMs, this.settings, this.fleet, this.traffic);
+  refusalOf(load: EndpointLoad, nowMs: number): Refusal | null {
+    return refusalOf(load, nowMs, this.settings, this.fleet, this.traffic);
   }
 
   cost(load: EndpointLoad, nowMs: number): number {

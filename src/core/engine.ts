@@ -137,8 +137,9 @@ export class LoadBalancingEngine {
     const model = this.model;
     const picks = this.picks;
     const incumbent = this.nextIncumbent(n);
-    if (model.takesTurn !== undefined && !model.takesTurn(this.pickCandidates[incumbent], this.pickNowMs)) {
-      picks.count(PickPath.refused);
+    const refusal = model.refusalOf === undefined ? null : model.refusalOf(this.pickCandidates[incumbent], this.pickNowMs);
+    if (refusal !== null) {
+      picks.countRefused(refusal);
       return this.chooser.choose(n, choiceCount, this.costOfCandidate, ejected);
     }
     const margin = model.rotationMargin ?? 0;

@@ -14,5 +14,5 @@ export { PowerOfChoices } from './choice';
 export type { EngineOptions } from './engine';
 export { LoadBalancingEngine } from './engine';
 export { MethodKey } from './methods';
-export type { PickCounts, PickPathName } from './pick-paths';
-export { PICK_PATH_NAMES, PickPath, PickPaths } from './pick-paths';
+export type { PickCounts, PickPathName, RefusalCounts, RefusalName } from './pick-paths';
+export { PICK_PATH_NAMES, PickPath, PickPaths, Refusal, REFUSAL_NAMES } from './pick-paths';

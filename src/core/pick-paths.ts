@@ -13,9 +13,9 @@
  * - `turn`        the next endpoint in the rotation took its turn;
  * - `challenged`  it passed the gate, and a random challenger took the call
  *                 (cheaper than `rotationMargin` × its cost, or it was ejected);
- * - `refused`     the gate refused it its turn (mean over the line, a call of
- *                 this client in flight, a recent failure): the call went to
- *                 the draw;
+ * - `refused`     the gate refused it its turn: the call went to the draw.
+ *                 Why is counted apart (`Refusal`): a call of this client in
+ *                 flight to it, a recent failure, or its mean over the line;
  * - `ejected`     it passed the gate but was ejected (no margin): the draw;
  * - `drawn`       no rotation at all: the draw alone (least_request, a
  *                 rotation switched off, or a single endpoint).
@@ -34,18 +34,49 @@ export const PICK_PATH_NAMES = Object.keys(PickPath) as readonly PickPathName[];
 /** Picks counted by path since the balancer began. */
 export type PickCounts = Readonly<Record<PickPathName, number>>;
 
+/**
+ * Why the gate refused a turn (rotation.ts), in the order the gate asks:
+ * - `inFlight` a call of this client to it is still out;
+ * - `failure`  its latest answer was a failure, or one came within
+ *              `maxEjectionTime`;
+ * - `mean`     its mean answer M is over `rotationGate` × the fleet average,
+ *              or its latest answers were slow enough to leave it ejected.
+ * A healthy fleet should show few of any: each refusal is a random draw,
+ * which at one or two slots per backend queues like an independent arrival.
+ */
+export const Refusal = { inFlight: 0, failure: 1, mean: 2 } as const;
+export type Refusal = (typeof Refusal)[RefusalName];
+export type RefusalName = keyof typeof Refusal;
+export const REFUSAL_NAMES = Object.keys(Refusal) as readonly RefusalName[];
+
+/** Refused turns counted by why, since the balancer began; they add up to the `refused` picks. */
+export type RefusalCounts = Readonly<Record<RefusalName, number>>;
+
 export class PickPaths {
   private readonly counts = new Float64Array(PICK_PATH_NAMES.length);
   /** The path of the latest pick that returned an endpoint; -1 before the first. */
   last: PickPath | -1 = -1;
+
+  private readonly refusalCounts = new Float64Array(REFUSAL_NAMES.length);
 
   count(path: PickPath): void {
     this.counts[path]++;
     this.last = path;
   }
 
+  /** A pick whose incumbent the gate refused, for `reason`: counted as `refused` and by its reason. */
+  countRefused(reason: Refusal): void {
+    this.refusalCounts[reason]++;
+    this.count(PickPath.refused);
+  }
+
   /** The counts by name, for stats. */
   snapshot(): PickCounts {
     return Object.fromEntries(PICK_PATH_NAMES.map((name) => [name, this.counts[PickPath[name]]])) as PickCounts;
+  }
+
+  /** The refused turns by reason, for stats. */
+  refusals(): RefusalCounts {
+    return Object.fromEntries(REFUSAL_NAMES.map((name) => [name, this.refusalCounts[Refusal[name]]])) as RefusalCounts;
   }
 }

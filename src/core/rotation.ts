@@ -39,6 +39,7 @@
 import { EndpointLoad } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
 import { PeakEwmaSettings } from './peak-ewma-settings';
+import { Refusal } from './pick-paths';
 import { isStale } from './staleness';
 import { BalancerTraffic } from './traffic';
 
@@ -48,10 +49,37 @@ export function rotates(settings: PeakEwmaSettings): boolean {
 }
 
 /**
- * Whether `load`, the next in the rotation, may take its turn at `nowMs`:
- * the gate. Always true without a gate, and while there is nothing to
- * judge against (no answer from it yet, or no fleet average).
+ * Why the gate refuses `load`, the next in the rotation, its turn at
+ * `nowMs` (pick-paths.ts `Refusal`), or null when it takes it: always
+ * null without a gate, and while there is nothing to judge against (no
+ * answer from it yet, or no fleet average).
  */
+export function refusalOf(
+  load: EndpointLoad,
+  nowMs: number,
+  settings: PeakEwmaSettings,
+  fleet: FleetRtt,
+  traffic?: BalancerTraffic,
+): Refusal | null {
+  const gate = settings.rotationGate;
+  if (!gate || !load.hasSample || !fleet.hasSample) {
+    return null;
+  }
+  if (load.outstanding > 0) {
+    return Refusal.inFlight;
+  }
+  const failedLately = !(nowMs - load.failedAtMs >= failureMemoryMs(settings));
+  // consecutiveFailures also counts answers slow enough to leave it ejected
+  // (probe-backoff.ts): those are its mean's doing, not a failure's.
+  const lastFailed = load.consecutiveFailures !== 0 && load.failedAtMs >= load.sampledAtMs;
+  const reason =
+    failedLately || lastFailed ? Refusal.failure : load.consecutiveFailures !== 0 || !(load.meanRttMs <= gate * fleet.rttMs) ? Refusal.mean : null;
+  // A stale endpoint takes its turn as its probe; asked only when the
+  // stored state says no, so a typical incumbent (most picks) skips it.
+  return reason === null || isStale(load, nowMs, settings, fleet, traffic) ? null : reason;
+}
+
+/** Whether `load`, the next in the rotation, may take its turn at `nowMs`: the gate (`refusalOf`) lets it. */
 export function takesTurn(
   load: EndpointLoad,
   nowMs: number,
@@ -59,17 +87,7 @@ export function takesTurn(
   fleet: FleetRtt,
   traffic?: BalancerTraffic,
 ): boolean {
-  const gate = settings.rotationGate;
-  if (!gate || !load.hasSample || !fleet.hasSample) {
-    return true;
-  }
-  if (load.outstanding > 0) {
-    return false;
-  }
-  const typical = load.consecutiveFailures === 0 && nowMs - load.failedAtMs >= failureMemoryMs(settings) && load.meanRttMs <= gate * fleet.rttMs;
-  // A stale endpoint takes its turn as its probe; asked only when the
-  // stored state says no, so a typical incumbent (most picks) skips it.
-  return typical || isStale(load, nowMs, settings, fleet, traffic);
+  return refusalOf(load, nowMs, settings, fleet, traffic) === null;
 }
 
 /** How long a failure keeps an endpoint out of the rotation: T, or τ when T is off. */

@@ -5,11 +5,11 @@
  *   console.log(formatLoadBalancerStats(getLoadBalancerStats()));
  *
  *   peak_ewma_experimental #1 "orders" READY {"choiceCount":2,"decayTime":"10s",...}
- *     picks: turn=380 challenged=2 refused=30 ejected=0 drawn=0
+ *     picks: turn=380 challenged=2 refused=30 (inFlight=4 failure=6 mean=20) ejected=0 drawn=0
  *     endpoint          state  estimate_ms  outstanding      cost  calls  share  last_sample_ms_ago
  *     127.0.0.1:50051   READY        10.41            1     20.82    412  0.412                   3
  */
-import { PICK_PATH_NAMES } from '../core/pick-paths';
+import { PICK_PATH_NAMES, REFUSAL_NAMES } from '../core/pick-paths';
 import { BalancerStats, EndpointStats, MethodStatsView } from '../policy/stats';
 
 interface Column<T> {
@@ -59,13 +59,19 @@ function formatBalancer(stats: BalancerStats): string {
   return [header, ...picksLine(stats), ...tableLines(COLUMNS, stats.endpoints, 2), ...methods].join('\n');
 }
 
-/** `  picks: turn=… challenged=… …` once the balancer has picked, each path's count (core/pick-paths.ts). */
+/**
+ * `  picks: turn=… challenged=… …` once the balancer has picked, each path's
+ * count (core/pick-paths.ts), the refused ones by reason when there are any.
+ */
 function picksLine(stats: BalancerStats): string[] {
   const picks = stats.picks;
   if (picks === null || PICK_PATH_NAMES.every((path) => picks[path] === 0)) {
     return [];
   }
-  return ['  picks: ' + PICK_PATH_NAMES.map((path) => `${path}=${picks[path]}`).join(' ')];
+  const refusals = stats.refusals;
+  const why = (path: string): string =>
+    path === 'refused' && refusals !== null && picks.refused > 0 ? ` (${REFUSAL_NAMES.map((reason) => `${reason}=${refusals[reason]}`).join(' ')})` : '';
+  return ['  picks: ' + PICK_PATH_NAMES.map((path) => `${path}=${picks[path]}${why(path)}`).join(' ')];
 }
 
 /** Aligned, indented rows: the first `textColumns` left-aligned, numbers right-aligned. */

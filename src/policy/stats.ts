@@ -7,7 +7,7 @@ import { keepsMean } from '../core/mean';
 import { EndpointLoad } from '../core/endpoint-load';
 import { LoadBalancingEngine } from '../core/engine';
 import { methodWeight } from '../core/methods';
-import { PickCounts } from '../core/pick-paths';
+import { PickCounts, RefusalCounts } from '../core/pick-paths';
 
 /** Methods a balancer's stats list at most (the most called). */
 export const STATS_MAX_METHODS = 10;
@@ -87,6 +87,12 @@ export interface BalancerStats {
    * says what each means). null before the first update.
    */
   readonly picks: PickCounts | null;
+  /**
+   * The `refused` picks by why the gate refused the turn (`inFlight`,
+   * `failure`, `mean`: core/pick-paths.ts `Refusal`); they add up to
+   * `picks.refused`. null before the first update.
+   */
+  readonly refusals: RefusalCounts | null;
   /** Every endpoint in the current address list, READY or not. */
   readonly endpoints: readonly EndpointStats[];
   /**
@@ -137,6 +143,7 @@ function toStats(raw: ReturnType<BalancerStatsSource['statsSnapshot']>): Balance
     fleetRttMs: model instanceof PeakEwmaModel && model.fleet.hasSample ? model.fleet.rttMs : null,
     candidatesPerPick: raw.engine?.candidatesPerPick ?? null,
     picks: raw.engine?.picks.snapshot() ?? null,
+    refusals: raw.engine?.picks.refusals() ?? null,
     endpoints: raw.endpoints.map(({ address, state, load, cost }) => ({
       address,
       state,

@@ -36,10 +36,11 @@ describe('a load-test run of m2 (two methods on the het fleet)', () => {
     const counted = new Map(peak.evidence.flatMap((b) => b.methods ?? []).map((m) => [m.method, m.calls]));
     expect(Array.from(counted.keys()).sort()).toEqual(['/loadtest.Probe/U100_costly', '/loadtest.Probe/U5_cheap']);
     // Each balancer's picks by path come back too, one per call it placed (a pick re-run for a
-    // queued call counts again, so at least as many): which mode a run's balancer was in.
+    // queued call counts again, so at least as many), and its refused turns by reason.
     for (const balancer of peak.evidence) {
       const picks = Object.values(balancer.picks!).reduce((sum, n) => sum + n, 0);
       expect(picks).toBeGreaterThanOrEqual(balancer.callsStarted);
+      expect(Object.values(balancer.refusals!).reduce((sum, n) => sum + n, 0)).toBe(balancer.picks!.refused);
     }
     // round_robin is grpc-js's own: no stats of ours, and none expected.
     expect(result.policies.find((p) => p.policy === 'round_robin')!.evidence).toEqual([]);

@@ -231,6 +231,44 @@ describe('how each pick was made (pick-paths.ts: what getLoadBalancerStats().pic
     return { engine, loads: [answered(60), answered(10)] };
   }
 
+  it('a refused turn is counted by why the gate refused it: a call in flight, a failure, the mean over the line', () => {
+    const settings = { ...DEFAULTS, ejectionRatio: 0 };
+    // Both endpoints in the same state, so every incumbent is refused for the same reason.
+    const refusedFor = (state: Partial<EndpointLoad>) => {
+      const { engine, loads } = onePeak(settings);
+      for (const load of loads) Object.assign(load, { rttMs: 10 }, state);
+      for (let i = 0; i < 8; i++) engine.pick(loads);
+      return { picks: engine.picks.snapshot(), refusals: engine.picks.refusals() };
+    };
+    expect(refusedFor({ outstanding: 1 })).toEqual({
+      picks: { turn: 0, challenged: 0, refused: 8, ejected: 0, drawn: 0 },
+      refusals: { inFlight: 8, failure: 0, mean: 0 },
+    });
+    // Its latest answer failed (the failure stamped at the latest sample's time or after).
+    expect(refusedFor({ consecutiveFailures: 1, failedAtMs: 0 }).refusals).toEqual({ inFlight: 0, failure: 8, mean: 0 });
+    // A failure within maxEjectionTime counts as one, though the last call succeeded.
+    expect(refusedFor({ failedAtMs: -1 }).refusals).toEqual({ inFlight: 0, failure: 8, mean: 0 });
+    // Answers that left it ejected count as failed probes (probe-backoff.ts) but are slowness: `mean`.
+    expect(refusedFor({ consecutiveFailures: 1 }).refusals).toEqual({ inFlight: 0, failure: 0, mean: 8 });
+    // The gate asks in this order: a call in flight first, then failures, then the mean.
+    expect(refusedFor({ outstanding: 1, consecutiveFailures: 1, failedAtMs: 0, meanRttMs: 30 }).refusals).toEqual({ inFlight: 8, failure: 0, mean: 0 });
+    expect(refusedFor({ consecutiveFailures: 1, failedAtMs: 0, meanRttMs: 30 }).refusals).toEqual({ inFlight: 0, failure: 8, mean: 0 });
+    expect(refusedFor({ meanRttMs: 30 }).refusals).toEqual({ inFlight: 0, failure: 0, mean: 8 });
+    // Under the line (1.45 × F = 14.5 ms) nothing is refused.
+    expect(refusedFor({ meanRttMs: 14 })).toEqual({
+      picks: { turn: 8, challenged: 0, refused: 0, ejected: 0, drawn: 0 },
+      refusals: { inFlight: 0, failure: 0, mean: 0 },
+    });
+  });
+
+  it('the refusals of an endpoint 2× the fleet are all for its mean, and add up to the refused picks', () => {
+    const { engine } = runEngine({ ...DEFAULTS, ejectionRatio: 0 }, 10, 4_000, (index) => (index === 0 ? 2 : 1));
+    const refusals = engine.picks.refusals();
+    expect(refusals.mean).toBe(engine.picks.snapshot().refused);
+    expect(refusals.mean).toBeGreaterThan(300);
+    expect(refusals.inFlight + refusals.failure).toBe(0);
+  });
+
   it('challenged: the incumbent passed the gate, and a challenger under the margin × its cost took the call', () => {
     // The peaked one's cost is 60; the other's 10 < 0.2 × 60 takes its turns, while the other keeps its own.
     const { engine, loads } = onePeak({ ...DEFAULTS, ejectionRatio: 0 });

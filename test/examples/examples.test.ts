@@ -140,9 +140,17 @@ describe('examples', () => {
         expect(paths.length).toBeGreaterThanOrEqual(6);
         expect(picksLine).not.toBeNull();
       });
-      const counted = Object.fromEntries(picksLine![1].split(' ').map((pair) => pair.split('=')).map(([path, n]) => [path, Number(n)]));
+      // Refused turns carry their reasons in brackets: `refused=3 (inFlight=2 failure=0 mean=1)`.
+      const pairs = (text: string) => Object.fromEntries(text.split(' ').map((pair) => pair.split('=')).map(([name, n]) => [name, Number(n)]));
+      const reasons = / \(([^)]*)\)/.exec(picksLine![1]);
+      const counted = pairs(picksLine![1].replace(/ \([^)]*\)/, ''));
       const traceCounts = Object.fromEntries(Object.keys(counted).map((path) => [path, paths.filter((p) => p === path).length]));
       expect(traceCounts).toEqual(counted);
+      if (reasons !== null) {
+        const byReason = pairs(reasons[1]);
+        expect(Object.keys(byReason)).toEqual(['inFlight', 'failure', 'mean']);
+        expect(byReason.inFlight + byReason.failure + byReason.mean).toBe(counted.refused);
+      }
     }, 60_000);
   });
 

@@ -11,6 +11,7 @@ const snapshot: BalancerStats[] = [
     fleetRttMs: 10.2,
     candidatesPerPick: 10,
     picks: { turn: 380, challenged: 2, refused: 30, ejected: 0, drawn: 0 },
+    refusals: { inFlight: 4, failure: 6, mean: 20 },
     endpoints: [
       { address: '10.0.0.1:50051', state: 'READY', outstanding: 1, estimateMs: 10.4149, cost: 20.8298, callsStarted: 412, shareOfCalls: 0.412, msSinceLastSample: 3.2, ejected: false, meanMs: null, failuresInARow: 0 },
       { address: '10.0.0.22:50051', state: 'CONNECTING', outstanding: 0, estimateMs: 10, cost: 10, callsStarted: 0, shareOfCalls: 0, msSinceLastSample: null, ejected: false, meanMs: null, failuresInARow: 0 },
@@ -26,6 +27,7 @@ const snapshot: BalancerStats[] = [
     fleetRttMs: null,
     candidatesPerPick: null,
     picks: { turn: 0, challenged: 0, refused: 0, ejected: 0, drawn: 0 },
+    refusals: { inFlight: 0, failure: 0, mean: 0 },
     endpoints: [
       { address: '10.0.0.3:50051', state: 'TRANSIENT_FAILURE', outstanding: 0, estimateMs: null, cost: 0, callsStarted: 7, shareOfCalls: 1, msSinceLastSample: null, ejected: false, meanMs: null, failuresInARow: 0 },
     ],
@@ -34,11 +36,11 @@ const snapshot: BalancerStats[] = [
 ];
 
 describe('formatLoadBalancerStats', () => {
-  it('prints one block per balancer: header with policy, instance, label, state, fleet average and unwrapped config; its picks by path once it has picked; aligned rows', () => {
+  it('prints one block per balancer: header with policy, instance, label, state, fleet average and unwrapped config; its picks by path once it has picked, the refused ones by reason; aligned rows', () => {
     expect(formatLoadBalancerStats(snapshot)).toBe(
       [
         'peak_ewma_experimental #1 "orders" READY fleet_ms=10.20 {"choiceCount":2,"decayTime":"10s"}',
-        '  picks: turn=380 challenged=2 refused=30 ejected=0 drawn=0',
+        '  picks: turn=380 challenged=2 refused=30 (inFlight=4 failure=6 mean=20) ejected=0 drawn=0',
         '  endpoint         state       estimate_ms  outstanding   cost  calls  share  last_sample_ms_ago',
         '  10.0.0.1:50051   READY             10.41            1  20.83    412  0.412                   3',
         '  10.0.0.22:50051  CONNECTING        10.00            0  10.00      0  0.000                   -',
