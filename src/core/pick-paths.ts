@@ -41,8 +41,10 @@ export type PickCounts = Readonly<Record<PickPathName, number>>;
  *              `maxEjectionTime`;
  * - `mean`     its mean answer M is over `rotationGate` × the fleet average,
  *              or its latest answers were slow enough to leave it ejected.
- * A healthy fleet should show few of any: each refusal is a random draw,
- * which at one or two slots per backend queues like an independent arrival.
+ * Each refusal sends the call to a random draw, which at one or two slots
+ * per backend queues like an independent arrival; a few per cent on a
+ * healthy one-slot fleet cost nothing measurable over real gRPC
+ * (docs/tuning.md §29), a large share says the gate is at work.
  */
 export const Refusal = { inFlight: 0, failure: 1, mean: 2 } as const;
 export type Refusal = (typeof Refusal)[RefusalName];
@@ -54,10 +56,9 @@ export type RefusalCounts = Readonly<Record<RefusalName, number>>;
 
 export class PickPaths {
   private readonly counts = new Float64Array(PICK_PATH_NAMES.length);
+  private readonly refusalCounts = new Float64Array(REFUSAL_NAMES.length);
   /** The path of the latest pick that returned an endpoint; -1 before the first. */
   last: PickPath | -1 = -1;
-
-  private readonly refusalCounts = new Float64Array(REFUSAL_NAMES.length);
 
   count(path: PickPath): void {
     this.counts[path]++;
