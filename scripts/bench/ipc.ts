@@ -87,9 +87,8 @@ export interface PolicyEvidence {
    * Our balancers alive in the client, by policy name, with calls they
    * accounted, its picks by the path that made each and its refused turns by
    * reason (stats' `picks` and `refusals`; absent before a balancer's first
-   * update) and, under
-   * per-method scoring, the calls each method started (getLoadBalancerStats'
-   * method view: proof the picker saw the methods).
+   * update) and, under per-method scoring, the calls each method started
+   * (getLoadBalancerStats' method view: proof the picker saw the methods).
    */
   readonly balancers: {
     policy: string;

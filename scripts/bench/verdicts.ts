@@ -8,7 +8,7 @@ import type { PickPathReport } from './pick-path';
 import { clientLabel, isMarkedClient, isXdsClient, PolicyId, POLICY_LABELS } from './policies';
 import { formatMs, formatPercent } from './progress';
 import { isLowConcurrency, MACHINE_BUDGET_RPS, overMachineBudget, Regime, regimeKey, regimeShort } from './scale';
-import { SavedRun, sideBySide } from './side-by-side';
+import { SavedRun, SideBySide, sideBySide } from './side-by-side';
 import { median } from './stats';
 import { errorCell } from './row-cells';
 
@@ -195,8 +195,10 @@ export function lowConcurrencyVerdicts(rows: readonly AggregateRow[], runs: read
   const out: Verdict[] = [];
   const regimes = new Map<string, Regime>();
   for (const r of rows) if (r.layout === 'uniform' && isLowConcurrency(r.regime)) regimes.set(regimeKey(r.regime), r.regime);
+  // Every regime's identical-fleet pairs at once: one pairing, one bootstrap per regime.
+  const identical = regimes.size > 0 ? sideBySide(new Map([['report', runs]]), 'peak_ewma', 'round_robin', 's02') : [];
   for (const regime of regimes.values()) {
-    out.push(identicalBackendsVerdict(rows, runs, regime));
+    out.push(identicalBackendsVerdict(rows, identical.find((g) => g.regime === regimeKey(regime)), regime));
     for (const scenario of LOW_CONCURRENCY_LOWEST_SCENARIOS) {
       const mine = uniformRowsOf(rows, scenario, regime);
       if (mine.length > 0) out.push(lowestVerdict(mine, scenario, regime));
@@ -240,13 +242,12 @@ function tieText(peak: AggregateRow, others: readonly AggregateRow[]): string {
   );
 }
 
-function identicalBackendsVerdict(rows: readonly AggregateRow[], runs: readonly SavedRun[], regime: Regime): Verdict {
+function identicalBackendsVerdict(rows: readonly AggregateRow[], paired: SideBySide | undefined, regime: Regime): Verdict {
   const mine = uniformRowsOf(rows, 's02', regime);
   const peak = mine.find((r) => r.policy === 'peak_ewma');
   const rr = mine.find((r) => r.policy === 'round_robin');
   const limit = LOW_CONCURRENCY_IDENTICAL_LIMIT;
   const target = `${groupName('s02', 'uniform', regime)}: peak_ewma p99 over all calls ≤ ${limit}× round_robin's`;
-  const paired = sideBySide(new Map([['report', runs]]), 'peak_ewma', 'round_robin', 's02').find((g) => g.regime === regimeKey(regime));
   if (!peak || !rr || !paired) {
     return { target, met: null, detail: 'not measured' };
   }

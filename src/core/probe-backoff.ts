@@ -77,11 +77,19 @@ export function probeFairSharesOf(load: EndpointLoad, settings: PeakEwmaSettings
 }
 
 /**
+ * Whether `load`'s failures in a row end in an error, rather than in an
+ * answer slow enough to leave it ejected (which counts as a failed probe
+ * too): its last sample is the error's, since `failedAtMs` is stamped with it.
+ */
+export function failuresEndInAnError(load: EndpointLoad): boolean {
+  return load.consecutiveFailures > 0 && load.failedAtMs >= load.sampledAtMs;
+}
+
+/**
  * The back-off steps of `load`'s probe interval: its failures in a row, and
- * one more when the last of them was an error (its last sample is the
- * error's: `failedAtMs` is stamped with it).
+ * one more when the last of them was an error.
  */
 function probeBackoffSteps(load: EndpointLoad): number {
   const failures = load.consecutiveFailures;
-  return failures > 0 && load.failedAtMs >= load.sampledAtMs ? failures + 1 : failures;
+  return failuresEndInAnError(load) ? failures + 1 : failures;
 }

@@ -40,6 +40,7 @@ import { EndpointLoad } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 import { Refusal } from './pick-paths';
+import { failuresEndInAnError } from './probe-backoff';
 import { isStale } from './staleness';
 import { BalancerTraffic } from './traffic';
 
@@ -69,14 +70,15 @@ export function refusalOf(
     return Refusal.inFlight;
   }
   const failedLately = !(nowMs - load.failedAtMs >= failureMemoryMs(settings));
-  // consecutiveFailures also counts answers slow enough to leave it ejected
-  // (probe-backoff.ts): those are its mean's doing, not a failure's.
-  const lastFailed = load.consecutiveFailures !== 0 && load.failedAtMs >= load.sampledAtMs;
-  const reason =
-    failedLately || lastFailed ? Refusal.failure : load.consecutiveFailures !== 0 || !(load.meanRttMs <= gate * fleet.rttMs) ? Refusal.mean : null;
+  const typical = load.consecutiveFailures === 0 && !failedLately && load.meanRttMs <= gate * fleet.rttMs;
   // A stale endpoint takes its turn as its probe; asked only when the
   // stored state says no, so a typical incumbent (most picks) skips it.
-  return reason === null || isStale(load, nowMs, settings, fleet, traffic) ? null : reason;
+  if (typical || isStale(load, nowMs, settings, fleet, traffic)) {
+    return null;
+  }
+  // Refused: only now say why. Failures in a row that end in a slow answer
+  // that left it ejected (probe-backoff.ts) are its mean's doing.
+  return failedLately || failuresEndInAnError(load) ? Refusal.failure : Refusal.mean;
 }
 
 /** Whether `load`, the next in the rotation, may take its turn at `nowMs`: the gate (`refusalOf`) lets it. */
