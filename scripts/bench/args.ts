@@ -46,6 +46,16 @@ export interface BenchOptions {
    */
   readonly mergeLoad?: string;
   /**
+   * With --report-from: saved files whose load-test runs are pooled in place
+   * of that file's runs of the same cells (scenario, layout, regime, policy;
+   * merge.ts `mergeLoadCells`), after --merge-load if both are given.
+   */
+  readonly mergeCells?: readonly string[];
+  /** With --merge-cells: only these scenarios' runs are taken. */
+  readonly mergeScenarios?: readonly string[];
+  /** With --merge-cells: a repeat in which a run stalled longer than this (wall ms) is dropped with its group's other runs. */
+  readonly dropStalledMs?: number;
+  /**
    * Fields set on every peak_ewma client's config (also inside
    * peak_ewma_od), durations in the reference's units (scaled with the
    * run): a switch measured over real gRPC. Such a run is not the report's:
@@ -102,6 +112,12 @@ export const USAGE = `usage: npm run bench -- [options]
   --merge-load FILE                    with --report-from: FILE's load-test runs replace that file's runs of the same
                                        kinds (reference layout, uniform layout, low-concurrency), the rest kept;
                                        with --json, the merged results are saved there
+  --merge-cells FILE,FILE...           with --report-from: the files' load-test runs are pooled in place of that file's
+                                       runs of the same cells (scenario, layout, regime, policy), each file's repeats
+                                       numbered apart so its side-by-side pairs stay paired; after --merge-load
+  --merge-scenario ID,...              with --merge-cells: take only these scenarios' runs
+  --drop-stalled MS                    with --merge-cells: drop each repeat in which a run's event loop stalled longer
+                                       than MS wall ms, with the other runs of its repeat (for sets run without --max-stall)
   --peak-ewma-config JSON              fields set on every peak_ewma client's config, e.g. '{"rotationMargin":0.25}'
                                        (durations in reference units, scaled with the run; not for --report)
   --xds                                add a peak_ewma client through xDS (fake control plane)
@@ -150,7 +166,8 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   const known = new Set([
     '--suite', '--scenario', '--uniform-scenario', '--policy', '--uniform-policy', '--layout', '--duration', '--warmup', '--repeats',
     '--slots', '--time-factor', '--backends', '--clients-per-policy', '--uniform-clients', '--low-scenario',
-    '--hosts', '--seed', '--json', '--report-from', '--merge-load', '--peak-ewma-config', '--max-stall',
+    '--hosts', '--seed', '--json', '--report-from', '--merge-load', '--merge-cells', '--merge-scenario', '--drop-stalled',
+    '--peak-ewma-config', '--max-stall',
   ]);
   for (const name of flags.keys()) {
     if (!known.has(name)) {
@@ -162,6 +179,14 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   }
   if (flags.has('--merge-load') && !flags.has('--report-from')) {
     throw new RangeError('--merge-load merges into a saved file: it needs --report-from');
+  }
+  if (flags.has('--merge-cells') && !flags.has('--report-from')) {
+    throw new RangeError('--merge-cells merges into a saved file: it needs --report-from');
+  }
+  for (const flag of ['--merge-scenario', '--drop-stalled']) {
+    if (flags.has(flag) && !flags.has('--merge-cells')) {
+      throw new RangeError(`${flag} says which runs --merge-cells takes: it needs --merge-cells`);
+    }
   }
   const full = switches.has('--full');
   const quick = switches.has('--quick');
@@ -241,6 +266,9 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     methodsReport: switches.has('--methods-report'),
     reportFrom: flags.get('--report-from'),
     mergeLoad: flags.get('--merge-load'),
+    ...(flags.has('--merge-cells') ? { mergeCells: list(flags.get('--merge-cells')!) } : {}),
+    ...(flags.has('--merge-scenario') ? { mergeScenarios: list(flags.get('--merge-scenario')!).map((id) => shortId(scenarioById(id))) } : {}),
+    ...(flags.has('--drop-stalled') ? { dropStalledMs: positiveNumber('--drop-stalled', flags.get('--drop-stalled')!) } : {}),
     ...(flags.has('--peak-ewma-config') ? { peakEwmaConfig: parsePeakEwmaOverrides(flags.get('--peak-ewma-config')!) } : {}),
     ...(flags.has('--max-stall') ? { maxStallMs: positiveNumber('--max-stall', flags.get('--max-stall')!) } : {}),
     xds: switches.has('--xds') || full,

@@ -9,10 +9,16 @@
  * kinds replace the base's runs of those kinds whole (an old regime whose
  * fleet size changed must not linger beside the new one); every other run,
  * and everything that is not the load test, stays the base's.
+ *
+ * Or by cell (`--merge-cells`, `mergeLoadCells`): a cell is one scenario in
+ * one layout and regime under one policy. Several files' runs of a cell are
+ * pooled in place of the base's, so one cell can gather every set measured
+ * of it (a target judged over many sessions) while its neighbours stay.
  */
 import { regimeOfRun } from './aggregate';
 import type { BenchResults } from './report';
-import { isLowConcurrency } from './scale';
+import { isLowConcurrency, regimeKey } from './scale';
+import { longestStallMs } from './stalls';
 
 export type RunKind = 'reference' | 'uniform' | 'low-concurrency';
 
@@ -29,6 +35,14 @@ export interface MergedSession {
   readonly kinds: readonly RunKind[];
   readonly runs: number;
   readonly repeats: number;
+  /** Merged by cell (`mergeLoadCells`): each cell it gave (`cellKey`) and the repeats of it kept; absent for a merge by kind. */
+  readonly cells?: Readonly<Record<string, number>>;
+  /** The stall rule its runs were measured under (`--max-stall`), if any. */
+  readonly maxStallMs?: number;
+  /** The bound of `--drop-stalled` it was merged with, wall ms, if any. */
+  readonly dropStalledMs?: number;
+  /** The repeats that bound dropped: group (`groupKey`), the repeat's number in its file, its longest stall (wall ms). */
+  readonly dropped?: readonly { readonly group: string; readonly repeat: number; readonly stallMs: number }[];
 }
 
 /**
@@ -37,16 +51,7 @@ export interface MergedSession {
  * regime's warm-up, window and fault from one timeline.
  */
 export function mergeLoadRuns(base: BenchResults, addition: BenchResults): BenchResults {
-  if (addition.load.length === 0) {
-    throw new RangeError('the file to merge has no load-test runs');
-  }
-  if (addition.options.peakEwmaConfig !== undefined || addition.load.some((run) => run.peakEwmaConfig !== undefined)) {
-    throw new RangeError('the file to merge ran peak_ewma with --peak-ewma-config: the report would call a switch peak_ewma');
-  }
-  const timeline = (r: BenchResults): string => JSON.stringify(r.load[0]?.timeline ?? null);
-  if (base.load.length > 0 && timeline(base) !== timeline(addition)) {
-    throw new RangeError(`the timelines differ (${timeline(base)} vs ${timeline(addition)}): one report describes one timeline`);
-  }
+  checkMergeable(base, addition, 'the file to merge');
   const kinds = new Set(addition.load.map(runKind));
   const session: MergedSession = {
     startedAt: addition.startedAt,
@@ -62,4 +67,109 @@ export function mergeLoadRuns(base: BenchResults, addition: BenchResults): Bench
     // An earlier merge of the same kinds is superseded with its runs.
     merged: [...(base.merged ?? []).filter((s) => !s.kinds.every((k) => kinds.has(k))), session],
   };
+}
+
+/** A saved run. */
+type Run = BenchResults['load'][number];
+
+/** Its group: one scenario in one layout and regime, every policy that ran it. Repeats pair within a group. */
+export function groupKey(run: Run): string {
+  return `${run.scenario} ${run.layout} ${regimeKey(regimeOfRun(run))}`;
+}
+
+/** Its cell: its group and its policies ("s02 uniform 1x20/6 peak_ewma"). */
+export function cellKey(run: Run): string {
+  return `${groupKey(run)} ${run.policies.map((p) => p.policy).join('+')}`;
+}
+
+export interface CellMergeOptions {
+  /** Only these scenarios' runs are taken from the additions; absent: all. */
+  readonly scenarios?: readonly string[];
+  /** A repeat of a group in which any run stalled longer than this (wall ms, stalls.ts) is dropped with all its runs; absent: none is. */
+  readonly dropStalledMs?: number;
+}
+
+/**
+ * `base` with its runs of every cell the `additions` measured replaced by
+ * all the additions' runs of those cells. Within each group the additions'
+ * repeats are renumbered after the previous file's, so a file's runs that
+ * ran side by side keep one repeat number and no two files share one; the
+ * report pairs policies by that number (side-by-side.ts). Each file is
+ * recorded as a merged session with the cells it gave.
+ */
+export function mergeLoadCells(base: BenchResults, additions: readonly BenchResults[], options: CellMergeOptions = {}): BenchResults {
+  const taken = additions.map((addition, i) => {
+    checkMergeable(base, addition, `file ${i + 1} to merge`);
+    const runs = addition.load.filter((run) => !options.scenarios || options.scenarios.includes(run.scenario));
+    const repeatOf = (run: Run): string => `${groupKey(run)}#${run.repeat ?? 0}`;
+    const dropped = new Map<string, { group: string; repeat: number; stallMs: number }>();
+    for (const run of runs) {
+      const stallMs = longestStallMs(run);
+      if (options.dropStalledMs !== undefined && stallMs > options.dropStalledMs) {
+        const stalled = dropped.get(repeatOf(run));
+        dropped.set(repeatOf(run), { group: groupKey(run), repeat: run.repeat ?? 0, stallMs: Math.max(stallMs, stalled?.stallMs ?? 0) });
+      }
+    }
+    const kept = runs.filter((run) => !dropped.has(repeatOf(run)));
+    return { addition, runs, kept, dropped: Array.from(dropped.values()) };
+  });
+  if (taken.every((t) => t.runs.length === 0)) {
+    throw new RangeError(`the files to merge have no load-test runs${options.scenarios ? ` of ${options.scenarios.join(', ')}` : ''}`);
+  }
+  const cells = new Set(taken.flatMap((t) => t.runs.map(cellKey)));
+  const nextRepeat = new Map<string, number>();
+  const pooled: Run[] = [];
+  for (const { kept } of taken) {
+    const offsets = new Map<string, number>();
+    for (const run of kept) {
+      const group = groupKey(run);
+      offsets.set(group, nextRepeat.get(group) ?? 0);
+    }
+    for (const run of kept) {
+      const repeat = (offsets.get(groupKey(run)) ?? 0) + (run.repeat ?? 0);
+      pooled.push({ ...run, repeat });
+      nextRepeat.set(groupKey(run), Math.max(nextRepeat.get(groupKey(run)) ?? 0, repeat + 1));
+    }
+  }
+  const sessions: MergedSession[] = taken
+    .filter((t) => t.runs.length > 0)
+    .map(({ addition, runs, kept, dropped }) => {
+      const repeats = new Map<string, Set<number>>(runs.map((run) => [cellKey(run), new Set()]));
+      for (const run of kept) repeats.get(cellKey(run))!.add(run.repeat ?? 0);
+      return {
+        startedAt: addition.startedAt,
+        packageSource: addition.packageSource,
+        loadAverage: addition.machine.loadAverage,
+        kinds: Array.from(new Set(runs.map(runKind))),
+        runs: kept.length,
+        repeats: Math.max(...Array.from(repeats.values(), (r) => r.size)),
+        cells: Object.fromEntries(Array.from(repeats, ([cell, r]) => [cell, r.size])),
+        ...(addition.options.maxStallMs !== undefined ? { maxStallMs: addition.options.maxStallMs } : {}),
+        ...(options.dropStalledMs !== undefined ? { dropStalledMs: options.dropStalledMs, dropped } : {}),
+      };
+    });
+  // A cell merged again loses its earlier sessions; a session keeps the cells still its, a merge by kind stays whole.
+  const earlier = (base.merged ?? []).flatMap((s): MergedSession[] => {
+    if (s.cells === undefined) return [s];
+    const still = Object.entries(s.cells).filter(([cell]) => !cells.has(cell));
+    return still.length === 0 ? [] : [{ ...s, cells: Object.fromEntries(still) }];
+  });
+  return {
+    ...base,
+    load: [...base.load.filter((run) => !cells.has(cellKey(run))), ...pooled],
+    merged: [...earlier, ...sessions],
+  };
+}
+
+function checkMergeable(base: BenchResults, addition: BenchResults, name: string): void {
+  if (addition.load.length === 0) {
+    throw new RangeError(`${name} has no load-test runs`);
+  }
+  if (addition.options.peakEwmaConfig !== undefined || addition.load.some((run) => run.peakEwmaConfig !== undefined)) {
+    throw new RangeError(`${name} ran peak_ewma with --peak-ewma-config: the report would call a switch peak_ewma`);
+  }
+  const timeline = (r: BenchResults): string => JSON.stringify(r.load[0]?.timeline ?? null);
+  if (base.load.length > 0 && timeline(base) !== timeline(addition)) {
+    throw new RangeError(`the timelines differ (${timeline(base)} vs ${timeline(addition)}): one report describes one timeline`);
+  }
 }

@@ -5,7 +5,8 @@
  */
 import { AggregateRow, P999_MIN_SAMPLES_PER_CLIENT, regimeOfRun } from './aggregate';
 import { barChart, lineChart, trailingMean } from './charts';
-import { POLICY_IDS, POLICY_LABELS } from './policies';
+import { clientLabel, POLICY_IDS, POLICY_LABELS } from './policies';
+import { repeatsText } from './row-cells';
 import { isLowConcurrency, regimeKey, regimeLabel, regimeShort } from './scale';
 import { mean } from './stats';
 import type { BenchResults } from './report';
@@ -91,7 +92,7 @@ export function charts(results: BenchResults, rows: readonly AggregateRow[]): Ch
     const scale = lowConcurrencyScale(regime, mine, run.timeline);
     out.push({
       file: `low-concurrency-${regime.slots}-slot.svg`,
-      caption: `p99 over all calls (failures at the deadline), uniform layout, ${scale.join(', ')}; mean of ${mine[0].repeats} repeat${mine[0].repeats > 1 ? 's' : ''}; log scale`,
+      caption: `p99 over all calls (failures at the deadline), uniform layout, ${scale.join(', ')}; mean of ${repeatsText(mine.map((r) => ({ label: `${r.scenario} ${clientLabel(r.policy)}`, repeats: r.repeats })))}; log scale`,
       svg: barChart({
         // The chart alone states its run's scale: it is its own regime, not the reference's.
         title: [`p99 all calls, uniform layout: ${scale[0]}`, ...scale.slice(1)].join('\n'),

@@ -10,7 +10,7 @@ import { REPO_ROOT } from './package-under-test';
 import { PolicyId, POLICY_IDS } from './policies';
 import { planLoadRuns, planWallTimeS, RUN_OVERHEAD_S } from './plan';
 import { LOW_CONCURRENCY_SCALES, LOW_CONCURRENCY_TIME_FACTOR, slotsText } from './scale';
-import { MergedSession, runKind } from './merge';
+import { cellKey, MergedSession, runKind } from './merge';
 import { median } from './stats';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 import type { BenchResults } from './report';
@@ -46,9 +46,15 @@ function planSummary(options: BenchOptions): string {
   return `${parts.join('; ')}; ${options.durationS} s windows, ${options.repeats} repeats`;
 }
 
-/** The 1-minute load average at the start of a merged session's runs: what the machine was doing while they ran. */
+/** A merged-by-kind session's runs still in the results: cells merged by cell since are not its any more. */
+function runsStillOf(results: BenchResults, session: MergedSession): BenchResults['load'] {
+  const byCell = new Set((results.merged ?? []).flatMap((s) => Object.keys(s.cells ?? {})));
+  return results.load.filter((run) => session.kinds.includes(runKind(run)) && !byCell.has(cellKey(run)));
+}
+
+/** The 1-minute load average at the start of a merged-by-kind session's runs: what the machine was doing while they ran. */
 function sessionLoadText(results: BenchResults, session: MergedSession): string {
-  const loads = results.load.filter((run) => session.kinds.includes(runKind(run)) && run.loadAverage).map((run) => run.loadAverage![0]);
+  const loads = runsStillOf(results, session).flatMap((run) => (run.loadAverage ? [run.loadAverage[0]] : []));
   if (loads.length === 0) return '';
   return ` (at its runs' starts: median ${median(loads).toFixed(1)}, range ${Math.min(...loads)}–${Math.max(...loads)})`;
 }
@@ -60,14 +66,65 @@ export function mergedText(results: BenchResults): string {
     uniform: 'uniform-layout',
     'low-concurrency': 'low-concurrency',
   };
-  return (results.merged ?? [])
-    .map(
-      (s) =>
-        ` The ${s.kinds.map((k) => words[k]).join(' and ')} runs (${s.runs}, ${s.repeats} repeats) are a later session's, measured ` +
-        `${s.startedAt.slice(0, 16).replace('T', ' ')} UTC with the package built from ${s.packageSource ?? 'an unrecorded source'}, load average at start ` +
-        `${s.loadAverage.join(' / ')}${sessionLoadText(results, s)}, merged in with \`--merge-load\` in place of this file's own.`,
-    )
-    .join('');
+  const merged = results.merged ?? [];
+  const byKind = merged.filter((s) => s.cells === undefined).map((s) => {
+    const still = runsStillOf(results, s).length;
+    const runs = still === s.runs ? `${s.runs}, ${s.repeats} repeats` : `${still} of its ${s.runs}, ${s.repeats} repeats; the others pooled by cell below`;
+    return (
+      ` The ${s.kinds.map((k) => words[k]).join(' and ')} runs (${runs}) are a later session's, measured ` +
+      `${s.startedAt.slice(0, 16).replace('T', ' ')} UTC with the package built from ${s.packageSource ?? 'an unrecorded source'}, load average at start ` +
+      `${s.loadAverage.join(' / ')}${sessionLoadText(results, s)}, merged in with \`--merge-load\` in place of this file's own.`
+    );
+  });
+  return byKind.join('') + cellMergeText(merged.filter((s) => s.cells !== undefined));
+}
+
+/** "s02 uniform (1 slot × 20 ms, 6 backends)" from a group key (merge.ts `groupKey`). */
+function groupText(group: string): string {
+  const [scenario, layout, regime] = group.split(' ');
+  const [, slots, medianMs, backends] = /^(\d+)x(\d+)u?\/(\d+)$/.exec(regime) ?? [];
+  return `${scenario} ${layout} (${slots === undefined ? regime : `${slotsText(Number(slots))} × ${medianMs} ms, ${backends} backends`})`;
+}
+
+/** "2 repeats of round_robin, peak_ewma; 3 of least_request": a session's cells of one group by repeat count. */
+function cellRepeatsText(cells: readonly (readonly [policy: string, repeats: number])[]): string {
+  const order = (p: string): number => POLICY_IDS.indexOf(p as PolicyId);
+  const byCount = new Map<number, string[]>();
+  for (const [policy, repeats] of [...cells].sort((a, b) => order(a[0]) - order(b[0]))) byCount.set(repeats, [...(byCount.get(repeats) ?? []), policy]);
+  return Array.from(byCount, ([n, policies], i) => `${n}${i === 0 ? ` repeat${n === 1 ? '' : 's'}` : ''} of ${policies.join(', ')}`).join('; ');
+}
+
+/**
+ * The cells pooled from several sessions (merge.ts `mergeLoadCells`), group by group: each session's
+ * date, build, the repeats it gave, its stall rule and the repeats dropped for a stall.
+ */
+function cellMergeText(sessions: readonly MergedSession[]): string {
+  const groups = new Map<string, { session: MergedSession; cells: [string, number][] }[]>();
+  for (const session of sessions) {
+    const mine = new Map<string, [string, number][]>();
+    for (const [cell, repeats] of Object.entries(session.cells!)) {
+      const group = cell.slice(0, cell.lastIndexOf(' '));
+      mine.set(group, [...(mine.get(group) ?? []), [cell.slice(cell.lastIndexOf(' ') + 1), repeats]]);
+    }
+    for (const [group, cells] of mine) groups.set(group, [...(groups.get(group) ?? []), { session, cells }]);
+  }
+  return Array.from(groups, ([group, given]) => {
+    const each = given.map(({ session: s, cells }) => {
+      const rule = s.maxStallMs === undefined ? 'no stall rule' : `stall rule ${s.maxStallMs} ms`;
+      const stalls = (s.dropped ?? []).filter((d) => d.group === group).map((d) => `#${d.repeat + 1} ${d.stallMs.toFixed(0)} ms`);
+      const dropped = stalls.length > 0 ? `; dropped for a stall: ${stalls.join(', ')}` : '';
+      return `${s.startedAt.slice(0, 16).replace('T', ' ')} UTC, ${s.packageSource ?? 'an unrecorded source'}: ${cellRepeatsText(cells)} (${rule}${dropped})`;
+    });
+    const bounds = Array.from(new Set(given.map((g) => g.session.dropStalledMs).filter((ms) => ms !== undefined)));
+    const drop =
+      bounds.length > 0
+        ? ` A repeat in which any run's event loop stalled longer than ${bounds.join(' / ')} ms was dropped with every run of it (\`--drop-stalled\`), in each session alike.`
+        : '';
+    return (
+      ` The runs of ${groupText(group)} are pooled from ${given.length} session${given.length === 1 ? '' : 's'} with \`--merge-cells\`, ` +
+      `numbered apart so that each session's runs pair only with their own: ${each.join('; ')}.${drop}`
+    );
+  }).join('');
 }
 
 /** What `npm run <script>` costs in load-test wall time. */
@@ -88,9 +145,13 @@ export function costText(results: BenchResults): string {
   const sessions = merged.length > 0 ? `, in ${merged.length + 1} sessions` : '';
   const repeats = (n: number): string => `${n} repeat${n > 1 ? 's' : ''}`;
   // Each session ran its own repeat count: say each, not the first session's for all.
+  const byKind = merged.filter((m) => m.cells === undefined);
+  const byCell = byKind.length < merged.length ? '; the cells pooled by cell as stated below' : '';
   const repeatText =
     merged.length > 0
-      ? `${repeats(options.repeats)} of each of this file's own runs, ${merged.map((m) => repeats(m.repeats)).join(' and ')} of each merged one, interleaved in random order within a session`
+      ? `${repeats(options.repeats)} of each of this file's own runs` +
+        (byKind.length > 0 ? `, ${byKind.map((m) => repeats(m.repeats)).join(' and ')} of each merged one` : '') +
+        `, interleaved in random order within a session${byCell}`
       : `${repeats(options.repeats)} of each, interleaved in random order`;
   return (
     `This report's load test is ${runs.length} runs${sessions} (${repeatText}): about ${hours.toFixed(1)} h of wall time on this machine (each run's timeline × its time factor, plus ~${RUN_OVERHEAD_S} s to start and stop its processes), before the overhead benchmarks. ` +

@@ -25,6 +25,8 @@ import { REFERENCE_OVERHEAD, REFERENCE_RECOVERY_S } from '../lib/reference-numbe
 import { regimeKey, regimeLabel } from './scale';
 import { MergedSession } from './merge';
 import { markdownTable } from './tables';
+import { clientLabel } from './policies';
+import { repeatsText } from './row-cells';
 import { cpuVerdicts, loadVerdicts, lowConcurrencyVerdicts, pickVerdicts, Verdict } from './verdicts';
 import { SimulatorSummary, simulatorOrderingVerdicts, simulatorTable } from './simulator';
 import { methodSections } from './method-tables';
@@ -137,8 +139,9 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
   const regimeOrder = regimesOf(rows).map(regimeKey);
   const rank = (row: AggregateRow): number => regimeOrder.indexOf(regimeKey(row.regime)) * 2 + (row.layout === 'reference' ? 0 : 1);
   for (const mine of Array.from(groups.values()).sort((a, b) => rank(a[0]) - rank(b[0]))) {
-    const { scenario, layout, regime, repeats } = mine[0];
-    lines.push(`**${scenario} ${titleOf(results, mine[0])}** (${layout} layout; ${regimeLabel(regime)}; ${repeats} repeat${repeats > 1 ? 's' : ''})`, '');
+    const { scenario, layout, regime } = mine[0];
+    const repeats = repeatsText(mine.map((r) => ({ label: clientLabel(r.policy), repeats: r.repeats })));
+    lines.push(`**${scenario} ${titleOf(results, mine[0])}** (${layout} layout; ${regimeLabel(regime)}; ${repeats})`, '');
     lines.push(markdownTable(detailTable(mine)), '');
     const rec = REFERENCE_RECOVERY_S[scenario];
     if (rec && layout === 'reference' && likeReference(regime)) {

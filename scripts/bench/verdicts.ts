@@ -10,7 +10,7 @@ import { formatMs, formatPercent } from './progress';
 import { isLowConcurrency, MACHINE_BUDGET_RPS, overMachineBudget, Regime, regimeKey, regimeShort } from './scale';
 import { SavedRun, SideBySide, sideBySide } from './side-by-side';
 import { median } from './stats';
-import { errorCell } from './row-cells';
+import { errorCell, repeatsText } from './row-cells';
 
 export interface Verdict {
   readonly target: string;
@@ -221,7 +221,7 @@ function lowestVerdict(mine: readonly AggregateRow[], scenario: string, regime: 
   const ranked = [peak, ...others].sort((a, b) => a.allP99Ms - b.allP99Ms);
   const detail =
     ranked.map((r) => `${clientLabel(r.policy)} ${describe(r, 'allCalls')}`).join(' ≤ ') +
-    ` (means of ${peak.repeats} repeats${missing.length > 0 ? `; not run: ${missing.map((p) => POLICY_LABELS[p]).join(', ')}` : ''})` +
+    ` (means of ${repeatsText([peak, ...others].map((r) => ({ label: clientLabel(r.policy), repeats: r.repeats })))}${missing.length > 0 ? `; not run: ${missing.map((p) => POLICY_LABELS[p]).join(', ')}` : ''})` +
     tieText(peak, others);
   return { target, met: others.every((r) => peak.allP99Ms < r.allP99Ms), detail };
 }

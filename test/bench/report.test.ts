@@ -6,7 +6,7 @@ import { BenchResults, renderReport } from '../../scripts/bench/report';
 import { orderingDisagreements, readSimulatorJson } from '../../scripts/bench/simulator';
 import { cpuVerdicts, isTieOrBetter, loadVerdicts, lowConcurrencyVerdicts, outcomeOf, pickVerdicts, winsOn } from '../../scripts/bench/verdicts';
 import { parseArgs } from '../../scripts/bench/args';
-import { mergeLoadRuns } from '../../scripts/bench/merge';
+import { mergeLoadCells, mergeLoadRuns } from '../../scripts/bench/merge';
 
 function latency(p99Ms: number): LatencySummary {
   return { count: 1000, p50Ms: p99Ms / 2, p90Ms: p99Ms * 0.8, p99Ms, p999Ms: p99Ms * 2, maxMs: p99Ms * 3, meanMs: p99Ms / 2 };
@@ -420,7 +420,7 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
       // 49.5 vs lr+od's 49: not the lowest, however small the gap.
       ['s03 uniform (2 slots × 20 ms): peak_ewma p99 over all calls lowest of the client-only policies', false],
     ]);
-    expect(verdicts[2].detail).toBe('lr+od 49.0ms ≤ peak_ewma 49.5ms ≤ least_request 50.0ms ≤ round_robin 400ms (means of 1 repeats)');
+    expect(verdicts[2].detail).toBe('lr+od 49.0ms ≤ peak_ewma 49.5ms ≤ least_request 50.0ms ≤ round_robin 400ms (means of 1 repeat)');
   });
 
   it('judges the 1.05× bound on its interval over paired repeats: met below it, missed above it, not resolved across it', () => {
@@ -524,5 +524,67 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
     expect(() => mergeLoadRuns(base, longer)).toThrow(/timelines differ/);
     expect(() => parseArgs(['--merge-load', 'x.json'])).toThrow(/needs --report-from/);
     expect(parseArgs(['--report-from', 'a.json', '--merge-load', 'b.json']).mergeLoad).toBe('b.json');
+  });
+
+  it('pools several sessions of one cell in place of the file\'s own, each session\'s pairs kept apart, stalled repeats dropped by a bound', () => {
+    const stalled = <R extends BenchResults['load'][number]>(run: R, maxMs: number): R => ({ ...run, backendLoopDelayMs: { p99: 5, max: maxMs } });
+    // The file's own one-slot s02: three repeats of all four policies, its third repeat stalled 254 ms in peak_ewma's run.
+    const own = [0, 1, 2].flatMap((i) => [
+      i === 2 ? stalled(low('s02', 'peak_ewma', 180, 1, 6, 25, i), 254) : low('s02', 'peak_ewma', 80, 1, 6, 25, i),
+      low('s02', 'round_robin', 70, 1, 6, 25, i),
+      low('s02', 'least_request', 100, 1, 6, 25, i),
+    ]);
+    const base = results([...own, ...fourPolicies('s01', { round_robin: 900, least_request: 400, lr_od: 410, peak_ewma: 150 }, 1, 6, 22)]);
+    // Two later sessions of peak_ewma and round_robin only; in each, peak_ewma is 10 % under round_robin repeat by repeat.
+    const pair = (i: number, rr: number) => [low('s02', 'peak_ewma', rr * 0.9, 1, 6, 25, i), low('s02', 'round_robin', rr, 1, 6, 25, i)];
+    const later = results([...pair(0, 60), ...pair(1, 100)], '2026-12-04T14:21:24Z');
+    const latest = { ...results([...pair(0, 140), ...pair(1, 80), stalled(low('s02', 'peak_ewma', 50, 1, 6, 25, 2), 150), low('s02', 'round_robin', 300, 1, 6, 25, 2)], '2026-12-04T15:05:04Z') };
+    latest.options = { ...latest.options, maxStallMs: 100 };
+    const merged = mergeLoadCells(base, [base, later, latest], { scenarios: ['s02'], dropStalledMs: 100 });
+    const group = 's02 uniform 1x20/6';
+    const repeatsOf = (policy: PolicyId) =>
+      merged.load.filter((r) => r.scenario === 's02' && r.policies[0].policy === policy).map((r) => `${r.repeat}:${r.policies[0].headline.allLatency.p99Ms}`);
+    // The file's stalled third repeat goes with all its runs; each later session's repeats follow the one before, in pairs.
+    expect(repeatsOf('round_robin')).toEqual(['0:70', '1:70', '2:60', '3:100', '4:140', '5:80']);
+    expect(repeatsOf('peak_ewma')).toEqual(['0:80', '1:80', '2:54', '3:90', '4:126', '5:72']);
+    expect(repeatsOf('least_request')).toEqual(['0:100', '1:100']);
+    // Cells no file to merge measured (s01 here: --merge-scenario s02) stay the file's own.
+    expect(merged.load.filter((r) => r.scenario === 's01')).toEqual(base.load.filter((r) => r.scenario === 's01'));
+    // The verdict pairs within a session only: 6 pairs, the two of the file's own 80 / 70 and four at 0.9.
+    const verdict = lowConcurrencyVerdicts(aggregate(merged.load), merged.load).find((v) => v.target.startsWith('s02'))!;
+    expect(verdict.detail).toMatch(/ratio of the means over 6 paired repeats/);
+    expect(verdict.detail).toContain('83.7ms vs 86.7ms: 0.97× [');
+    expect(merged.merged!.map((s) => [s.startedAt, s.runs, s.cells, s.dropped])).toEqual([
+      ['2026-12-01T13:26:05Z', 6, { [`${group} round_robin`]: 2, [`${group} least_request`]: 2, [`${group} peak_ewma`]: 2 }, [{ group, repeat: 2, stallMs: 254 }]],
+      ['2026-12-04T14:21:24Z', 4, { [`${group} round_robin`]: 2, [`${group} peak_ewma`]: 2 }, []],
+      ['2026-12-04T15:05:04Z', 4, { [`${group} round_robin`]: 2, [`${group} peak_ewma`]: 2 }, [{ group, repeat: 2, stallMs: 150 }]],
+    ]);
+    const { markdown } = renderReport(merged);
+    expect(markdown).toContain(
+      'The runs of s02 uniform (1 slot × 20 ms, 6 backends) are pooled from 3 sessions with `--merge-cells`, numbered apart so that each session\'s runs pair only with their own: ' +
+        '2026-12-01 13:26 UTC, HEAD abc: 2 repeats of round_robin, least_request, peak_ewma (no stall rule; dropped for a stall: #3 254 ms); ' +
+        '2026-12-04 14:21 UTC, HEAD abc: 2 repeats of round_robin, peak_ewma (no stall rule); ' +
+        '2026-12-04 15:05 UTC, HEAD abc: 2 repeats of round_robin, peak_ewma (stall rule 100 ms; dropped for a stall: #3 150 ms). ' +
+        "A repeat in which any run's event loop stalled longer than 100 ms was dropped with every run of it (`--drop-stalled`), in each session alike.",
+    );
+    // A group whose policies stand on different counts says so.
+    expect(markdown).toMatch(/\*\*s02 [^*]+\*\* \(uniform layout; /);
+    expect(markdown).toContain('(uniform layout; 1 slot, 20 ms median (time × 2), 6 backends, 8 clients per policy at 25 calls/s; 6 repeats (2 of least_request))');
+    // Merging the same cells again replaces their sessions; a session keeps the cells still its (here least_request).
+    const again = mergeLoadCells(merged, [later], { scenarios: ['s02'] });
+    expect(again.merged!.map((s) => [s.startedAt, s.cells])).toEqual([
+      ['2026-12-01T13:26:05Z', { [`${group} least_request`]: 2 }],
+      ['2026-12-04T14:21:24Z', { [`${group} round_robin`]: 2, [`${group} peak_ewma`]: 2 }],
+    ]);
+    expect(again.load.filter((r) => r.scenario === 's02').map((r) => `${r.policies[0].policy}#${r.repeat}`).sort()).toEqual([
+      'least_request#0', 'least_request#1', 'peak_ewma#0', 'peak_ewma#1', 'round_robin#0', 'round_robin#1',
+    ]);
+    // Runs measured with a switch are refused, as by --merge-load.
+    expect(() => mergeLoadCells(base, [{ ...later, options: { ...later.options, peakEwmaConfig: { rotationGate: 0 } } }])).toThrow(/file 1 to merge ran peak_ewma with --peak-ewma-config/);
+    expect(() => mergeLoadCells(base, [later], { scenarios: ['s03'] })).toThrow(/no load-test runs of s03/);
+    expect(() => parseArgs(['--merge-cells', 'x.json'])).toThrow(/needs --report-from/);
+    expect(() => parseArgs(['--report-from', 'a.json', '--drop-stalled', '100'])).toThrow(/needs --merge-cells/);
+    const parsed = parseArgs(['--report-from', 'a.json', '--merge-cells', 'b.json,c.json', '--merge-scenario', 's02', '--drop-stalled', '100']);
+    expect([parsed.mergeCells, parsed.mergeScenarios, parsed.dropStalledMs]).toEqual([['b.json', 'c.json'], ['s02'], 100]);
   });
 });
