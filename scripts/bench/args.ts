@@ -51,6 +51,8 @@ export interface BenchOptions {
    * merge.ts `mergeLoadCells`), after --merge-load if both are given.
    */
   readonly mergeCells?: readonly string[];
+  /** With --report-from: a saved file whose overhead benchmarks (pick path, CPU per RPC, update time) replace that file's. */
+  readonly mergeOverhead?: string;
   /** With --merge-cells: only these scenarios' runs are taken. */
   readonly mergeScenarios?: readonly string[];
   /** With --merge-cells: a repeat in which a run stalled longer than this (wall ms) is dropped with its group's other runs. */
@@ -115,6 +117,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --merge-cells FILE,FILE...           with --report-from: the files' load-test runs are pooled in place of that file's
                                        runs of the same cells (scenario, layout, regime, policy), each file's repeats
                                        numbered apart so its side-by-side pairs stay paired; after --merge-load
+  --merge-overhead FILE                with --report-from: FILE's overhead benchmarks (pick path, CPU per RPC, update time)
+                                       replace that file's, each one FILE ran
   --merge-scenario ID,...              with --merge-cells: take only these scenarios' runs
   --drop-stalled MS                    with --merge-cells: drop each repeat in which a run's event loop stalled longer
                                        than MS wall ms, with the other runs of its repeat (for sets run without --max-stall)
@@ -166,7 +170,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   const known = new Set([
     '--suite', '--scenario', '--uniform-scenario', '--policy', '--uniform-policy', '--layout', '--duration', '--warmup', '--repeats',
     '--slots', '--time-factor', '--backends', '--clients-per-policy', '--uniform-clients', '--low-scenario',
-    '--hosts', '--seed', '--json', '--report-from', '--merge-load', '--merge-cells', '--merge-scenario', '--drop-stalled',
+    '--hosts', '--seed', '--json', '--report-from', '--merge-load', '--merge-cells', '--merge-scenario', '--drop-stalled', '--merge-overhead',
     '--peak-ewma-config', '--max-stall',
   ]);
   for (const name of flags.keys()) {
@@ -180,8 +184,10 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   if (flags.has('--merge-load') && !flags.has('--report-from')) {
     throw new RangeError('--merge-load merges into a saved file: it needs --report-from');
   }
-  if (flags.has('--merge-cells') && !flags.has('--report-from')) {
-    throw new RangeError('--merge-cells merges into a saved file: it needs --report-from');
+  for (const flag of ['--merge-cells', '--merge-overhead']) {
+    if (flags.has(flag) && !flags.has('--report-from')) {
+      throw new RangeError(`${flag} merges into a saved file: it needs --report-from`);
+    }
   }
   for (const flag of ['--merge-scenario', '--drop-stalled']) {
     if (flags.has(flag) && !flags.has('--merge-cells')) {
@@ -266,6 +272,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     methodsReport: switches.has('--methods-report'),
     reportFrom: flags.get('--report-from'),
     mergeLoad: flags.get('--merge-load'),
+    ...(flags.has('--merge-overhead') ? { mergeOverhead: flags.get('--merge-overhead') } : {}),
     ...(flags.has('--merge-cells') ? { mergeCells: list(flags.get('--merge-cells')!) } : {}),
     ...(flags.has('--merge-scenario') ? { mergeScenarios: list(flags.get('--merge-scenario')!).map((id) => shortId(scenarioById(id))) } : {}),
     ...(flags.has('--drop-stalled') ? { dropStalledMs: positiveNumber('--drop-stalled', flags.get('--drop-stalled')!) } : {}),

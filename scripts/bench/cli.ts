@@ -14,7 +14,7 @@ import { cpuTable, loadTable, pickTable } from './report-tables';
 import { scenarioById, shortId, simulatorKnows, timelineFor } from './scenarios';
 import { textTable } from './tables';
 import { machineDescription } from './machine';
-import { mergeLoadCells, mergeLoadRuns } from './merge';
+import { mergeLoadCells, mergeLoadRuns, mergeOverhead } from './merge';
 import { methodRunTable, writeMethodsPage } from './method-tables';
 import { builtFrom, prebuildForChildren } from './package-under-test';
 import { runSimulator } from './simulator';
@@ -79,7 +79,10 @@ async function main(): Promise<void> {
     if (options.mergeCells) {
       saved = mergeLoadCells(saved, options.mergeCells.map(read), { scenarios: options.mergeScenarios, dropStalledMs: options.dropStalledMs });
     }
-    if (options.mergeLoad || options.mergeCells) {
+    if (options.mergeOverhead) {
+      saved = mergeOverhead(saved, read(options.mergeOverhead));
+    }
+    if (options.mergeLoad || options.mergeCells || options.mergeOverhead) {
       if (options.jsonPath) {
         fs.writeFileSync(options.jsonPath, JSON.stringify(saved, null, 1));
         console.log(`merged results: ${options.jsonPath}`);

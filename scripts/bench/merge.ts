@@ -10,6 +10,10 @@
  * fleet size changed must not linger beside the new one); every other run,
  * and everything that is not the load test, stays the base's.
  *
+ * The overhead benchmarks (pick path, CPU per RPC, update time) are merged
+ * whole (`--merge-overhead`, `mergeOverhead`): they are minutes, not hours,
+ * and each compares policies measured together.
+ *
  * Or by cell (`--merge-cells`, `mergeLoadCells`): a cell is one scenario in
  * one layout and regime under one policy. Several files' runs of a cell are
  * pooled in place of the base's, so one cell can gather every set measured
@@ -172,4 +176,31 @@ function checkMergeable(base: BenchResults, addition: BenchResults, name: string
   if (base.load.length > 0 && timeline(base) !== timeline(addition)) {
     throw new RangeError(`the timelines differ (${timeline(base)} vs ${timeline(addition)}): one report describes one timeline`);
   }
+}
+
+/** Where the overhead benchmarks came from when a later session's replaced the file's own (`mergeOverhead`). */
+export interface OverheadSession {
+  readonly startedAt: string;
+  readonly packageSource?: string;
+  readonly loadAverage: readonly number[];
+  /** The benchmarks it replaced, by suite name. */
+  readonly suites: readonly ('pick' | 'cpu' | 'update')[];
+}
+
+/** `base` with `addition`'s overhead benchmarks (pick path, CPU per RPC, update time) in place of its own, each one the addition ran. */
+export function mergeOverhead(base: BenchResults, addition: BenchResults): BenchResults {
+  const suites = (['pick', 'cpu', 'update'] as const).filter((suite) => (addition[suite] ?? null) !== null);
+  if (suites.length === 0) {
+    throw new RangeError('the file to merge has no overhead benchmark (pick path, CPU per RPC or update time)');
+  }
+  if (addition.options.peakEwmaConfig !== undefined) {
+    throw new RangeError('the file to merge ran peak_ewma with --peak-ewma-config: the report would call a switch peak_ewma');
+  }
+  const session: OverheadSession = { startedAt: addition.startedAt, packageSource: addition.packageSource, loadAverage: addition.machine.loadAverage, suites };
+  return {
+    ...base,
+    ...Object.fromEntries(suites.map((suite) => [suite, addition[suite]])),
+    // A suite merged again is the later session's; one it did not run stays with the session that did.
+    overheadMerged: [...(base.overheadMerged ?? []).map((s) => ({ ...s, suites: s.suites.filter((x) => !suites.includes(x)) })).filter((s) => s.suites.length > 0), session],
+  };
 }

@@ -76,7 +76,14 @@ export function mergedText(results: BenchResults): string {
       `${s.loadAverage.join(' / ')}${sessionLoadText(results, s)}, merged in with \`--merge-load\` in place of this file's own.`
     );
   });
-  return byKind.join('') + cellMergeText(merged.filter((s) => s.cells !== undefined));
+  const names = { pick: 'pick path', cpu: 'CPU per RPC', update: 'update time' };
+  const overhead = (results.overheadMerged ?? []).map(
+    (s) =>
+      ` The overhead benchmarks (${s.suites.map((suite) => names[suite]).join(', ')}) are a later session's, measured ` +
+      `${s.startedAt.slice(0, 16).replace('T', ' ')} UTC with the package built from ${s.packageSource ?? 'an unrecorded source'}, load average at start ` +
+      `${s.loadAverage.join(' / ')}, merged in with \`--merge-overhead\` in place of this file's own.`,
+  );
+  return byKind.join('') + cellMergeText(merged.filter((s) => s.cells !== undefined)) + overhead.join('');
 }
 
 /** "s02 uniform (1 slot × 20 ms, 6 backends)" from a group key (merge.ts `groupKey`). */

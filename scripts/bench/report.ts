@@ -23,7 +23,7 @@ import type { UpdateTimeReport } from './update-time';
 import { formatPercent } from './progress';
 import { REFERENCE_OVERHEAD, REFERENCE_RECOVERY_S } from '../lib/reference-numbers';
 import { regimeKey, regimeLabel } from './scale';
-import { MergedSession } from './merge';
+import { MergedSession, OverheadSession } from './merge';
 import { markdownTable } from './tables';
 import { clientLabel } from './policies';
 import { repeatsText } from './row-cells';
@@ -50,6 +50,8 @@ export interface BenchResults {
   simulator?: SimulatorSummary | null;
   /** Later sessions whose load-test runs replaced this file's of the same kinds (merge.ts, --merge-load). */
   merged?: readonly MergedSession[];
+  /** Later sessions whose overhead benchmarks replaced this file's (merge.ts, --merge-overhead). */
+  overheadMerged?: readonly OverheadSession[];
   /** Load-test runs the stall rule discarded and ran again (`--max-stall`, stalls.ts). */
   discarded?: DiscardedRun[];
 }

@@ -6,7 +6,7 @@ import { BenchResults, renderReport } from '../../scripts/bench/report';
 import { orderingDisagreements, readSimulatorJson } from '../../scripts/bench/simulator';
 import { cpuVerdicts, isTieOrBetter, loadVerdicts, lowConcurrencyVerdicts, outcomeOf, pickVerdicts, winsOn } from '../../scripts/bench/verdicts';
 import { parseArgs } from '../../scripts/bench/args';
-import { mergeLoadCells, mergeLoadRuns } from '../../scripts/bench/merge';
+import { mergeLoadCells, mergeLoadRuns, mergeOverhead } from '../../scripts/bench/merge';
 
 function latency(p99Ms: number): LatencySummary {
   return { count: 1000, p50Ms: p99Ms / 2, p90Ms: p99Ms * 0.8, p99Ms, p999Ms: p99Ms * 2, maxMs: p99Ms * 3, meanMs: p99Ms / 2 };
@@ -524,6 +524,27 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
     expect(() => mergeLoadRuns(base, longer)).toThrow(/timelines differ/);
     expect(() => parseArgs(['--merge-load', 'x.json'])).toThrow(/needs --report-from/);
     expect(parseArgs(['--report-from', 'a.json', '--merge-load', 'b.json']).mergeLoad).toBe('b.json');
+  });
+
+  it("takes a later session's overhead benchmarks in place of the file's own, each one it ran, and says whose they are", () => {
+    const base: BenchResults = { ...results([low('s02', 'round_robin', 40, 1, 6)]), pick: { timerOverheadNs: 50, results: [] }, cpu: [], update: null };
+    const pickOnly: BenchResults = { ...results([], '2026-12-04T16:40:00Z'), pick: { timerOverheadNs: 47, results: [] }, cpu: null };
+    const merged = mergeOverhead(base, pickOnly);
+    expect(merged.pick).toBe(pickOnly.pick);
+    expect(merged.cpu).toBe(base.cpu);
+    expect(merged.load).toBe(base.load);
+    expect(merged.overheadMerged).toEqual([{ startedAt: '2026-12-04T16:40:00Z', packageSource: 'HEAD abc', loadAverage: [1, 1, 1], suites: ['pick'] }]);
+    expect(renderReport(merged).markdown).toContain(
+      "The overhead benchmarks (pick path) are a later session's, measured 2026-12-04 16:40 UTC with the package built from HEAD abc, load average at start 1 / 1 / 1, merged in with `--merge-overhead`",
+    );
+    // A later session's CPU per RPC: the pick path stays the first merge's.
+    const cpuOnly: BenchResults = { ...results([], '2026-12-05T09:00:00Z'), pick: null, cpu: [] };
+    expect(mergeOverhead(merged, cpuOnly).overheadMerged!.map((s) => [s.startedAt, s.suites])).toEqual([
+      ['2026-12-04T16:40:00Z', ['pick']],
+      ['2026-12-05T09:00:00Z', ['cpu']],
+    ]);
+    expect(() => mergeOverhead(base, { ...results([]), pick: null, cpu: null })).toThrow(/no overhead benchmark/);
+    expect(() => parseArgs(['--merge-overhead', 'x.json'])).toThrow(/needs --report-from/);
   });
 
   it('pools several sessions of one cell in place of the file\'s own, each session\'s pairs kept apart, stalled repeats dropped by a bound', () => {
