@@ -165,16 +165,21 @@ describe('per-method scoring', () => {
       calls: 4_000,
       gapMs: 40,
       failEvery: 0,
-      seed: 3,
+      seed: 1,
     };
-    const off = drive(workload, 'off').sharesByMethod;
-    const latency = drive(workload, 'latency').sharesByMethod;
+    // One seed's share swings from 3 % to 18 % (4,000 calls, two endpoints): judge ten together.
+    const seeds = Array.from({ length: 10 }, (_, i) => i + 1);
+    const slowShare = (scoring: MethodScoring, method: string): number =>
+      seeds.reduce((sum, seed) => sum + drive({ ...workload, seed }, scoring).sharesByMethod[method][1], 0) / seeds.length;
     // Without methods a report's peak makes whichever endpoint served it
-    // look slow, so the slow endpoint wins calls it should not. About 5 %
-    // goes there whatever the scoring: the probe interval (1 in 10 fair
-    // shares). Measured at this seed: ping 10.4 % → 5.6 %, report 10.3 % → 6.2 %.
+    // look slow, so the slow endpoint wins calls it should not; scored per
+    // method, it keeps little more than its probes (1 in 10 fair shares:
+    // 5 %). Measured over seeds 1–10: off ping 12.1 %, report 12.1 %;
+    // latency 6.5 %, 6.3 %.
     for (const method of ['ping', 'report']) {
-      expect({ method, slowShare: latency[method][1] < 0.75 * off[method][1] }).toEqual({ method, slowShare: true });
+      const off = slowShare('off', method);
+      const latency = slowShare('latency', method);
+      expect({ method, latencyUnderOff: latency < 0.75 * off, nearTheProbes: latency < 0.08 }).toEqual({ method, latencyUnderOff: true, nearTheProbes: true });
     }
   });
 
