@@ -96,9 +96,10 @@ export interface CellMergeOptions {
 /**
  * `base` with its runs of every cell the `additions` measured replaced by
  * all the additions' runs of those cells. Within each group the additions'
- * repeats are renumbered after the previous file's, so a file's runs that
- * ran side by side keep one repeat number and no two files share one; the
- * report pairs policies by that number (side-by-side.ts). Each file is
+ * repeats are renumbered after the previous file's (and after the base's
+ * runs that stay in it), so a file's runs that ran side by side keep one
+ * repeat number and no two sessions share one; the report pairs policies
+ * by that number (side-by-side.ts). Each file is
  * recorded as a merged session with the cells it gave.
  */
 export function mergeLoadCells(base: BenchResults, additions: readonly BenchResults[], options: CellMergeOptions = {}): BenchResults {
@@ -121,14 +122,13 @@ export function mergeLoadCells(base: BenchResults, additions: readonly BenchResu
     throw new RangeError(`the files to merge have no load-test runs${options.scenarios ? ` of ${options.scenarios.join(', ')}` : ''}`);
   }
   const cells = new Set(taken.flatMap((t) => t.runs.map(cellKey)));
+  const staying = base.load.filter((run) => !cells.has(cellKey(run)));
+  // Numbered past the base's runs that stay in a group too, so that no pooled run pairs with one of another session.
   const nextRepeat = new Map<string, number>();
+  for (const run of staying) nextRepeat.set(groupKey(run), Math.max(nextRepeat.get(groupKey(run)) ?? 0, (run.repeat ?? 0) + 1));
   const pooled: Run[] = [];
   for (const { kept } of taken) {
-    const offsets = new Map<string, number>();
-    for (const run of kept) {
-      const group = groupKey(run);
-      offsets.set(group, nextRepeat.get(group) ?? 0);
-    }
+    const offsets = new Map(kept.map((run) => [groupKey(run), nextRepeat.get(groupKey(run)) ?? 0]));
     for (const run of kept) {
       const repeat = (offsets.get(groupKey(run)) ?? 0) + (run.repeat ?? 0);
       pooled.push({ ...run, repeat });
@@ -160,7 +160,7 @@ export function mergeLoadCells(base: BenchResults, additions: readonly BenchResu
   });
   return {
     ...base,
-    load: [...base.load.filter((run) => !cells.has(cellKey(run))), ...pooled],
+    load: [...staying, ...pooled],
     merged: [...earlier, ...sessions],
   };
 }

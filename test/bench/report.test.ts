@@ -598,8 +598,14 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
       ['2026-12-04T14:21:24Z', { [`${group} round_robin`]: 2, [`${group} peak_ewma`]: 2 }],
     ]);
     expect(again.load.filter((r) => r.scenario === 's02').map((r) => `${r.policies[0].policy}#${r.repeat}`).sort()).toEqual([
-      'least_request#0', 'least_request#1', 'peak_ewma#0', 'peak_ewma#1', 'round_robin#0', 'round_robin#1',
+      'least_request#0', 'least_request#1', 'peak_ewma#2', 'peak_ewma#3', 'round_robin#2', 'round_robin#3',
     ]);
+    // A file with peak_ewma alone pairs with nothing of another session: its repeats follow the base's round_robin.
+    const alone = mergeLoadCells(base, [results([low('s02', 'peak_ewma', 50, 1, 6, 25, 0)], '2026-12-05T09:00:00Z')], { scenarios: ['s02'] });
+    expect(alone.load.filter((r) => r.scenario === 's02').map((r) => `${r.policies[0].policy}#${r.repeat}`)).toEqual([
+      'round_robin#0', 'least_request#0', 'round_robin#1', 'least_request#1', 'round_robin#2', 'least_request#2', 'peak_ewma#3',
+    ]);
+    expect(lowConcurrencyVerdicts(aggregate(alone.load), alone.load).find((v) => v.target.startsWith('s02'))!.met).toBeNull();
     // Runs measured with a switch are refused, as by --merge-load.
     expect(() => mergeLoadCells(base, [{ ...later, options: { ...later.options, peakEwmaConfig: { rotationGate: 0 } } }])).toThrow(/file 1 to merge ran peak_ewma with --peak-ewma-config/);
     expect(() => mergeLoadCells(base, [later], { scenarios: ['s03'] })).toThrow(/no load-test runs of s03/);
