@@ -225,7 +225,11 @@ describe('examples', () => {
       expectCleanExit(k8sClient);
       const balancers = parseStatsTables(k8sClient.stdout);
       const last = balancers[balancers.length - 1];
-      expect(last).toMatchObject({ policy: 'peak_ewma_experimental', label: 'orders', state: 'READY' });
+      expect(last).toMatchObject({ policy: 'peak_ewma_experimental', label: 'orders' });
+      // The server closes each connection after 300 ms, so the last table can
+      // catch the one endpoint reconnecting (seen under full-suite load); what
+      // must never show is a failure.
+      expect(['READY', 'CONNECTING', 'IDLE']).toContain(last.state);
       const endpoint = last.endpoints.find((e) => e.address === `127.0.0.1:${ordersServer.port}`)!;
       // Attempts, not calls: a call that meets a connection just as its
       // GOAWAY arrives is retried transparently by grpc-js, a second pick.
