@@ -534,6 +534,8 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
     expect(merged.cpu).toBe(base.cpu);
     expect(merged.load).toBe(base.load);
     expect(merged.overheadMerged).toEqual([{ startedAt: '2026-12-04T16:40:00Z', packageSource: 'HEAD abc', loadAverage: [1, 1, 1], suites: ['pick'] }]);
+    expect(renderReport(merged).markdown).toContain('Measured 2026-12-01, parts re-measured up to 2026-12-04 (each named below) on 2 ×');
+    expect(renderReport(base).markdown).toContain('Measured 2026-12-01 on 2 ×');
     expect(renderReport(merged).markdown).toContain(
       "The overhead benchmarks (pick path) are a later session's, measured 2026-12-04 16:40 UTC with the package built from HEAD abc, load average at start 1 / 1 / 1, merged in with `--merge-overhead`",
     );
