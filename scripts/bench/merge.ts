@@ -86,6 +86,12 @@ export function cellKey(run: Run): string {
   return `${groupKey(run)} ${run.policies.map((p) => p.policy).join('+')}`;
 }
 
+/** A cell key's group and its policies ("peak_ewma", or several joined by "+"): `cellKey` read back. */
+export function splitCellKey(cell: string): { group: string; policies: string } {
+  const at = cell.lastIndexOf(' ');
+  return { group: cell.slice(0, at), policies: cell.slice(at + 1) };
+}
+
 export interface CellMergeOptions {
   /** Only these scenarios' runs are taken from the additions; absent: all. */
   readonly scenarios?: readonly string[];
@@ -169,9 +175,7 @@ function checkMergeable(base: BenchResults, addition: BenchResults, name: string
   if (addition.load.length === 0) {
     throw new RangeError(`${name} has no load-test runs`);
   }
-  if (addition.options.peakEwmaConfig !== undefined || addition.load.some((run) => run.peakEwmaConfig !== undefined)) {
-    throw new RangeError(`${name} ran peak_ewma with --peak-ewma-config: the report would call a switch peak_ewma`);
-  }
+  refuseSwitch(addition, name);
   const timeline = (r: BenchResults): string => JSON.stringify(r.load[0]?.timeline ?? null);
   if (base.load.length > 0 && timeline(base) !== timeline(addition)) {
     throw new RangeError(`the timelines differ (${timeline(base)} vs ${timeline(addition)}): one report describes one timeline`);
@@ -193,9 +197,7 @@ export function mergeOverhead(base: BenchResults, addition: BenchResults): Bench
   if (suites.length === 0) {
     throw new RangeError('the file to merge has no overhead benchmark (pick path, CPU per RPC or update time)');
   }
-  if (addition.options.peakEwmaConfig !== undefined) {
-    throw new RangeError('the file to merge ran peak_ewma with --peak-ewma-config: the report would call a switch peak_ewma');
-  }
+  refuseSwitch(addition, 'the file to merge');
   const session: OverheadSession = { startedAt: addition.startedAt, packageSource: addition.packageSource, loadAverage: addition.machine.loadAverage, suites };
   return {
     ...base,
@@ -203,4 +205,11 @@ export function mergeOverhead(base: BenchResults, addition: BenchResults): Bench
     // A suite merged again is the later session's; one it did not run stays with the session that did.
     overheadMerged: [...(base.overheadMerged ?? []).map((s) => ({ ...s, suites: s.suites.filter((x) => !suites.includes(x)) })).filter((s) => s.suites.length > 0), session],
   };
+}
+
+/** A file measured with `--peak-ewma-config` ran a switch: the report would call it peak_ewma. */
+function refuseSwitch(addition: BenchResults, name: string): void {
+  if (addition.options.peakEwmaConfig !== undefined || addition.load.some((run) => run.peakEwmaConfig !== undefined)) {
+    throw new RangeError(`${name} ran peak_ewma with --peak-ewma-config: the report would call a switch peak_ewma`);
+  }
 }

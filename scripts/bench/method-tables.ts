@@ -24,7 +24,7 @@ import type { BenchResults } from './report';
 import { regimeKey, regimeLabel } from './scale';
 import { ratio } from './stats';
 import { markdownTable, Table } from './tables';
-import { allP99Cell, errorCell, p99Cell } from './row-cells';
+import { allP99Cell, errorCell, p99Cell, repeatsWord } from './row-cells';
 import { CLIENT_ONLY_COMPETITORS, groupName, outcomeOf, Verdict } from './verdicts';
 
 /** The group of every call, whatever its method. */
@@ -141,7 +141,7 @@ export function cheapMethodVerdict(results: readonly ScenarioResult[], rows: rea
   return {
     target,
     met: others.every((other) => peak.p99Ms < other.p99Ms),
-    detail: `${cheap}, ${peak.repeats} repeat${peak.repeats === 1 ? '' : 's'}: peak_ewma ${p99Cell(peak)}; ${pairs.join('; ')}`,
+    detail: `${cheap}, ${repeatsWord(peak.repeats)}: peak_ewma ${p99Cell(peak)}; ${pairs.join('; ')}`,
   };
 }
 
@@ -184,7 +184,7 @@ export function methodSections(results: readonly ScenarioResult[], heading = '##
     const verdict = cheapMethodVerdict(results, group);
     const evidence = pickerEvidence(results, group);
     lines.push(
-      `**${scenario} ${title}** (${layout} layout; ${regimeLabel(regime)}; ${repeats} repeat${repeats > 1 ? 's' : ''})`,
+      `**${scenario} ${title}** (${layout} layout; ${regimeLabel(regime)}; ${repeatsWord(repeats)})`,
       '',
       markdownTable(methodTable(group)),
       '',

@@ -6,7 +6,7 @@
 import { AggregateRow, P999_MIN_SAMPLES_PER_CLIENT, regimeOfRun } from './aggregate';
 import { barChart, lineChart, trailingMean } from './charts';
 import { clientLabel, POLICY_IDS, POLICY_LABELS } from './policies';
-import { repeatsText } from './row-cells';
+import { repeatsText, repeatsWord } from './row-cells';
 import { isLowConcurrency, regimeKey, regimeLabel, regimeShort } from './scale';
 import { mean } from './stats';
 import type { BenchResults } from './report';
@@ -63,7 +63,7 @@ export function charts(results: BenchResults, rows: readonly AggregateRow[]): Ch
         file: `${scenario}-share.svg`,
         caption:
           `${scenario} (${title}; ${regimeLabel(main)}): share of each policy's calls sent to the faulty backend${plural} per ` +
-          `timeline second (${second}), mean of ${runs.length} repeat${runs.length > 1 ? 's' : ''}, 3-point trailing mean; fault window shaded, fair share dashed`,
+          `timeline second (${second}), mean of ${repeatsWord(runs.length)}, 3-point trailing mean; fault window shaded, fair share dashed`,
         svg: lineChart({
           title: `${scenario} ${title}, ${regime}: share of calls to the faulty backend${plural}`,
           xLabel: `timeline seconds after warm-up (${second})`,

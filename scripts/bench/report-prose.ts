@@ -9,8 +9,9 @@ import { BenchOptions, parseArgs } from './args';
 import { REPO_ROOT } from './package-under-test';
 import { PolicyId, POLICY_IDS } from './policies';
 import { planLoadRuns, planWallTimeS, RUN_OVERHEAD_S } from './plan';
-import { LOW_CONCURRENCY_SCALES, LOW_CONCURRENCY_TIME_FACTOR, slotsText } from './scale';
-import { cellKey, MergedSession, runKind } from './merge';
+import { LOW_CONCURRENCY_SCALES, LOW_CONCURRENCY_TIME_FACTOR, regimeShort, slotsText } from './scale';
+import { cellKey, groupKey, MergedSession, runKind, splitCellKey } from './merge';
+import { labelsByCount, repeatsWord } from './row-cells';
 import { median } from './stats';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 import type { BenchResults } from './report';
@@ -71,47 +72,62 @@ export function mergedText(results: BenchResults): string {
     const still = runsStillOf(results, s).length;
     const runs = still === s.runs ? `${s.runs}, ${s.repeats} repeats` : `${still} of its ${s.runs}, ${s.repeats} repeats; the others pooled by cell below`;
     return (
-      ` The ${s.kinds.map((k) => words[k]).join(' and ')} runs (${runs}) are a later session's, measured ` +
-      `${s.startedAt.slice(0, 16).replace('T', ' ')} UTC with the package built from ${s.packageSource ?? 'an unrecorded source'}, load average at start ` +
-      `${s.loadAverage.join(' / ')}${sessionLoadText(results, s)}, merged in with \`--merge-load\` in place of this file's own.`
+      ` The ${s.kinds.map((k) => words[k]).join(' and ')} runs (${runs}) are a later session's, ${measuredText(s)}` +
+      `${sessionLoadText(results, s)}, merged in with \`--merge-load\` in place of this file's own.`
     );
   });
   const names = { pick: 'pick path', cpu: 'CPU per RPC', update: 'update time' };
   const overhead = (results.overheadMerged ?? []).map(
     (s) =>
-      ` The overhead benchmarks (${s.suites.map((suite) => names[suite]).join(', ')}) are a later session's, measured ` +
-      `${s.startedAt.slice(0, 16).replace('T', ' ')} UTC with the package built from ${s.packageSource ?? 'an unrecorded source'}, load average at start ` +
-      `${s.loadAverage.join(' / ')}, merged in with \`--merge-overhead\` in place of this file's own.`,
+      ` The overhead benchmarks (${s.suites.map((suite) => names[suite]).join(', ')}) are a later session's, ${measuredText(s)}, ` +
+      `merged in with \`--merge-overhead\` in place of this file's own.`,
   );
-  return byKind.join('') + cellMergeText(merged.filter((s) => s.cells !== undefined)) + overhead.join('');
+  return byKind.join('') + cellMergeText(results, merged.filter((s) => s.cells !== undefined)) + overhead.join('');
 }
 
-/** "s02 uniform (1 slot × 20 ms, 6 backends)" from a group key (merge.ts `groupKey`). */
-function groupText(group: string): string {
-  const [scenario, layout, regime] = group.split(' ');
-  const [, slots, medianMs, backends] = /^(\d+)x(\d+)u?\/(\d+)$/.exec(regime) ?? [];
-  return `${scenario} ${layout} (${slots === undefined ? regime : `${slotsText(Number(slots))} × ${medianMs} ms, ${backends} backends`})`;
+/** "2026-12-04 14:21 UTC": when a merged session started. */
+function startedText(session: { readonly startedAt: string }): string {
+  return `${session.startedAt.slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** The package a merged session measured. */
+function sourceText(session: { readonly packageSource?: string }): string {
+  return session.packageSource ?? 'an unrecorded source';
+}
+
+/** "measured 2026-12-04 14:21 UTC with the package built from HEAD …, load average at start 1 / 1 / 1". */
+function measuredText(session: { readonly startedAt: string; readonly packageSource?: string; readonly loadAverage: readonly number[] }): string {
+  return `measured ${startedText(session)} with the package built from ${sourceText(session)}, load average at start ${session.loadAverage.join(' / ')}`;
+}
+
+/** "s02 uniform (1 slot × 20 ms, 6 backends)": a pooled group (merge.ts `groupKey`) as its runs describe it. */
+function groupText(results: BenchResults, group: string): string {
+  const run = results.load.find((r) => groupKey(r) === group);
+  if (run === undefined) return group;
+  const regime = regimeOfRun(run);
+  return `${run.scenario} ${run.layout} (${regimeShort(regime)}, ${regime.backends} backends)`;
 }
 
 /** "2 repeats of round_robin, peak_ewma; 3 of least_request": a session's cells of one group by repeat count. */
 function cellRepeatsText(cells: readonly (readonly [policy: string, repeats: number])[]): string {
   const order = (p: string): number => POLICY_IDS.indexOf(p as PolicyId);
-  const byCount = new Map<number, string[]>();
-  for (const [policy, repeats] of [...cells].sort((a, b) => order(a[0]) - order(b[0]))) byCount.set(repeats, [...(byCount.get(repeats) ?? []), policy]);
-  return Array.from(byCount, ([n, policies], i) => `${n}${i === 0 ? ` repeat${n === 1 ? '' : 's'}` : ''} of ${policies.join(', ')}`).join('; ');
+  const sorted = [...cells].sort((a, b) => order(a[0]) - order(b[0])).map(([label, repeats]) => ({ label, repeats }));
+  return labelsByCount(sorted)
+    .map(([n, policies], i) => `${i === 0 ? repeatsWord(n) : n} of ${policies.join(', ')}`)
+    .join('; ');
 }
 
 /**
  * The cells pooled from several sessions (merge.ts `mergeLoadCells`), group by group: each session's
  * date, build, the repeats it gave, its stall rule and the repeats dropped for a stall.
  */
-function cellMergeText(sessions: readonly MergedSession[]): string {
+function cellMergeText(results: BenchResults, sessions: readonly MergedSession[]): string {
   const groups = new Map<string, { session: MergedSession; cells: [string, number][] }[]>();
   for (const session of sessions) {
     const mine = new Map<string, [string, number][]>();
     for (const [cell, repeats] of Object.entries(session.cells!)) {
-      const group = cell.slice(0, cell.lastIndexOf(' '));
-      mine.set(group, [...(mine.get(group) ?? []), [cell.slice(cell.lastIndexOf(' ') + 1), repeats]]);
+      const { group, policies } = splitCellKey(cell);
+      mine.set(group, [...(mine.get(group) ?? []), [policies, repeats]]);
     }
     for (const [group, cells] of mine) groups.set(group, [...(groups.get(group) ?? []), { session, cells }]);
   }
@@ -120,7 +136,7 @@ function cellMergeText(sessions: readonly MergedSession[]): string {
       const rule = s.maxStallMs === undefined ? 'no stall rule' : `stall rule ${s.maxStallMs} ms`;
       const stalls = (s.dropped ?? []).filter((d) => d.group === group).map((d) => `#${d.repeat + 1} ${d.stallMs.toFixed(0)} ms`);
       const dropped = stalls.length > 0 ? `; dropped for a stall: ${stalls.join(', ')}` : '';
-      return `${s.startedAt.slice(0, 16).replace('T', ' ')} UTC, ${s.packageSource ?? 'an unrecorded source'}: ${cellRepeatsText(cells)} (${rule}${dropped})`;
+      return `${startedText(s)}, ${sourceText(s)}: ${cellRepeatsText(cells)} (${rule}${dropped})`;
     });
     const bounds = Array.from(new Set(given.map((g) => g.session.dropStalledMs).filter((ms) => ms !== undefined)));
     const drop =
@@ -128,7 +144,7 @@ function cellMergeText(sessions: readonly MergedSession[]): string {
         ? ` A repeat in which any run's event loop stalled longer than ${bounds.join(' / ')} ms was dropped with every run of it (\`--drop-stalled\`), in each session alike.`
         : '';
     return (
-      ` The runs of ${groupText(group)} are pooled from ${given.length} session${given.length === 1 ? '' : 's'} with \`--merge-cells\`, ` +
+      ` The runs of ${groupText(results, group)} are pooled from ${given.length} session${given.length === 1 ? '' : 's'} with \`--merge-cells\`, ` +
       `numbered apart so that each session's runs pair only with their own: ${each.join('; ')}.${drop}`
     );
   }).join('');
@@ -150,16 +166,15 @@ export function costText(results: BenchResults): string {
   const hours = planWallTimeS(runs, options) / 3600;
   const merged = results.merged ?? [];
   const sessions = merged.length > 0 ? `, in ${merged.length + 1} sessions` : '';
-  const repeats = (n: number): string => `${n} repeat${n > 1 ? 's' : ''}`;
   // Each session ran its own repeat count: say each, not the first session's for all.
   const byKind = merged.filter((m) => m.cells === undefined);
   const byCell = byKind.length < merged.length ? '; the cells pooled by cell as stated below' : '';
   const repeatText =
     merged.length > 0
-      ? `${repeats(options.repeats)} of each of this file's own runs` +
-        (byKind.length > 0 ? `, ${byKind.map((m) => repeats(m.repeats)).join(' and ')} of each merged one` : '') +
+      ? `${repeatsWord(options.repeats)} of each of this file's own runs` +
+        (byKind.length > 0 ? `, ${byKind.map((m) => repeatsWord(m.repeats)).join(' and ')} of each merged one` : '') +
         `, interleaved in random order within a session${byCell}`
-      : `${repeats(options.repeats)} of each, interleaved in random order`;
+      : `${repeatsWord(options.repeats)} of each, interleaved in random order`;
   return (
     `This report's load test is ${runs.length} runs${sessions} (${repeatText}): about ${hours.toFixed(1)} h of wall time on this machine (each run's timeline × its time factor, plus ~${RUN_OVERHEAD_S} s to start and stop its processes), before the overhead benchmarks. ` +
     `\`npm run bench:report\` is sized to fit a working session on this 2-core machine: ${planSummary(optionsOf('bench:report'))}. ` +

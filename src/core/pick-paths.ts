@@ -49,6 +49,7 @@ export type PickCounts = Readonly<Record<PickPathName, number>>;
 export const Refusal = { inFlight: 0, failure: 1, mean: 2 } as const;
 export type Refusal = (typeof Refusal)[RefusalName];
 export type RefusalName = keyof typeof Refusal;
+/** Every reason's name, indexed by its number (0, 1, … in this order). */
 export const REFUSAL_NAMES = Object.keys(Refusal) as readonly RefusalName[];
 
 /** Refused turns counted by why, since the balancer began; they add up to the `refused` picks. */
@@ -73,11 +74,16 @@ export class PickPaths {
 
   /** The counts by name, for stats. */
   snapshot(): PickCounts {
-    return Object.fromEntries(PICK_PATH_NAMES.map((name) => [name, this.counts[PickPath[name]]])) as PickCounts;
+    return byName(PICK_PATH_NAMES, this.counts);
   }
 
   /** The refused turns by reason, for stats. */
   refusals(): RefusalCounts {
-    return Object.fromEntries(REFUSAL_NAMES.map((name) => [name, this.refusalCounts[Refusal[name]]])) as RefusalCounts;
+    return byName(REFUSAL_NAMES, this.refusalCounts);
   }
+}
+
+/** `counts` by name, where `names` lists the names in the order of their numbers (0, 1, …). */
+function byName<N extends string>(names: readonly N[], counts: Float64Array): Readonly<Record<N, number>> {
+  return Object.fromEntries(names.map((name, i) => [name, counts[i]])) as Record<N, number>;
 }

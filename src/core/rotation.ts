@@ -81,17 +81,6 @@ export function refusalOf(
   return failedLately || failuresEndInAnError(load) ? Refusal.failure : Refusal.mean;
 }
 
-/** Whether `load`, the next in the rotation, may take its turn at `nowMs`: the gate (`refusalOf`) lets it. */
-export function takesTurn(
-  load: EndpointLoad,
-  nowMs: number,
-  settings: PeakEwmaSettings,
-  fleet: FleetRtt,
-  traffic?: BalancerTraffic,
-): boolean {
-  return refusalOf(load, nowMs, settings, fleet, traffic) === null;
-}
-
 /** How long a failure keeps an endpoint out of the rotation: T, or τ when T is off. */
 function failureMemoryMs(settings: PeakEwmaSettings): number {
   return settings.maxEjectionMs || settings.decayMs;

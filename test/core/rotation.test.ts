@@ -8,8 +8,11 @@
  */
 import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, seededRandom } from '../../src/core';
 import { PICK_PATH_NAMES, PickCounts, PickPath } from '../../src/core/pick-paths';
-import { rotates, takesTurn } from '../../src/core/rotation';
+import { refusalOf, rotates } from '../../src/core/rotation';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
+
+/** Whether the gate lets `load` take its turn: it gives no reason to refuse it. */
+const takesTurn = (...args: Parameters<typeof refusalOf>): boolean => refusalOf(...args) === null;
 
 const DEFAULTS: PeakEwmaSettings = { ...PEAK_EWMA_DEFAULTS };
 /** The gate alone: no margin, so an incumbent that passes keeps its turn outright. */
