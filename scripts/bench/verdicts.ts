@@ -189,7 +189,9 @@ export const LOW_CONCURRENCY_LOWEST_SCENARIOS = ['s01', 's03'] as const;
  * on for protection must not cost a healthy fleet more than 5 %; on the
  * uneven fleet (s01) and in the brownout (s03) peak_ewma's p99 over all
  * calls must be the lowest of the client-only policies (means over repeats,
- * strictly lower; the winner rule's verdicts say by how much).
+ * strictly lower, or at a tie at the deadline fewer calls failed, apart on
+ * their intervals: `rankOverAllCalls`; the winner rule's verdicts say by how
+ * much).
  */
 export function lowConcurrencyVerdicts(rows: readonly AggregateRow[], runs: readonly SavedRun[]): Verdict[] {
   const out: Verdict[] = [];
@@ -223,22 +225,53 @@ function lowestVerdict(mine: readonly AggregateRow[], scenario: string, regime: 
     ranked.map((r) => `${clientLabel(r.policy)} ${describe(r, 'allCalls')}`).join(' ≤ ') +
     ` (means of ${repeatsText([peak, ...others].map((r) => ({ label: clientLabel(r.policy), repeats: r.repeats })))}${missing.length > 0 ? `; not run: ${missing.map((p) => POLICY_LABELS[p]).join(', ')}` : ''})` +
     tieText(peak, others);
-  return { target, met: others.every((r) => peak.allP99Ms < r.allP99Ms), detail };
+  const ranks = others.map((r) => rankOverAllCalls(peak, r));
+  if (ranks.every((r) => r === 'lower')) return { target, met: true, detail };
+  if (ranks.includes('not lower')) return { target, met: false, detail };
+  return { target, met: null, unresolved: true, detail: `not resolved: ${detail}` };
 }
 
 /**
- * Where peak_ewma's p99 over all calls equals another's and 1 % or more of
- * its calls failed, both sit at the deadline (a failure counts there): p99
- * cannot rank them, and a tie is not "lowest". Say so, with the share of
- * calls each failed, which can.
+ * Where peak_ewma and another policy both failed 1 % or more of their calls,
+ * both p99s over all calls sit at the deadline (a failure counts there) and
+ * say nothing. The same distribution still ranks them: the one with fewer
+ * calls at the deadline is lower at every percentile above its own share.
+ * So a tie at the deadline goes to the policy that failed fewer calls, when
+ * the two error rates' intervals (over at least 2 repeats each) lie apart;
+ * when they overlap the data say neither.
  */
+type AllCallsRank = 'lower' | 'not lower' | 'not resolved';
+
+function tiedAtDeadline(peak: AggregateRow, other: AggregateRow): boolean {
+  return other.allP99Ms === peak.allP99Ms && peak.errorRate >= 0.01 && other.errorRate >= 0.01;
+}
+
+function errorsApart(lower: AggregateRow, higher: AggregateRow): boolean {
+  return lower.repeats >= 2 && higher.repeats >= 2 && lower.errorRateCi[1] < higher.errorRateCi[0];
+}
+
+function rankOverAllCalls(peak: AggregateRow, other: AggregateRow): AllCallsRank {
+  if (peak.allP99Ms < other.allP99Ms) return 'lower';
+  if (!tiedAtDeadline(peak, other) || peak.errorRate >= other.errorRate) return 'not lower';
+  return errorsApart(peak, other) ? 'lower' : 'not resolved';
+}
+
+/** The tie-break's numbers: each tied policy's share of failed calls, and whether peak_ewma's lies apart. */
 function tieText(peak: AggregateRow, others: readonly AggregateRow[]): string {
-  const tied = others.filter((r) => r.allP99Ms === peak.allP99Ms);
-  if (tied.length === 0 || peak.errorRate < 0.01) return '';
+  const tied = others.filter((r) => tiedAtDeadline(peak, r));
+  if (tied.length === 0) return '';
   const byErrors = [peak, ...tied].sort((a, b) => a.errorRate - b.errorRate);
+  const overlapping = tied.filter((r) => peak.errorRate < r.errorRate && !errorsApart(peak, r));
+  const fewer = tied.filter((r) => peak.errorRate < r.errorRate).length;
+  const verdict =
+    fewer < tied.length
+      ? 'peak_ewma did not fail the fewest'
+      : overlapping.length > 0
+        ? `peak_ewma failed the fewest, but its interval overlaps ${overlapping.map((r) => `${clientLabel(r.policy)}'s`).join(' and ')}`
+        : 'peak_ewma failed the fewest, its interval apart from each';
   return (
-    `; tied at ${formatMs(peak.allP99Ms)}, where p99 cannot rank them (1 % or more of calls failed), so not lowest; ` +
-    `errors ${byErrors.map((r) => `${clientLabel(r.policy)} ${errorCell(r)}`).join(' ≤ ')}`
+    `; tied at ${formatMs(peak.allP99Ms)}, where p99 cannot rank them (1 % or more of calls failed), ` +
+    `so the share of calls at the deadline does: errors ${byErrors.map((r) => `${clientLabel(r.policy)} ${errorCell(r)}`).join(' ≤ ')}; ${verdict}`
   );
 }
 

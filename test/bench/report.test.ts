@@ -449,20 +449,39 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
     expect(markdown).toMatch(/1 not resolved, \d+ not measured/);
   });
 
-  it('a tie at the deadline is not lowest, and the detail ranks the tied policies by the calls they failed', () => {
-    // Every policy failed over 1 % of its calls: p99 over all calls sits at the deadline for all of them.
-    const failing = (p: PolicyId, errorRate: number) => {
-      const run = low('s01', p, 0, 2, 3, 22);
-      return { ...run, policies: [{ ...policy(p, 0, errorRate), clients: 8 }] };
-    };
-    const rows = aggregate([failing('peak_ewma', 0.015), failing('least_request', 0.021), failing('lr_od', 0.02), failing('round_robin', 0.28)]);
-    const verdict = lowConcurrencyVerdicts(rows, []).find((v) => v.target.startsWith('s01'))!;
-    expect(verdict.met).toBe(false);
-    expect(verdict.detail).toContain('tied at 500ms, where p99 cannot rank them (1 % or more of calls failed), so not lowest');
-    expect(verdict.detail).toMatch(/errors peak_ewma 1\.5\d*% ≤ lr\+od 2\.0\d*% ≤ least_request 2\.1\d*% ≤ round_robin 28\.0\d*%$/);
-    // An equal p99 with under 1 % failed is not a tie at the deadline.
-    const fewFailed = aggregate([failing('peak_ewma', 0.005), failing('least_request', 0.005)]);
-    expect(lowConcurrencyVerdicts(fewFailed, []).find((v) => v.target.startsWith('s01'))!.detail).not.toContain('tied');
+  it('breaks a tie at the deadline by the share of calls failed: met when the intervals lie apart, not resolved when they overlap', () => {
+    // Every policy failed over 1 % of its calls in every repeat: p99 over all calls sits at the deadline for all.
+    const failing = (p: PolicyId, errorRates: readonly number[]) =>
+      errorRates.map((errorRate, repeat) => {
+        const run = low('s01', p, 0, 2, 3, 22, repeat);
+        return { ...run, policies: [{ ...policy(p, 0, errorRate), clients: 8 }] };
+      });
+    const judge = (rates: Partial<Record<PolicyId, readonly number[]>>) =>
+      lowConcurrencyVerdicts(aggregate(Object.entries(rates).flatMap(([p, r]) => failing(p as PolicyId, r!))), []).find((v) => v.target.startsWith('s01'))!;
+    const others = { least_request: [0.02, 0.021, 0.022], lr_od: [0.019, 0.02, 0.021], round_robin: [0.27, 0.28, 0.29] };
+    // peak_ewma fails 1.5 % ± 0.1 against 2.0–2.1 %: apart from each, so lowest.
+    const apart = judge({ peak_ewma: [0.014, 0.015, 0.016], ...others });
+    expect(apart.met).toBe(true);
+    expect(apart.detail).toContain('tied at 500ms, where p99 cannot rank them (1 % or more of calls failed), so the share of calls at the deadline does');
+    expect(apart.detail).toMatch(/errors peak_ewma 1\.50% \[[\d.]+%, [\d.]+%\] ≤ lr\+od 2\.00% .* ≤ least_request 2\.10% .* ≤ round_robin 28\.00% .*; peak_ewma failed the fewest, its interval apart from each$/);
+    // Fewer on the means, but one repeat at 2.1 %: its interval reaches lr+od's and least_request's, and the data say neither.
+    const overlapping = judge({ peak_ewma: [0.012, 0.015, 0.021], ...others });
+    expect(overlapping.met).toBeNull();
+    expect(overlapping.unresolved).toBe(true);
+    expect(overlapping.detail).toMatch(/^not resolved: /);
+    expect(overlapping.detail).toMatch(/peak_ewma failed the fewest, but its interval overlaps least_request's and lr\+od's$/);
+    // More failed than lr+od: missed.
+    const more = judge({ peak_ewma: [0.024, 0.025, 0.026], ...others });
+    expect(more.met).toBe(false);
+    expect(more.detail).toMatch(/peak_ewma did not fail the fewest$/);
+    // One repeat each has no interval to hold apart: not resolved, however far the rates.
+    const once = judge({ peak_ewma: [0.015], least_request: [0.021], lr_od: [0.02], round_robin: [0.28] });
+    expect(once.met).toBeNull();
+    expect(once.unresolved).toBe(true);
+    // An equal p99 with under 1 % failed is not a tie at the deadline: not lower, and no tie text.
+    const fewFailed = judge({ peak_ewma: [0.005, 0.005], least_request: [0.005, 0.006] });
+    expect(fewFailed.met).toBe(false);
+    expect(fewFailed.detail).not.toContain('tied');
     // No tie, no tie text.
     const clear = lowConcurrencyVerdicts(aggregate(fourPolicies('s01', { round_robin: 90, least_request: 60, lr_od: 61, peak_ewma: 40 }, 2, 3, 22)), []);
     expect(clear.find((v) => v.target.startsWith('s01'))!.detail).not.toContain('tied');
