@@ -251,7 +251,7 @@ export function methodNotes(results: BenchResults): string {
       "the same slots in total, so the same 70 % of capacity is the same rate from the same clients and the regimes differ only in how the slots are split; " +
       "a fleet of 6 at 2 slots offered 800 calls/s, over this machine's budget, and the reference's 10 ms itself (400 calls/s) was more than this machine served " +
       "even alone (event-loop delay p99 median 39 ms, round_robin with 16–33 % errors on identical backends), hence time × 2 (200 calls/s). " +
-      "Measured alone: `npm run bench:low`, merged into the saved results with `npm run bench:low:merge`; then `npm run bench:identical:merge` pools every set of the identical fleet (s02) at 1 and 2 slots into its cells (merged by kind, the first would replace them).",
+      "Measured alone: `npm run bench:low`, merged into the saved results with `npm run bench:low:merge`; then `npm run bench:identical:merge` pools every set of the identical fleet (s02) at 1 and 2 slots into its cells, and `npm run bench:uneven:merge` every set of the uneven fleet (s01) (merged by kind, the first would replace them).",
     '',
   ].join('\n');
 }
