@@ -231,44 +231,41 @@ function lowestVerdict(mine: readonly AggregateRow[], scenario: string, regime: 
   return { target, met: null, unresolved: true, detail: `not resolved: ${detail}` };
 }
 
-/**
- * Where peak_ewma and another policy both failed 1 % or more of their calls,
- * both p99s over all calls sit at the deadline (a failure counts there) and
- * say nothing. The same distribution still ranks them: the one with fewer
- * calls at the deadline is lower at every percentile above its own share.
- * So a tie at the deadline goes to the policy that failed fewer calls, when
- * the two error rates' intervals (over at least 2 repeats each) lie apart;
- * when they overlap the data say neither.
- */
+/** How peak_ewma ranks against one rival over all calls. */
 type AllCallsRank = 'lower' | 'not lower' | 'not resolved';
 
+/** Both failed 1 % or more of their calls, so both p99s over all calls are the deadline (a failure counts there). */
 function tiedAtDeadline(peak: AggregateRow, other: AggregateRow): boolean {
   return other.allP99Ms === peak.allP99Ms && peak.errorRate >= 0.01 && other.errorRate >= 0.01;
 }
 
-function errorsApart(lower: AggregateRow, higher: AggregateRow): boolean {
-  return lower.repeats >= 2 && higher.repeats >= 2 && lower.errorRateCi[1] < higher.errorRateCi[0];
-}
-
+/**
+ * A lower p99 over all calls is lower. At a tie at the deadline p99 says
+ * nothing, but the same distribution still ranks the two: the one with
+ * fewer calls at the deadline is lower at every percentile above its own
+ * share. So the tie goes to peak_ewma when it failed fewer calls and the
+ * two error rates' intervals (over at least 2 repeats each) lie apart;
+ * when they overlap the data say neither.
+ */
 function rankOverAllCalls(peak: AggregateRow, other: AggregateRow): AllCallsRank {
   if (peak.allP99Ms < other.allP99Ms) return 'lower';
   if (!tiedAtDeadline(peak, other) || peak.errorRate >= other.errorRate) return 'not lower';
-  return errorsApart(peak, other) ? 'lower' : 'not resolved';
+  const apart = peak.repeats >= 2 && other.repeats >= 2 && peak.errorRateCi[1] < other.errorRateCi[0];
+  return apart ? 'lower' : 'not resolved';
 }
 
-/** The tie-break's numbers: each tied policy's share of failed calls, and whether peak_ewma's lies apart. */
+/** The tie-break's numbers: each tied policy's share of failed calls, and how peak_ewma's ranks. */
 function tieText(peak: AggregateRow, others: readonly AggregateRow[]): string {
   const tied = others.filter((r) => tiedAtDeadline(peak, r));
   if (tied.length === 0) return '';
   const byErrors = [peak, ...tied].sort((a, b) => a.errorRate - b.errorRate);
-  const overlapping = tied.filter((r) => peak.errorRate < r.errorRate && !errorsApart(peak, r));
-  const fewer = tied.filter((r) => peak.errorRate < r.errorRate).length;
-  const verdict =
-    fewer < tied.length
-      ? 'peak_ewma did not fail the fewest'
-      : overlapping.length > 0
-        ? `peak_ewma failed the fewest, but its interval overlaps ${overlapping.map((r) => `${clientLabel(r.policy)}'s`).join(' and ')}`
-        : 'peak_ewma failed the fewest, its interval apart from each';
+  const ranks = tied.map((r) => rankOverAllCalls(peak, r));
+  const overlapping = tied.filter((_, i) => ranks[i] === 'not resolved');
+  const verdict = ranks.includes('not lower')
+    ? 'peak_ewma did not fail the fewest'
+    : overlapping.length > 0
+      ? `peak_ewma failed the fewest, but its interval overlaps ${overlapping.map((r) => `${clientLabel(r.policy)}'s`).join(' and ')}`
+      : 'peak_ewma failed the fewest, its interval apart from each';
   return (
     `; tied at ${formatMs(peak.allP99Ms)}, where p99 cannot rank them (1 % or more of calls failed), ` +
     `so the share of calls at the deadline does: errors ${byErrors.map((r) => `${clientLabel(r.policy)} ${errorCell(r)}`).join(' ≤ ')}; ${verdict}`
