@@ -47,6 +47,8 @@ export class LoadBalancingEngine {
   // The next incumbent, for the incumbent rule; -1 until its first pick,
   // which starts it at a random endpoint (as grpc-js's round_robin starts).
   private rotation = -1;
+  // How many candidates the rotation's start was drawn among (nextIncumbent).
+  private rotationDrawnAmong = 0;
 
   constructor(options: EngineOptions) {
     this.model = options.model;
@@ -177,9 +179,20 @@ export class LoadBalancingEngine {
     return mixedCount !== undefined && mixedCount > this.choiceCount ? this.model.methods : undefined;
   }
 
+  /**
+   * The rotation's next endpoint. Its start is drawn again whenever the
+   * number of candidates changes, as grpc-js's round_robin draws a fresh
+   * start for each new picker. Why: a channel's first picks often come
+   * while only some of its endpoints are READY (the others still
+   * connecting). A start drawn among two of three endpoints and kept would
+   * put every client that started then on two of the three positions of
+   * the full list, in the same order: their calls bunch on one backend at
+   * a time, which queues at one or two slots.
+   */
   private nextIncumbent(candidateCount: number): number {
-    if (this.rotation < 0) {
+    if (this.rotation < 0 || candidateCount !== this.rotationDrawnAmong) {
       this.rotation = Math.floor(this.random() * candidateCount);
+      this.rotationDrawnAmong = candidateCount;
     }
     const incumbent = this.rotation % candidateCount;
     this.rotation = incumbent + 1;

@@ -77,6 +77,28 @@ describe('the engine with rotationMargin', () => {
     }
   });
 
+  it("draws the rotation's start again when the number of endpoints changes, so clients that started on part of the list spread over all of it", () => {
+    // A channel's first picks often come while some endpoints still connect.
+    // 300 clients each pick once among 2 READY endpoints, then once among all 3.
+    const firstOfThree = [0, 0, 0];
+    for (let client = 0; client < 300; client++) {
+      const engine = new LoadBalancingEngine({ model: new PeakEwmaModel(SETTINGS), choiceCount: 2, clock: new ManualClock().now, random: seededRandom(1000 + client) });
+      const loads = [new EndpointLoad(), new EndpointLoad(), new EndpointLoad()];
+      engine.pick(loads.slice(0, 2));
+      firstOfThree[engine.pick(loads)]++;
+    }
+    // A start kept from the two-endpoint list would be position 1 or 2, never 0:
+    // every client on two of the three phases. Drawn again, each position gets about a third.
+    for (const count of firstOfThree) {
+      expect(count).toBeGreaterThan(70);
+    }
+    // With the count unchanged the rotation goes on from where it was.
+    const engine = new LoadBalancingEngine({ model: new PeakEwmaModel(SETTINGS), choiceCount: 2, clock: new ManualClock().now, random: seededRandom(7) });
+    const loads = [new EndpointLoad(), new EndpointLoad(), new EndpointLoad()];
+    const first = engine.pick(loads);
+    expect([1, 2, 3, 4, 5].map(() => engine.pick(loads))).toEqual([1, 2, 3, 4, 5].map((k) => (first + k) % 3));
+  });
+
   it('a clearly slower endpoint loses its turns (plain two-choice draws without the rule)', () => {
     const clock = new ManualClock();
     const engine = new LoadBalancingEngine({ model: new PeakEwmaModel(SETTINGS), choiceCount: 2, clock: clock.now, random: seededRandom(5) });
