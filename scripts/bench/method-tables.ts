@@ -22,7 +22,7 @@ import { clientLabel, PolicyId, POLICY_IDS } from './policies';
 import { formatMs } from './progress';
 import type { BenchResults } from './report';
 import { regimeKey, regimeLabel } from './scale';
-import { ratio } from './stats';
+import { liesBelow, ratio } from './stats';
 import { markdownTable, Table } from './tables';
 import { allP99Cell, errorCell, p99Cell, repeatsWord } from './row-cells';
 import { CLIENT_ONLY_COMPETITORS, groupName, outcomeOf, Verdict } from './verdicts';
@@ -134,7 +134,7 @@ export function cheapMethodVerdict(results: readonly ScenarioResult[], rows: rea
     return { target, met: null, detail: 'not measured' };
   }
   const pairs = others.map((other) => {
-    const disjoint = peak.p99CiMs[1] < other.p99CiMs[0];
+    const disjoint = liesBelow(peak.p99CiMs, other.p99CiMs);
     const rule = outcomeOf({ p99Ms: peak.p99Ms }, { p99Ms: other.p99Ms }).outcome;
     return `${clientLabel(other.policy)} ${p99Cell(other)} (${ratio(other.p99Ms, peak.p99Ms).toFixed(2)}×; intervals ${disjoint ? 'disjoint' : 'overlap'}; winner rule: ${rule})`;
   });

@@ -31,6 +31,11 @@ export function shuffled<T>(items: readonly T[]): T[] {
 /** A two-sided interval, [low, high]. */
 export type Interval = readonly [number, number];
 
+/** Whether interval `a` lies wholly below `b`: they do not overlap, and a's values are the lower. */
+export function liesBelow(a: Interval, b: Interval): boolean {
+  return a[1] < b[0];
+}
+
 /** Bootstrap resamples per interval: enough that the 2.5th and 97.5th percentiles settle to a few %. */
 export const BOOTSTRAP_RESAMPLES = 2000;
 

@@ -9,7 +9,7 @@ import { clientLabel, isMarkedClient, isXdsClient, PolicyId, POLICY_LABELS } fro
 import { formatMs, formatPercent } from './progress';
 import { isLowConcurrency, MACHINE_BUDGET_RPS, overMachineBudget, Regime, regimeKey, regimeShort } from './scale';
 import { SavedRun, SideBySide, sideBySide } from './side-by-side';
-import { median } from './stats';
+import { liesBelow, median } from './stats';
 import { errorCell, repeatsText } from './row-cells';
 
 export interface Verdict {
@@ -221,11 +221,11 @@ function lowestVerdict(mine: readonly AggregateRow[], scenario: string, regime: 
   const peak = mine.find((r) => r.policy === 'peak_ewma');
   if (!peak || others.length === 0) return { target, met: null, detail: 'not measured' };
   const ranked = [peak, ...others].sort((a, b) => a.allP99Ms - b.allP99Ms);
+  const ranks = others.map((r) => rankOverAllCalls(peak, r));
   const detail =
     ranked.map((r) => `${clientLabel(r.policy)} ${describe(r, 'allCalls')}`).join(' ≤ ') +
     ` (means of ${repeatsText([peak, ...others].map((r) => ({ label: clientLabel(r.policy), repeats: r.repeats })))}${missing.length > 0 ? `; not run: ${missing.map((p) => POLICY_LABELS[p]).join(', ')}` : ''})` +
-    tieText(peak, others);
-  const ranks = others.map((r) => rankOverAllCalls(peak, r));
+    tieText(peak, others, ranks);
   if (ranks.every((r) => r === 'lower')) return { target, met: true, detail };
   if (ranks.includes('not lower')) return { target, met: false, detail };
   return { target, met: null, unresolved: true, detail: `not resolved: ${detail}` };
@@ -250,18 +250,17 @@ function tiedAtDeadline(peak: AggregateRow, other: AggregateRow): boolean {
 function rankOverAllCalls(peak: AggregateRow, other: AggregateRow): AllCallsRank {
   if (peak.allP99Ms < other.allP99Ms) return 'lower';
   if (!tiedAtDeadline(peak, other) || peak.errorRate >= other.errorRate) return 'not lower';
-  const apart = peak.repeats >= 2 && other.repeats >= 2 && peak.errorRateCi[1] < other.errorRateCi[0];
+  const apart = peak.repeats >= 2 && other.repeats >= 2 && liesBelow(peak.errorRateCi, other.errorRateCi);
   return apart ? 'lower' : 'not resolved';
 }
 
-/** The tie-break's numbers: each tied policy's share of failed calls, and how peak_ewma's ranks. */
-function tieText(peak: AggregateRow, others: readonly AggregateRow[]): string {
-  const tied = others.filter((r) => tiedAtDeadline(peak, r));
+/** The tie-break's numbers: each tied policy's share of failed calls, and how peak_ewma ranks (`ranks[i]` against `others[i]`). */
+function tieText(peak: AggregateRow, others: readonly AggregateRow[], ranks: readonly AllCallsRank[]): string {
+  const tied = others.map((row, i) => ({ row, rank: ranks[i] })).filter(({ row }) => tiedAtDeadline(peak, row));
   if (tied.length === 0) return '';
-  const byErrors = [peak, ...tied].sort((a, b) => a.errorRate - b.errorRate);
-  const ranks = tied.map((r) => rankOverAllCalls(peak, r));
-  const overlapping = tied.filter((_, i) => ranks[i] === 'not resolved');
-  const verdict = ranks.includes('not lower')
+  const byErrors = [peak, ...tied.map((t) => t.row)].sort((a, b) => a.errorRate - b.errorRate);
+  const overlapping = tied.filter((t) => t.rank === 'not resolved').map((t) => t.row);
+  const verdict = tied.some((t) => t.rank === 'not lower')
     ? 'peak_ewma did not fail the fewest'
     : overlapping.length > 0
       ? `peak_ewma failed the fewest, but its interval overlaps ${overlapping.map((r) => `${clientLabel(r.policy)}'s`).join(' and ')}`

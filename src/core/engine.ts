@@ -44,10 +44,9 @@ export class LoadBalancingEngine {
   };
   private readonly ejectedCandidate = (): boolean => this.rating.ejected;
   private readonly random: RandomSource;
-  // The next incumbent, for the incumbent rule; -1 until its first pick,
-  // which starts it at a random endpoint (as grpc-js's round_robin starts).
-  private rotation = -1;
-  // How many candidates the rotation's start was drawn among (nextIncumbent).
+  // The next incumbent, for the incumbent rule, and how many candidates its
+  // start was drawn among (0: not yet; nextIncumbent draws it).
+  private rotation = 0;
   private rotationDrawnAmong = 0;
 
   constructor(options: EngineOptions) {
@@ -190,7 +189,7 @@ export class LoadBalancingEngine {
    * a time, which queues at one or two slots.
    */
   private nextIncumbent(candidateCount: number): number {
-    if (this.rotation < 0 || candidateCount !== this.rotationDrawnAmong) {
+    if (candidateCount !== this.rotationDrawnAmong) {
       this.rotation = Math.floor(this.random() * candidateCount);
       this.rotationDrawnAmong = candidateCount;
     }
