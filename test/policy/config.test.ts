@@ -9,6 +9,7 @@ import {
   register,
   validateServiceConfig,
 } from '../../src';
+import { manyCallersSwitch } from '../support/documented-switch';
 
 register();
 
@@ -44,6 +45,16 @@ describe('peak_ewma_experimental config', () => {
       // Ten candidates per pick while the methods are a mix (docs/tuning.md §22).
       mixedChoiceCount: 10,
     });
+  });
+
+  it("the many-callers switch docs/choosing.md prints parses into exactly its three settings over the defaults, and round-trips", () => {
+    const documented = manyCallersSwitch();
+    const config = parsePeak(documented);
+    expect(config.settings).toEqual({ ...parsePeak({}).settings, ejectionRatio: 1.5, decayFairShares: 20, rotationMargin: 0.15 });
+    const json = config.toJsonObject() as Record<string, Record<string, unknown>>;
+    expect(parsePeak(json.peak_ewma_experimental)).toEqual(config);
+    // Through the service config a channel reads, grpc-js's parser included: one entry of ours, no error.
+    expect(validateServiceConfig({ loadBalancingConfig: [{ peak_ewma_experimental: documented }] })).toBe(1);
   });
 
   it('mixedChoiceCount: an integer from 2, clamped to 10 as choiceCount is, round-tripped when not the default', () => {

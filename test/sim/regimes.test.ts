@@ -9,6 +9,7 @@
 import { executeRun } from '../../scripts/sim/execute';
 import { planRegimes, RegimeJson, regimeChecks } from '../../scripts/sim/regimes';
 import { Timeline } from '../../scripts/sim/timeline';
+import { manyCallersSwitch } from '../support/documented-switch';
 
 const TIMELINE: Timeline = { warmupMs: 3_000, measureS: 12, faultStartS: 3, faultEndS: 9 };
 // 8 slots × 64 clients costs as much as the rest together; the full grid has it.
@@ -78,6 +79,37 @@ describe('regime grid (reduced)', () => {
     const withinBound = (cell: string, ratio: number) => ratio <= (cell === '1x64' ? 1.04 : 1.02);
     expect(verdict(byDefault, all, withinBound).filter((entry) => !entry.met)).toEqual([]);
     expect(verdict(draws, low, (_cell, ratio) => ratio >= 1.3).filter((entry) => !entry.met)).toEqual([]);
+  });
+});
+
+describe('the many-callers switch (docs/choosing.md)', () => {
+  // The switch as the page prints it, so the page cannot drift from this test.
+  const switched = `switch=peak_ewma${JSON.stringify(manyCallersSwitch())}`;
+  // 64 light clients need the longer warm-up (see the identical-fleet test above).
+  const timeline: Timeline = { warmupMs: 20_000, measureS: 20, faultStartS: 3, faultEndS: 17 };
+  const p99 = (label: string): Record<string, number> =>
+    Object.fromEntries(
+      planRegimes({ seed: 1, timeline, slots: [1, 2], clients: [64], scenarios: ['s01', 's02', 's10'], policies: ['peak_ewma'], policyUnderTest: label }).map((run) => [
+        `${run.key} ${run.spec.scenario.slice(0, 3)}`,
+        executeRun(run.spec).groups[0].p99All,
+      ]),
+    );
+  const byDefault = p99('peak_ewma');
+  const withSwitch = p99(switched);
+  // Each entry shows the ratio to the defaults' p99, so a failure says by how much.
+  const ratios = (cells: string[]) => cells.map((cell) => `${cell} ${(withSwitch[cell] / byDefault[cell]).toFixed(3)}`);
+
+  it('is the switch the page names: memory in calls, the lower margin and ejection line', () => {
+    expect(manyCallersSwitch()).toEqual({ ejectionRatio: 1.5, decayFairShares: 20, rotationMargin: 0.15 });
+  });
+
+  it('lowers the uneven fleet at 1 and 2 slots × 64 clients by 5 % or more, and the half-speed pods at 2 slots by a quarter', () => {
+    expect(ratios(['1x64 s01', '2x64 s01']).filter((entry) => Number(entry.split(' ')[2]) > 0.95)).toEqual([]);
+    expect(ratios(['2x64 s10']).filter((entry) => Number(entry.split(' ')[2]) > 0.75)).toEqual([]);
+  });
+
+  it("keeps the identical fleet within 1 % of the defaults' there", () => {
+    expect(ratios(['1x64 s02', '2x64 s02']).filter((entry) => Number(entry.split(' ')[2]) > 1.01)).toEqual([]);
   });
 });
 
