@@ -30,6 +30,20 @@ function grid(policies: string[], scenarios?: string[], policyUnderTest?: string
   return json;
 }
 
+// Light clients need a longer warm-up than the rest: with 64 clients at one
+// slot each client hears from an endpoint about once a second, and the gate
+// reads a mean of its answers that takes ~8 of them to settle (docs/tuning.md §14).
+const LIGHT_CLIENTS_TIMELINE: Timeline = { warmupMs: 20_000, measureS: 20, faultStartS: 3, faultEndS: 17 };
+
+/** p99 over all calls of `policy` (run as `label`) in each cell and scenario, keyed like "1x64 s02", on the light clients' timeline. */
+function p99ByCell(label: string, policy: string, cells: readonly { slots: number[]; clients: number[] }[], scenarios: string[]): Record<string, number> {
+  return Object.fromEntries(
+    cells
+      .flatMap(({ slots, clients }) => planRegimes({ seed: 1, timeline: LIGHT_CLIENTS_TIMELINE, slots, clients, scenarios, policies: [policy], policyUnderTest: label }))
+      .map((run) => [`${run.key} ${run.spec.scenario.slice(0, 3)}`, executeRun(run.spec).groups[0].p99All]),
+  );
+}
+
 describe('regime grid (reduced)', () => {
   const defaults = grid(['round_robin', 'least_request', 'lr_od', 'peak_ewma']);
   const checks = regimeChecks(defaults);
@@ -54,17 +68,8 @@ describe('regime grid (reduced)', () => {
   });
 
   it('defaults: an identical fleet (s02) within 2 % of round_robin (4 % at 1 slot × 64 clients), where two random draws (the rotation off) are 1.3–2× round_robin at 1 and 2 slots', () => {
-    // A longer warm-up than the rest: with 64 clients at one slot each client
-    // hears from an endpoint about once a second, and the gate reads a mean of
-    // its answers that takes ~8 of them to settle (docs/tuning.md §14).
-    const timeline: Timeline = { warmupMs: 20_000, measureS: 20, faultStartS: 3, faultEndS: 9 };
-    const p99 = (label: string, policy: string) =>
-      Object.fromEntries(
-        CELLS.flatMap(({ slots, clients }) => planRegimes({ seed: 1, timeline, slots, clients, scenarios: ['s02'], policies: [policy], policyUnderTest: label })).map((run) => [
-          run.key,
-          executeRun(run.spec).groups[0].p99All,
-        ]),
-      );
+    // On the light clients' timeline (LIGHT_CLIENTS_TIMELINE).
+    const p99 = (label: string, policy: string) => p99ByCell(label, policy, CELLS, ['s02']);
     const roundRobin = p99('round_robin', 'round_robin');
     const byDefault = p99('peak_ewma', 'peak_ewma');
     const draws = p99('draws=peak_ewma{"rotationGate":0,"rotationMargin":0}', 'peak_ewma');
@@ -73,7 +78,7 @@ describe('regime grid (reduced)', () => {
     // Each entry shows the ratio beside the verdict, so a failure says by how much.
     const verdict = (p99s: Record<string, number>, cells: string[], met: (cell: string, ratio: number) => boolean) =>
       cells.map((cell) => {
-        const ratio = Number((p99s[cell] / roundRobin[cell]).toFixed(3));
+        const ratio = Number((p99s[`${cell} s02`] / roundRobin[`${cell} s02`]).toFixed(3));
         return { cell, ratio, met: met(cell, ratio) };
       });
     const withinBound = (cell: string, ratio: number) => ratio <= (cell === '1x64' ? 1.04 : 1.02);
@@ -83,26 +88,15 @@ describe('regime grid (reduced)', () => {
 });
 
 describe('the many-callers switch (docs/choosing.md)', () => {
-  // The switch as the page prints it, so the page cannot drift from this test.
+  // The switch as the page prints it, so the page cannot drift from this test;
+  // test/policy/config.test.ts pins its three settings.
   const switched = `switch=peak_ewma${JSON.stringify(manyCallersSwitch())}`;
-  // 64 light clients need the longer warm-up (see the identical-fleet test above).
-  const timeline: Timeline = { warmupMs: 20_000, measureS: 20, faultStartS: 3, faultEndS: 17 };
-  const p99 = (label: string): Record<string, number> =>
-    Object.fromEntries(
-      planRegimes({ seed: 1, timeline, slots: [1, 2], clients: [64], scenarios: ['s01', 's02', 's10'], policies: ['peak_ewma'], policyUnderTest: label }).map((run) => [
-        `${run.key} ${run.spec.scenario.slice(0, 3)}`,
-        executeRun(run.spec).groups[0].p99All,
-      ]),
-    );
-  const byDefault = p99('peak_ewma');
-  const withSwitch = p99(switched);
+  const cells = [{ slots: [1, 2], clients: [64] }];
+  const byDefault = p99ByCell('peak_ewma', 'peak_ewma', cells, ['s01', 's02', 's10']);
+  const withSwitch = p99ByCell(switched, 'peak_ewma', cells, ['s01', 's02', 's10']);
   // The cells whose p99 with the switch is over `limit` × the defaults', each with its ratio, so a failure says by how much.
   const over = (cells: string[], limit: number) =>
     cells.map((cell) => ({ cell, ratio: Number((withSwitch[cell] / byDefault[cell]).toFixed(3)) })).filter((entry) => entry.ratio > limit);
-
-  it('is the switch the page names: memory in calls, the lower margin and ejection line', () => {
-    expect(manyCallersSwitch()).toEqual({ ejectionRatio: 1.5, decayFairShares: 20, rotationMargin: 0.15 });
-  });
 
   it('lowers the uneven fleet at 1 and 2 slots × 64 clients by 5 % or more, and the half-speed pods at 2 slots by a quarter', () => {
     expect(over(['1x64 s01', '2x64 s01'], 0.95)).toEqual([]);
