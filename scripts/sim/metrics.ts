@@ -329,6 +329,33 @@ export function detectionAndRecovery(
   return { detectionSeconds, recoverySeconds };
 }
 
+/** The seconds after a fault's end that `lostShareSeconds` reads. */
+export const LOST_SHARE_SECONDS = 5;
+
+/**
+ * Recovery as a number rather than whole seconds: the share of fair that the
+ * faulty backends lacked, second by second, over the LOST_SHARE_SECONDS after
+ * the fault ends, Σ max(0, 1 − share ÷ fair), in seconds of their fair share
+ * (0: back in full at once; taken back at a uniformly random instant within
+ * the first second: 0.5). report.py's recovery (`detectionAndRecovery`) sits
+ * at 4 s for nearly every engine that keeps a slow pod out during the fault,
+ * so a whole second turns on a hair of one seed's ramp; this is the ramp
+ * itself (docs/tuning.md §36). A healed pod's share still wanders a few per
+ * cent about fair, which adds ~0.03 per second to any policy's figure.
+ */
+export function lostShareSeconds(perSecond: readonly Float64Array[], faulty: readonly number[], fairShare: number, timeline: Timeline): number {
+  let lost = 0;
+  const end = Math.min(timeline.faultEndS + LOST_SHARE_SECONDS, perSecond.length);
+  for (let s = timeline.faultEndS; s < end; s++) {
+    let share = 0;
+    for (const backend of faulty) {
+      share += perSecond[s][backend];
+    }
+    lost += Math.max(0, 1 - share / fairShare);
+  }
+  return lost;
+}
+
 /**
  * The busiest healthy backend relative to a fair share (1 / backends
  * published): per second, the largest ratio among `healthy` backends; the

@@ -19,6 +19,8 @@ export interface ScoredResult {
   p99All: number;
   errorRate: number;
   recoverySeconds: number | null;
+  /** The faulty backends' share lacked after the fault, in seconds of fair share (metrics.ts `lostShareSeconds`); absent in older files. */
+  lostShareSeconds?: number | null;
   /** The busiest healthy backend's share ÷ fair, p95 over seconds. */
   busiestP95: number;
 }
@@ -27,7 +29,7 @@ export type ScoredLayout = 'reference' | 'uniform';
 
 /** What the score reads of a simulator result. */
 export function scored(result: PolicyResult): ScoredResult {
-  return { p99: result.p99, p999: result.p999, p99All: result.p99All, errorRate: result.errorRate, recoverySeconds: result.recoverySeconds, busiestP95: result.busiestHealthy.p95 };
+  return { p99: result.p99, p999: result.p999, p99All: result.p99All, errorRate: result.errorRate, recoverySeconds: result.recoverySeconds, lostShareSeconds: result.lostShareSeconds, busiestP95: result.busiestHealthy.p95 };
 }
 
 /**
@@ -57,9 +59,14 @@ export function planReferenceTargets(seed: number, options: { quick: boolean; po
 
 /** The columns of `scoreLine`, in order. */
 export const SCORE_HEADER =
-  'ref s01 s10 s03 (p99/s02) | s01 p99.9/lr_od | recovery s03 s04 s10 (worst) | s04 err | uni s01 s10 p99 | uni s01 s10 p99All | s02 busiest';
+  'ref s01 s10 s03 (p99/s02) | s01 p99.9/lr_od | recovery s03 s04 s10 (worst) | lost share s03 s04 s10 | s04 err | uni s01 s10 p99 | uni s01 s10 p99All | s02 busiest';
 
-/** One line of scores over `seeds`: means over seeds, the worst seed in brackets for recovery (99: never). */
+/**
+ * One line of scores over `seeds`: means over seeds, the worst seed in
+ * brackets for recovery (99: never); beside the whole-second recovery, the
+ * share the healed pods lacked over the 5 s after the fault (NaN for a file
+ * written before it was kept).
+ */
 export function scoreLine(get: ResultAt, seeds: readonly number[]): string {
   const per = (f: (seed: number) => number): number => mean(seeds.map(f));
   const worst = (f: (seed: number) => number | null): string =>
@@ -70,6 +77,7 @@ export function scoreLine(get: ResultAt, seeds: readonly number[]): string {
     [ratio('reference', 's01'), ratio('reference', 's10'), ratio('reference', 's03')].map((f) => per(f).toFixed(3)).join(' '),
     per((s) => get(s, 'reference', 's01').p999 / get(s, 'reference', 's01', 'lr_od').p999).toFixed(2),
     ['s03', 's04', 's10'].map((sc) => worst((s) => get(s, 'reference', sc).recoverySeconds)).join(' '),
+    ['s03', 's04', 's10'].map((sc) => per((s) => get(s, 'reference', sc).lostShareSeconds ?? NaN).toFixed(2)).join(' '),
     (per((s) => get(s, 'reference', 's04').errorRate) * 100).toFixed(3) + '%',
     [ratio('uniform', 's01'), ratio('uniform', 's10')].map((f) => per(f).toFixed(3)).join(' '),
     [ratio('uniform', 's01', 'p99All'), ratio('uniform', 's10', 'p99All')].map((f) => per(f).toFixed(3)).join(' '),
@@ -77,7 +85,14 @@ export function scoreLine(get: ResultAt, seeds: readonly number[]): string {
   ].join(' | ');
 }
 
-/** Each seed's recovery (s, "–" never) in s03, s04 and s10: a worst-seed figure moves by whole seconds. */
+/**
+ * Each seed's recovery (s, "–" never) in s03, s04 and s10, a worst-seed
+ * figure moving by whole seconds, and each seed's lost share: what a paired
+ * comparison of two candidates reads.
+ */
 export function recoveryBySeed(get: ResultAt, seeds: readonly number[]): string[] {
-  return ['s03', 's04', 's10'].map((sc) => `recovery ${sc} by seed: ${seeds.map((s) => get(s, 'reference', sc).recoverySeconds ?? '–').join(' ')}`);
+  return ['s03', 's04', 's10'].flatMap((sc) => [
+    `recovery ${sc} by seed: ${seeds.map((s) => get(s, 'reference', sc).recoverySeconds ?? '–').join(' ')}`,
+    `lost share ${sc} by seed: ${seeds.map((s) => get(s, 'reference', sc).lostShareSeconds?.toFixed(2) ?? '–').join(' ')}`,
+  ]);
 }

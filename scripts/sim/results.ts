@@ -6,6 +6,7 @@ import {
   busiestHealthy,
   detectionAndRecovery,
   freshShare,
+  lostShareSeconds,
   PHASES,
   sharePerSecond,
   summariseLatency,
@@ -34,6 +35,8 @@ export interface PolicyResult extends LatencySummary {
   /** The window p50…errorRate and share cover: "fault" or "window". */
   window: Window;
   recoverySeconds: number | null;
+  /** The faulty backends' share lacked over the 5 s after the fault (metrics.ts `lostShareSeconds`); null without a fault. */
+  lostShareSeconds: number | null;
   detectionSeconds: number | null;
   /** Share of the group's calls per backend over the window. */
   share: number[];
@@ -82,6 +85,7 @@ export function summariseRun(output: RunOutput): RunResult {
       faulty.length > 0
         ? detectionAndRecovery(perSecond, faulty, faulty.length / initialBackends, timeline)
         : { detectionSeconds: null, recoverySeconds: null };
+    const lostShare = faulty.length > 0 ? round(lostShareSeconds(perSecond, faulty, faulty.length / initialBackends, timeline), 4) : null;
     const phases: Record<string, LatencySummary> = {};
     for (const phase of [...PHASES, 'window'] as const) {
       const summary = summariseLatency(metrics, clients, phase);
@@ -93,6 +97,7 @@ export function summariseRun(output: RunOutput): RunResult {
       window,
       ...phases[window],
       recoverySeconds,
+      lostShareSeconds: lostShare,
       detectionSeconds,
       share: Array.from(sent.subarray(0, backendsUsed), (x) => round(total > 0 ? x / total : 0, 5)),
       busiestHealthy: mapValues(busiestHealthy(metrics, g, output.healthy, window), (x) => round(x, 3)),

@@ -139,19 +139,19 @@ describe('methodsSection', () => {
 });
 
 describe('referenceSection', () => {
-  const at = (p99: number, recoverySeconds: number | null = null, errorRate = 0): ScoredResult => ({ p99, p999: 2 * p99, p99All: p99, errorRate, recoverySeconds, busiestP95: 1.05 });
-  /** s01 at `s01` ms against s02's 20: the reference ratio the sweep scores. */
-  function referenceSeed(seed: number, s01: number, recovery: number | null): ReferenceSeed {
-    const ours = (p99: number, r: number | null = null, e = 0) => ({ peak_ewma: at(p99, r, e), lr_od: at(40) });
+  const at = (p99: number, recoverySeconds: number | null = null, errorRate = 0, lostShareSeconds?: number): ScoredResult => ({ p99, p999: 2 * p99, p99All: p99, errorRate, recoverySeconds, lostShareSeconds, busiestP95: 1.05 });
+  /** s01 at `s01` ms against s02's 20: the reference ratio the sweep scores; s03's healed pod lacking `lostS03` s of its share. */
+  function referenceSeed(seed: number, s01: number, recovery: number | null, lostS03?: number): ReferenceSeed {
+    const ours = (p99: number, r: number | null = null, e = 0, lost?: number) => ({ peak_ewma: at(p99, r, e, lost), lr_od: at(40) });
     return {
       seed,
       results: {
         reference: {
           's01-steady-uneven': ours(s01),
           's02-steady-identical': ours(20),
-          's03-brownout': ours(20, recovery),
-          's04-crash-loop': ours(20, 4, 0.0005),
-          's10-node-cpu-contention': ours(22, 3),
+          's03-brownout': ours(20, recovery, 0, lostS03),
+          's04-crash-loop': ours(20, 4, 0.0005, lostS03 === undefined ? undefined : 0.6),
+          's10-node-cpu-contention': ours(22, 3, 0, lostS03 === undefined ? undefined : 0.7),
         },
         uniform: { 's01-steady-uneven': ours(24), 's02-steady-identical': ours(20), 's10-node-cpu-contention': ours(22) },
       },
@@ -160,11 +160,12 @@ describe('referenceSection', () => {
 
   it('scores each judgement over its seeds, as the sweep does, before above after', () => {
     const before: Judgement = { meta: {}, seeds: [], reference: [referenceSeed(1, 30, 6), referenceSeed(2, 26, null)] };
-    const after: Judgement = { meta: {}, seeds: [], reference: [referenceSeed(1, 21, 4), referenceSeed(2, 23, 3)] };
+    const after: Judgement = { meta: {}, seeds: [], reference: [referenceSeed(1, 21, 4, 1.2), referenceSeed(2, 23, 3, 0.5)] };
     const text = referenceSection(after, before);
-    // s01 ÷ s02: (30 + 26) / 2 / 20 = 1.4 before, (21 + 23) / 2 / 20 = 1.1 after; s03 recovery mean (worst), never = 99.
-    expect(text).toContain('| before | 1.400 1.100 1.000 | 0.70 | 52.5(99) 4.0(4) 3.0(3) | 0.050% |');
-    expect(text).toContain('| after | 1.100 1.100 1.000 | 0.55 | 3.5(4) 4.0(4) 3.0(3) | 0.050% |');
+    // s01 ÷ s02: (30 + 26) / 2 / 20 = 1.4 before, (21 + 23) / 2 / 20 = 1.1 after; s03 recovery mean (worst), never = 99;
+    // the lost share, a mean over seeds ((1.2 + 0.5) / 2 in s03), NaN for a judgement written before it was kept.
+    expect(text).toContain('| before | 1.400 1.100 1.000 | 0.70 | 52.5(99) 4.0(4) 3.0(3) | NaN NaN NaN | 0.050% |');
+    expect(text).toContain('| after | 1.100 1.100 1.000 | 0.55 | 3.5(4) 4.0(4) 3.0(3) | 0.85 0.60 0.70 | 0.050% |');
     expect(text.indexOf('| before |')).toBeLessThan(text.indexOf('| after |'));
     expect(referenceSection({ meta: {}, seeds: [] })).toBe('');
   });

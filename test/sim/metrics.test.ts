@@ -1,4 +1,4 @@
-import { RunMetrics, summariseLatency } from '../../scripts/sim/metrics';
+import { detectionAndRecovery, lostShareSeconds, RunMetrics, summariseLatency } from '../../scripts/sim/metrics';
 
 describe("the simulator's latency summary", () => {
   const timeline = { warmupMs: 0, measureS: 10, faultStartS: 3, faultEndS: 6 };
@@ -47,5 +47,46 @@ describe("the simulator's latency summary", () => {
     const summary = summariseLatency(metrics, [0, 1], 'window');
     expect(summary.p99All).toBeCloseTo(summary.p99, 6);
     expect(summary.p99).toBeCloseTo(10, 0);
+  });
+});
+
+describe("recovery's two readings", () => {
+  // 20 backends, the faulty pair at 0 and 1 (fair share 0.1), the fault over seconds 20–60.
+  const timeline = { warmupMs: 0, measureS: 90, faultStartS: 20, faultEndS: 60 };
+  const fair = 0.1;
+  /** Per-second shares: the pair holds `pairShare(s)` of the calls, the other 18 split the rest. */
+  function shares(pairShare: (second: number) => number): Float64Array[] {
+    return Array.from({ length: 90 }, (_, s) => {
+      const row = new Float64Array(20);
+      row[0] = row[1] = pairShare(s) / 2;
+      row.fill((1 - pairShare(s)) / 18, 2);
+      return row;
+    });
+  }
+  const outOfFault = (s: number, backIn: (s: number) => number): number => (s < 20 ? fair : s < 60 ? 0 : backIn(s));
+
+  it('reads a pair back in full from the first healed second as no share lacked', () => {
+    expect(lostShareSeconds(shares((s) => outOfFault(s, () => fair)), [0, 1], fair, timeline)).toBeCloseTo(0, 9);
+  });
+
+  it('counts the share lacked second by second, over five seconds, and not what came after', () => {
+    // Half back in the first healed second, 90 % in the second, in full from the third; the tenth second's
+    // dip is past the five seconds read.
+    const ramp = (s: number): number => (s === 60 ? 0.05 : s === 61 ? 0.09 : s === 69 ? 0 : fair);
+    expect(lostShareSeconds(shares((s) => outOfFault(s, ramp)), [0, 1], fair, timeline)).toBeCloseTo(0.5 + 0.1, 9);
+    // An overshoot later does not pay back an earlier lack: the reading is how long the pods waited.
+    const overshoot = (s: number): number => (s === 60 ? 0 : s === 61 ? 0.2 : fair);
+    expect(lostShareSeconds(shares((s) => outOfFault(s, overshoot)), [0, 1], fair, timeline)).toBeCloseTo(1, 9);
+  });
+
+  it('tells apart two ramps that report.py reads as the same whole seconds', () => {
+    // Both ramps read a recovery of 4 s; the second lacks twice the share.
+    const quick = (s: number): number => (s === 60 ? 0.06 : fair);
+    const slow = (s: number): number => (s === 60 ? 0.02 : s === 61 ? 0.08 : fair);
+    const recovery = (back: (s: number) => number) => detectionAndRecovery(shares((s) => outOfFault(s, back)), [0, 1], fair, timeline).recoverySeconds;
+    expect(recovery(quick)).toBe(4);
+    expect(recovery(slow)).toBe(4);
+    expect(lostShareSeconds(shares((s) => outOfFault(s, quick)), [0, 1], fair, timeline)).toBeCloseTo(0.4, 9);
+    expect(lostShareSeconds(shares((s) => outOfFault(s, slow)), [0, 1], fair, timeline)).toBeCloseTo(1.0, 9);
   });
 });
