@@ -7,11 +7,11 @@
  * the sensitivity grid and the scale run. "grid", "scale" and "regimes" are
  * also accepted as scenario names. See docs/simulation.md.
  */
-import { writeFileSync, unlinkSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseClientStall } from './client-stall';
 import { parsePolicySpec } from './policies';
-import { bundlePath, runAll } from './pool';
+import { runAll } from './pool';
 import { assemble, freshTable, gridTable, HERD_SCENARIOS, methodTable, scaleTable, scenarioTable } from './report';
 import { SCENARIOS, scenarioByName } from './scenarios';
 import { planRegimes, regimeTable } from './regimes';
@@ -268,14 +268,6 @@ function splitList(text: string): string[] {
   parts.push(current.trim());
   return parts.filter(Boolean);
 }
-
-process.on('exit', () => {
-  try {
-    unlinkSync(bundlePath());
-  } catch {
-    // not bundled, or already gone
-  }
-});
 
 main().catch((error: Error) => {
   console.error(error.message);

@@ -6,7 +6,7 @@
  * 40 %. Without esbuild, runs go one at a time in this process through tsx.
  * Results are the same either way: runs are seeded, not timed.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -21,7 +21,7 @@ export interface PoolOptions {
 
 const BUNDLE_DIR = join(__dirname, '..', '..', 'node_modules', '.cache', 'grpc-js-peak-ewma-sim');
 
-export function bundlePath(): string {
+function bundlePath(): string {
   return join(BUNDLE_DIR, `worker-${process.pid}.cjs`);
 }
 
@@ -90,6 +90,25 @@ export async function runAll(specs: readonly RunSpec[], options: PoolOptions = {
     }
     return results;
   }
+  try {
+    await runInWorkers(source, specs, order, jobs, results, options);
+  } finally {
+    // The workers loaded the bundle when they started; each call writes it anew.
+    rmSync(bundlePath(), { force: true });
+  }
+  return results;
+}
+
+/** Feeds `order`'s runs to `jobs` workers started from `source`, each taking the next when it is done. */
+async function runInWorkers(
+  source: { code: string; eval: true },
+  specs: readonly RunSpec[],
+  order: readonly number[],
+  jobs: number,
+  results: RunResult[],
+  options: PoolOptions,
+): Promise<void> {
+  let done = 0;
   let next = 0;
   await Promise.all(
     Array.from({ length: jobs }, () => {
@@ -118,5 +137,4 @@ export async function runAll(specs: readonly RunSpec[], options: PoolOptions = {
       });
     }),
   );
-  return results;
 }

@@ -1,0 +1,32 @@
+/**
+ * The simulator's worker pool (scripts/sim/pool.ts): runs in worker threads
+ * from a bundle it writes per process, the same results as in-process, and
+ * no bundle left behind. Until 2026-12-05 only `npm run simulate` removed it
+ * (at exit), so every sweep and judge left ~150 KB in node_modules/.cache.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { executeRun } from '../../scripts/sim/execute';
+import { runAll } from '../../scripts/sim/pool';
+import { scenarioByName } from '../../scripts/sim/scenarios';
+import { planSuite } from '../../scripts/sim/suite';
+import { Timeline } from '../../scripts/sim/timeline';
+
+const SHORT: Timeline = { warmupMs: 1_000, measureS: 4, faultStartS: 1, faultEndS: 3 };
+
+describe('the worker pool', () => {
+  it('runs each spec in a worker as it would run in-process, and removes its bundle when done', async () => {
+    const specs = planSuite({ scenarios: [scenarioByName('s02'), scenarioByName('s03')], layouts: ['uniform'], uniformPolicies: ['round_robin'], seed: 1, quick: true, grid: false, scale: false }).map(
+      (run) => ({ ...run.spec, timeline: SHORT }),
+    );
+    const bundle = join(__dirname, '..', '..', 'node_modules', '.cache', 'grpc-js-peak-ewma-sim', `worker-${process.pid}.cjs`);
+    const seenWhileRunning: boolean[] = [];
+    const results = await runAll(specs, { jobs: 2, onDone: () => seenWhileRunning.push(existsSync(bundle)) });
+    // The path checked is the pool's: the bundle was there while the workers ran...
+    expect(seenWhileRunning).toEqual([true, true]);
+    // ...and is gone after.
+    expect(existsSync(bundle)).toBe(false);
+    expect(results.map((result) => result.scenario)).toEqual(specs.map((spec) => scenarioByName(spec.scenario).name));
+    expect(results.map((result) => result.groups[0].p99All)).toEqual(specs.map((spec) => executeRun(spec).groups[0].p99All));
+  }, 60_000);
+});
