@@ -301,11 +301,7 @@ export function detectionAndRecovery(
     let sum = 0;
     let n = 0;
     for (let k = Math.max(0, s - 2); k <= s; k++) {
-      let share = 0;
-      for (const b of faulty) {
-        share += perSecond[k][b];
-      }
-      sum += share;
+      sum += sumOver(perSecond[k], faulty);
       n++;
     }
     return sum / n;
@@ -347,13 +343,18 @@ export function lostShareSeconds(perSecond: readonly Float64Array[], faulty: rea
   let lost = 0;
   const end = Math.min(timeline.faultEndS + LOST_SHARE_SECONDS, perSecond.length);
   for (let s = timeline.faultEndS; s < end; s++) {
-    let share = 0;
-    for (const backend of faulty) {
-      share += perSecond[s][backend];
-    }
-    lost += Math.max(0, 1 - share / fairShare);
+    lost += Math.max(0, 1 - sumOver(perSecond[s], faulty) / fairShare);
   }
   return lost;
+}
+
+/** The sum of `row`'s entries at `backends`: the faulty pods' share of a second, or their calls in a bin. */
+export function sumOver(row: ArrayLike<number>, backends: readonly number[]): number {
+  let sum = 0;
+  for (const backend of backends) {
+    sum += row[backend];
+  }
+  return sum;
 }
 
 /**

@@ -90,51 +90,38 @@ export async function runAll(specs: readonly RunSpec[], options: PoolOptions = {
     }
     return results;
   }
+  let next = 0;
   try {
-    await runInWorkers(source, specs, order, jobs, results, options);
+    await Promise.all(
+      Array.from({ length: jobs }, () => {
+        const worker = new Worker(source.code, { eval: source.eval });
+        return new Promise<void>((resolve, reject) => {
+          const feed = (): void => {
+            if (next >= order.length) {
+              void worker.terminate().then(() => resolve());
+              return;
+            }
+            const id = order[next++];
+            worker.postMessage({ id, spec: specs[id] });
+          };
+          worker.on('message', (message: { id: number; result?: RunResult; error?: string }) => {
+            if (message.error !== undefined) {
+              void worker.terminate();
+              reject(new Error(`run ${specs[message.id].scenario} failed in a worker:\n${message.error}`));
+              return;
+            }
+            results[message.id] = message.result!;
+            options.onDone?.(++done, specs.length, message.result!);
+            feed();
+          });
+          worker.on('error', reject);
+          feed();
+        });
+      }),
+    );
   } finally {
     // The workers loaded the bundle when they started; each call writes it anew.
     rmSync(bundlePath(), { force: true });
   }
   return results;
-}
-
-/** Feeds `order`'s runs to `jobs` workers started from `source`, each taking the next when it is done. */
-async function runInWorkers(
-  source: { code: string; eval: true },
-  specs: readonly RunSpec[],
-  order: readonly number[],
-  jobs: number,
-  results: RunResult[],
-  options: PoolOptions,
-): Promise<void> {
-  let done = 0;
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: jobs }, () => {
-      const worker = new Worker(source.code, { eval: source.eval });
-      return new Promise<void>((resolve, reject) => {
-        const feed = (): void => {
-          if (next >= order.length) {
-            void worker.terminate().then(() => resolve());
-            return;
-          }
-          const id = order[next++];
-          worker.postMessage({ id, spec: specs[id] });
-        };
-        worker.on('message', (message: { id: number; result?: RunResult; error?: string }) => {
-          if (message.error !== undefined) {
-            void worker.terminate();
-            reject(new Error(`run ${specs[message.id].scenario} failed in a worker:\n${message.error}`));
-            return;
-          }
-          results[message.id] = message.result!;
-          options.onDone?.(++done, specs.length, message.result!);
-          feed();
-        });
-        worker.on('error', reject);
-        feed();
-      });
-    }),
-  );
 }

@@ -14,7 +14,7 @@
  * pod back.
  */
 import { parseArgs } from 'node:util';
-import { BIN_MS } from './metrics';
+import { BIN_MS, sumOver } from './metrics';
 import { planReferenceTargets } from './reference-targets';
 import { runSimulation } from './world';
 
@@ -45,8 +45,7 @@ const shares: string[] = [];
 for (let bin = endBin - Number(values['before-ms']) / BIN_MS; bin < endBin + Number(values['after-ms']) / BIN_MS; bin++) {
   const sent = metrics.sentByBackend(group, bin, bin + 1);
   const total = sent.reduce((sum, x) => sum + x, 0);
-  const toFaulty = faulty.reduce((sum, backend) => sum + sent[backend], 0);
-  shares.push(`${((bin - endBin) * BIN_MS) / 1000}s ${(total > 0 ? toFaulty / total / fairShare : 0).toFixed(2)}`);
+  shares.push(`${((bin - endBin) * BIN_MS) / 1000}s ${(total > 0 ? sumOver(sent, faulty) / total / fairShare : 0).toFixed(2)}`);
 }
 console.log(`${run.key}, ${values.policy}, seed ${values.seed}: the faulty pods' share ÷ fair, per ${BIN_MS} ms from the fault's end`);
 console.log(shares.join('  '));

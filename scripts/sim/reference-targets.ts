@@ -57,6 +57,9 @@ export function planReferenceTargets(seed: number, options: { quick: boolean; po
   ];
 }
 
+/** The reference layout's fault scenarios whose recovery the score reads. */
+const RECOVERY_SCENARIOS = ['s03', 's04', 's10'] as const;
+
 /** The columns of `scoreLine`, in order. */
 export const SCORE_HEADER =
   'ref s01 s10 s03 (p99/s02) | s01 p99.9/lr_od | recovery s03 s04 s10 (worst) | lost share s03 s04 s10 | s04 err | uni s01 s10 p99 | uni s01 s10 p99All | s02 busiest';
@@ -76,8 +79,8 @@ export function scoreLine(get: ResultAt, seeds: readonly number[]): string {
   return [
     [ratio('reference', 's01'), ratio('reference', 's10'), ratio('reference', 's03')].map((f) => per(f).toFixed(3)).join(' '),
     per((s) => get(s, 'reference', 's01').p999 / get(s, 'reference', 's01', 'lr_od').p999).toFixed(2),
-    ['s03', 's04', 's10'].map((sc) => worst((s) => get(s, 'reference', sc).recoverySeconds)).join(' '),
-    ['s03', 's04', 's10'].map((sc) => per((s) => get(s, 'reference', sc).lostShareSeconds ?? NaN).toFixed(2)).join(' '),
+    RECOVERY_SCENARIOS.map((sc) => worst((s) => get(s, 'reference', sc).recoverySeconds)).join(' '),
+    RECOVERY_SCENARIOS.map((sc) => per((s) => get(s, 'reference', sc).lostShareSeconds ?? NaN).toFixed(2)).join(' '),
     (per((s) => get(s, 'reference', 's04').errorRate) * 100).toFixed(3) + '%',
     [ratio('uniform', 's01'), ratio('uniform', 's10')].map((f) => per(f).toFixed(3)).join(' '),
     [ratio('uniform', 's01', 'p99All'), ratio('uniform', 's10', 'p99All')].map((f) => per(f).toFixed(3)).join(' '),
@@ -91,7 +94,7 @@ export function scoreLine(get: ResultAt, seeds: readonly number[]): string {
  * comparison of two candidates reads.
  */
 export function recoveryBySeed(get: ResultAt, seeds: readonly number[]): string[] {
-  return ['s03', 's04', 's10'].flatMap((sc) => [
+  return RECOVERY_SCENARIOS.flatMap((sc) => [
     `recovery ${sc} by seed: ${seeds.map((s) => get(s, 'reference', sc).recoverySeconds ?? '–').join(' ')}`,
     `lost share ${sc} by seed: ${seeds.map((s) => get(s, 'reference', sc).lostShareSeconds?.toFixed(2) ?? '–').join(' ')}`,
   ]);

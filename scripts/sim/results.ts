@@ -79,13 +79,11 @@ export function summariseRun(output: RunOutput): RunResult {
     const [from, to] = windowSeconds(window, timeline);
     const sent = metrics.sentByBackend(g, from * 10, to * 10);
     const total = sent.reduce((a, b) => a + b, 0);
-    const initialBackends = metrics.publishedCount(0);
     const faulty = scenario.faulty;
+    const faultyFairShare = faulty.length / metrics.publishedCount(0);
     const { detectionSeconds, recoverySeconds } =
-      faulty.length > 0
-        ? detectionAndRecovery(perSecond, faulty, faulty.length / initialBackends, timeline)
-        : { detectionSeconds: null, recoverySeconds: null };
-    const lostShare = faulty.length > 0 ? round(lostShareSeconds(perSecond, faulty, faulty.length / initialBackends, timeline), 4) : null;
+      faulty.length > 0 ? detectionAndRecovery(perSecond, faulty, faultyFairShare, timeline) : { detectionSeconds: null, recoverySeconds: null };
+    const lostShare = faulty.length > 0 ? round(lostShareSeconds(perSecond, faulty, faultyFairShare, timeline), 4) : null;
     const phases: Record<string, LatencySummary> = {};
     for (const phase of [...PHASES, 'window'] as const) {
       const summary = summariseLatency(metrics, clients, phase);
