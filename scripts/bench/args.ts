@@ -2,6 +2,7 @@
  * `npm run bench -- [options]`: what to run, parsed and checked up front so
  * a typo fails in a second, not after a ten-minute run.
  */
+import { readFileSync } from 'node:fs';
 import { parsePeakEwmaOverrides, parsePolicyId, PolicyId, POLICY_IDS } from './policies';
 import { DEFAULT_CLIENTS_PER_POLICY, DEFAULT_SCALE, DEFAULT_UNIFORM_CLIENTS, Scale } from './scale';
 import { QUICK_SCENARIOS, scenarioById, SCENARIOS, shortId } from './scenarios';
@@ -114,9 +115,10 @@ export const USAGE = `usage: npm run bench -- [options]
   --merge-load FILE                    with --report-from: FILE's load-test runs replace that file's runs of the same
                                        kinds (reference layout, uniform layout, low-concurrency), the rest kept;
                                        with --json, the merged results are saved there
-  --merge-cells FILE,FILE...           with --report-from: the files' load-test runs are pooled in place of that file's
+  --merge-cells FILE,FILE... | @LIST   with --report-from: the files' load-test runs are pooled in place of that file's
                                        runs of the same cells (scenario, layout, regime, policy), each file's repeats
-                                       numbered apart so its side-by-side pairs stay paired; after --merge-load
+                                       numbered apart so its side-by-side pairs stay paired; after --merge-load.
+                                       @LIST: the files LIST names, one a line (# starts a comment)
   --merge-overhead FILE                with --report-from: FILE's overhead benchmarks (pick path, CPU per RPC, update time)
                                        replace that file's, each one FILE ran
   --merge-scenario ID,...              with --merge-cells: take only these scenarios' runs
@@ -133,6 +135,32 @@ function list(value: string): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
+}
+
+/**
+ * A comma-separated list of files, or `@LIST`: the files LIST names, one a
+ * line, `#` starting a comment. A pooled cell grows a file per session; a
+ * list keeps the sessions, and why each belongs, out of package.json.
+ */
+function fileList(value: string): string[] {
+  if (!value.startsWith('@')) {
+    return list(value);
+  }
+  const listPath = value.slice(1);
+  let text: string;
+  try {
+    text = readFileSync(listPath, 'utf8');
+  } catch (error) {
+    throw new RangeError(`--merge-cells @${listPath}: cannot read the list (${(error as Error).message})`);
+  }
+  const files = text
+    .split('\n')
+    .map((line) => line.replace(/#.*/, '').trim())
+    .filter((line) => line.length > 0);
+  if (files.length === 0) {
+    throw new RangeError(`--merge-cells @${listPath}: the list names no file`);
+  }
+  return files;
 }
 
 function positiveNumber(flag: string, value: string, integer = false): number {
@@ -273,7 +301,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     reportFrom: flags.get('--report-from'),
     mergeLoad: flags.get('--merge-load'),
     ...(flags.has('--merge-overhead') ? { mergeOverhead: flags.get('--merge-overhead') } : {}),
-    ...(flags.has('--merge-cells') ? { mergeCells: list(flags.get('--merge-cells')!) } : {}),
+    ...(flags.has('--merge-cells') ? { mergeCells: fileList(flags.get('--merge-cells')!) } : {}),
     ...(flags.has('--merge-scenario') ? { mergeScenarios: list(flags.get('--merge-scenario')!).map((id) => shortId(scenarioById(id))) } : {}),
     ...(flags.has('--drop-stalled') ? { dropStalledMs: positiveNumber('--drop-stalled', flags.get('--drop-stalled')!) } : {}),
     ...(flags.has('--peak-ewma-config') ? { peakEwmaConfig: parsePeakEwmaOverrides(flags.get('--peak-ewma-config')!) } : {}),

@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { aggregate, P999_MIN_SAMPLES_PER_CLIENT } from '../../scripts/bench/aggregate';
 import type { LatencySummary } from '../../scripts/bench/histogram';
 import type { PolicyResult, ScenarioResult } from '../../scripts/bench/loadtest';
@@ -634,5 +637,26 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
     expect(() => parseArgs(['--report-from', 'a.json', '--drop-stalled', '100'])).toThrow(/needs --merge-cells/);
     const parsed = parseArgs(['--report-from', 'a.json', '--merge-cells', 'b.json,c.json', '--merge-scenario', 's02', '--drop-stalled', '100']);
     expect([parsed.mergeCells, parsed.mergeScenarios, parsed.dropStalledMs]).toEqual([['b.json', 'c.json'], ['s02'], 100]);
+  });
+
+  it('--merge-cells @LIST takes the files a list names, one a line, comments and blank lines aside', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'merge-list-'));
+    try {
+      const listPath = join(dir, 'sets.txt');
+      writeFileSync(listPath, '# why these\nb.json\n\n  c.json  # the second session\n');
+      expect(parseArgs(['--report-from', 'a.json', '--merge-cells', `@${listPath}`]).mergeCells).toEqual(['b.json', 'c.json']);
+      writeFileSync(listPath, '# nothing yet\n');
+      expect(() => parseArgs(['--report-from', 'a.json', '--merge-cells', `@${listPath}`])).toThrow(/the list names no file/);
+      expect(() => parseArgs(['--report-from', 'a.json', '--merge-cells', `@${join(dir, 'missing.txt')}`])).toThrow(/cannot read the list/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the report's identical-fleet list names only files that exist, each once", () => {
+    const listed = parseArgs(['--report-from', 'a.json', '--merge-cells', '@docs/benchmarks/identical-fleet-sets.txt']).mergeCells!;
+    expect(listed.length).toBeGreaterThan(30);
+    expect(new Set(listed).size).toBe(listed.length);
+    expect(listed.filter((file) => !existsSync(file))).toEqual([]);
   });
 });

@@ -118,6 +118,22 @@ describe('a crash-looping endpoint (fails every call for 40 s, then heals)', () 
     expect(afterSix).toBeLessThan(1.25 * fairPerSecond);
   });
 
+  it('a client at 40 calls/s (the load test\'s rate) fails 3 calls in 40 s: the one that found it, and probes 2K and 4K fair shares later', () => {
+    const secondsOfCallsToIt = crashLoop(CAP_8, 40, 40).flatMap((index, call) => (index === 0 ? [call / 40] : []));
+    expect(secondsOfCallsToIt).toHaveLength(3);
+    // 2K = 20 fair shares = 400 calls = 10 s; 4K = 800 calls = 20 s.
+    expect(secondsOfCallsToIt[1] - secondsOfCallsToIt[0]).toBeGreaterThanOrEqual(10);
+    expect(secondsOfCallsToIt[2] - secondsOfCallsToIt[1]).toBeGreaterThanOrEqual(20);
+    // 3 of 1,600 calls is 0.19 %. A share of 0.1 % would allow 1.6 failed calls: the one that found
+    // the crash and no probe for the rest of the 40 s (docs/tuning.md §37), which the next test forbids.
+  });
+
+  it('...and after a crash of 5 s that client has the endpoint back at about its fair share within 8 s, where a 40 s wait would cost 35', () => {
+    const chosen = crashLoop(CAP_8, 40, 30, 5_000);
+    const fairPerSecond = 40 / 20;
+    expect(probesBetween(chosen, 13 * 40, 17 * 40) / 4).toBeGreaterThan(0.8 * fairPerSecond);
+  });
+
   it('a client at 1,000 calls/s keeps probing about once a second or more, and recovers at once', () => {
     const chosen = crashLoop(CAP_8, 1_000, 60, 40_000);
     // 8 × 10 fair shares = 1,600 calls = 1.6 s at most between probes.
