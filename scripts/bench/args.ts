@@ -131,10 +131,12 @@ export const USAGE = `usage: npm run bench -- [options]
   --quick                              development: ${QUICK.scenarios.join(',')}, ${QUICK.durationS} s windows, ${QUICK.backends} backends, time × ${QUICK.timeFactor}, ${QUICK.repeats} repeats`;
 
 function list(value: string): string[] {
-  return value
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
+  return entries(value.split(','));
+}
+
+/** The parts, trimmed, the empty ones left out. */
+function entries(parts: readonly string[]): string[] {
+  return parts.map((s) => s.trim()).filter((s) => s.length > 0);
 }
 
 /**
@@ -153,10 +155,7 @@ function fileList(value: string): string[] {
   } catch (error) {
     throw new RangeError(`--merge-cells @${listPath}: cannot read the list (${(error as Error).message})`);
   }
-  const files = text
-    .split('\n')
-    .map((line) => line.replace(/#.*/, '').trim())
-    .filter((line) => line.length > 0);
+  const files = entries(text.split('\n').map((line) => line.replace(/#.*/, '')));
   if (files.length === 0) {
     throw new RangeError(`--merge-cells @${listPath}: the list names no file`);
   }

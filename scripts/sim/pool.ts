@@ -21,7 +21,8 @@ export interface PoolOptions {
 
 const BUNDLE_DIR = join(__dirname, '..', '..', 'node_modules', '.cache', 'grpc-js-peak-ewma-sim');
 
-function bundlePath(): string {
+/** Where this process's workers' bundle is written while they run (tests check it is removed after). */
+export function bundlePath(): string {
   return join(BUNDLE_DIR, `worker-${process.pid}.cjs`);
 }
 

@@ -5,9 +5,8 @@
  * (at exit), so every sweep and judge left ~150 KB in node_modules/.cache.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { executeRun } from '../../scripts/sim/execute';
-import { runAll } from '../../scripts/sim/pool';
+import { bundlePath, runAll } from '../../scripts/sim/pool';
 import { scenarioByName } from '../../scripts/sim/scenarios';
 import { planSuite } from '../../scripts/sim/suite';
 import { Timeline } from '../../scripts/sim/timeline';
@@ -19,7 +18,7 @@ describe('the worker pool', () => {
     const specs = planSuite({ scenarios: [scenarioByName('s02'), scenarioByName('s03')], layouts: ['uniform'], uniformPolicies: ['round_robin'], seed: 1, quick: true, grid: false, scale: false }).map(
       (run) => ({ ...run.spec, timeline: SHORT }),
     );
-    const bundle = join(__dirname, '..', '..', 'node_modules', '.cache', 'grpc-js-peak-ewma-sim', `worker-${process.pid}.cjs`);
+    const bundle = bundlePath();
     const seenWhileRunning: boolean[] = [];
     const results = await runAll(specs, { jobs: 2, onDone: () => seenWhileRunning.push(existsSync(bundle)) });
     // The path checked is the pool's: the bundle was there while the workers ran...
