@@ -8,7 +8,7 @@
  * the next call be", jumps on any tail sample and decays with time; M
  * answers "is this endpoint slower than its peers on average", and forgets
  * only by being told otherwise — by more answers, or by a probe once it is
- * stale. Each answer counts at most 2·R·F, deadlines count, failures are
+ * stale (which counts half, or restarts M after an ejection). Each answer counts at most 2·R·F, deadlines count, failures are
  * left to the error penalty (error-penalty.ts).
  */
 import { CallOutcome, EndpointLoad } from './endpoint-load';
@@ -42,20 +42,38 @@ function clampedForMean(sampleMs: number, settings: PeakEwmaSettings, fleet: Fle
 }
 
 /**
+ * How far one answer of a stale endpoint that M had not ejected moves M: halfway.
+ *
+ * Why. Such an endpoint was merely unpicked (a light client, or a healed
+ * pod whose M still holds its answers from before a crash loop: failures
+ * are not in M), and its answer is news, so it weighs four times an
+ * ordinary one. But not all: until 2026-12-05 it replaced M, and at one
+ * slot one queued answer then decided the endpoint's standing for a whole
+ * probe interval. With the ejection line at 1.5 × F one answer in 18 of a
+ * pod just back from a crash loop is over it (least_request's clients fill
+ * such a pod's queue at once), and the pod went out again until its next
+ * backed-off probe: the crash loop's recovery lost 0.77 s of fair share
+ * against 0.58 (docs/tuning.md §36, §38). Halfway, one slow answer cannot
+ * put out an endpoint whose M was typical, and two in a row can.
+ */
+export const STALE_ANSWER_WEIGHT = 0.5;
+
+/**
  * The mean signal after a sample of `sampleMs` that carries `weight` of an
  * average answer's evidence (methods.ts `answerWeight`; 1 with one method):
- * the sample itself for a first answer or the probe that restarts M, else
- * the moving average, the next answer weighing weight/(meanSamples +
- * weight) (see `meanSamplesAfter`). A stale endpoint's answer replaces M
- * when it is a whole one; a lighter one moves M by its weight, so that one
- * queued ping cannot set the mean of an endpoint that was merely unpicked.
+ * the sample itself for a first answer or the probe that restarts M (the
+ * probe of an endpoint M had ejected), else the moving average, the next
+ * answer weighing weight/(meanSamples + weight) (see `meanSamplesAfter`).
+ * A stale endpoint's answer moves M by min(weight, STALE_ANSWER_WEIGHT), so
+ * that neither one queued ping nor one queued call sets the mean of an
+ * endpoint that was merely unpicked.
  */
 export function nextMeanRttMs(load: EndpointLoad, sampleMs: number, stale: boolean, weight = 1, restarts = false): number {
-  if (!load.hasSample || restarts || (stale && weight === 1)) {
+  if (!load.hasSample || restarts) {
     return sampleMs;
   }
   if (stale) {
-    return load.meanRttMs + (sampleMs - load.meanRttMs) * weight;
+    return load.meanRttMs + (sampleMs - load.meanRttMs) * Math.min(weight, STALE_ANSWER_WEIGHT);
   }
   return load.meanRttMs + ((sampleMs - load.meanRttMs) * weight) / Math.min(load.meanSamples + weight, MEAN_WINDOW);
 }

@@ -3,7 +3,7 @@
  *
  *   { "peak_ewma_experimental": { "choiceCount": 2, "decayTime": "2s", "defaultRtt": "0.01s",
  *                                 "penaltyValue": 1000000, "errorPenaltyFactor": 5,
- *                                 "ejectionRatio": 1.8, "maxEjectionTime": "1s" } }
+ *                                 "ejectionRatio": 1.5, "maxEjectionTime": "1s" } }
  *
  * camelCase is canonical, snake_case accepted; unknown keys are ignored.
  * Every field is optional; PEAK_EWMA_DEFAULTS says what each defaults to and
@@ -56,11 +56,13 @@ export const PEAK_EWMA_DEFAULTS = {
    */
   fleetPenaltyExponent: 1,
   /**
-   * Skip (redraw) a candidate judged above 1.8 × the fleet average: its
-   * mean answer, with ejectionSignal "mean" (2.5 with the peak signal was
-   * the default until 2026-12-02: docs/tuning.md §12, §14).
+   * Skip (redraw) a candidate judged above 1.5 × the fleet average: its
+   * mean answer, with ejectionSignal "mean". 1.5 since 2026-12-05, with the
+   * memory in calls and the margin 0.15 (the three were the many-callers
+   * switch: docs/tuning.md §35, §38); 1.8 before (§14), 2.5 with the peak
+   * signal until 2026-12-02 (§12).
    */
-  ejectionRatio: 1.8,
+  ejectionRatio: 1.5,
   /** An estimate with no sample for 1 s counts at most as the fleet average: the probe interval. */
   maxEjectionMs: 1_000,
   /**
@@ -87,20 +89,23 @@ export const PEAK_EWMA_DEFAULTS = {
    * The rotation (core/rotation.ts): the next endpoint in a per-balancer
    * rotation takes the call while its mean answer is at most 1.45 × the
    * fleet average, no call of this client is in flight to it and it has
-   * not failed lately; even then a random challenger below 0.2 × its cost
+   * not failed lately; even then a random challenger below 0.15 × its cost
    * takes the call. Two random draws gave an identical fleet of one-slot
    * backends twice round_robin's p99; with the rotation every identical
    * fleet of the regime grid is within 2 % of round_robin (1 slot × 8
    * clients: 33.0 against 32.6 ms), and the reference layout's targets hold
    * over 10 seeds (docs/tuning.md §14). 1.45 since the fleet average
    * weighs calls, not time (1.4 before: the same gate in the regime grid,
-   * docs/tuning.md §24). The margin 0.2 since clients that wait on their
-   * answers were measured (0.25 before: a wider margin let one queued
+   * docs/tuning.md §24). The margin 0.2 from when clients that wait on
+   * their answers were measured (0.25 before: a wider margin let one queued
    * answer break the spacing of an identical one-slot fleet, 1.022 ×
-   * round_robin with closed-loop callers, 1.014 now; docs/tuning.md §25).
+   * round_robin with closed-loop callers, 1.014 then; docs/tuning.md §25).
+   * 0.15 since 2026-12-05, with the memory in calls: a longer memory keeps
+   * a healthy one-slot pod's queued answer in its cost for longer, and a
+   * wider margin then handed its turns to random challenges (§35, §38).
    * 0 and 0 = off (both candidates random).
    */
-  rotationMargin: 0.2,
+  rotationMargin: 0.15,
   rotationGate: 1.45,
   /**
    * The estimate decays toward the fleet average, not 0, so an endpoint not
@@ -108,8 +113,15 @@ export const PEAK_EWMA_DEFAULTS = {
    * clients at one slot, uneven fleet 165 → 133 ms, docs/tuning.md §14).
    */
   decayToward: 'fleet' as DecayTarget,
-  /** Memory in the client's own calls (fair shares per 1/e); 0 = time only. */
-  decayFairShares: 0,
+  /**
+   * Memory in the client's own calls (core/memory.ts): an estimate forgets
+   * at most 1/e per 20 fair shares of this balancer's calls, so a client
+   * sending each endpoint under a call per τ (64 clients at one slot) keeps
+   * what it learnt; at the reference's ~1,300 calls/s per client τ rules.
+   * 20 since 2026-12-05 (the uneven fleet at 1 slot × 64 clients 120 →
+   * 87 ms, 2 × 64 61 → 55; docs/tuning.md §35, §38). 0 = time only.
+   */
+  decayFairShares: 20,
   /**
    * Per-method scoring for calls the `callMarker` interceptor marks
    * (core/methods.ts): samples judged against their method's fleet

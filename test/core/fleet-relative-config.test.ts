@@ -8,10 +8,10 @@ import { PEAK_EWMA_DEFAULTS, PeakEwmaLoadBalancingConfig } from '../../src/polic
 const parse = (obj: unknown) => PeakEwmaLoadBalancingConfig.parse(obj);
 
 describe('peak_ewma_experimental fleet-relative fields', () => {
-  it('default to the tuned values: ejection on the mean at 1.8 × the fleet, probe after 1 s, pending-aware, steeper cost with exponent 1', () => {
+  it('default to the tuned values: ejection on the mean at 1.5 × the fleet, probe after 1 s, pending-aware, steeper cost with exponent 1', () => {
     const { settings } = parse({});
     expect(settings.fleetPenaltyExponent).toBe(1);
-    expect(settings.ejectionRatio).toBe(1.8);
+    expect(settings.ejectionRatio).toBe(1.5);
     expect(settings.ejectionSignal).toBe('mean');
     expect(settings.maxEjectionMs).toBe(1_000);
     expect(settings.pendingAware).toBe(true);
@@ -34,15 +34,15 @@ describe('peak_ewma_experimental fleet-relative fields', () => {
     expect(() => parse({ decayTime: '0.000s' })).toThrow(/"decayTime" must be greater than zero/);
   });
 
-  it('the rotation (margin 0.2, gate 1.45) and decay toward the fleet by default, decayFairShares off; read, round-trip', () => {
-    expect(parse({}).settings).toMatchObject({ rotationMargin: 0.2, rotationGate: 1.45, decayToward: 'fleet', decayFairShares: 0 });
-    const switched = parse({ rotation_margin: 0, rotation_gate: 0, decay_toward: 'zero', decayFairShares: 20 });
-    expect(switched.settings).toMatchObject({ rotationMargin: 0, rotationGate: 0, decayToward: 'zero', decayFairShares: 20 });
+  it('the rotation (margin 0.15, gate 1.45), decay toward the fleet and memory over 20 fair shares by default; read, round-trip', () => {
+    expect(parse({}).settings).toMatchObject({ rotationMargin: 0.15, rotationGate: 1.45, decayToward: 'fleet', decayFairShares: 20 });
+    const switched = parse({ rotation_margin: 0, rotation_gate: 0, decay_toward: 'zero', decay_fair_shares: 0 });
+    expect(switched.settings).toMatchObject({ rotationMargin: 0, rotationGate: 0, decayToward: 'zero', decayFairShares: 0 });
     const json = switched.toJsonObject() as Record<string, Record<string, unknown>>;
-    expect(json.peak_ewma_experimental).toMatchObject({ rotationMargin: 0, rotationGate: 0, decayToward: 'zero', decayFairShares: 20 });
+    expect(json.peak_ewma_experimental).toMatchObject({ rotationMargin: 0, rotationGate: 0, decayToward: 'zero', decayFairShares: 0 });
     expect(parse(json.peak_ewma_experimental)).toEqual(switched);
     const defaultKeys = Object.keys((parse({}).toJsonObject() as Record<string, object>).peak_ewma_experimental);
-    for (const field of ['rotationMargin', 'rotationGate', 'decayToward', 'ejectionSignal']) {
+    for (const field of ['rotationMargin', 'rotationGate', 'decayToward', 'ejectionSignal', 'decayFairShares']) {
       expect(defaultKeys).not.toContain(field);
     }
   });

@@ -10,7 +10,7 @@
  * added up to several per cent of all calls (docs/tuning.md §12).
  */
 import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, seededRandom } from '../../src/core';
-import { MEAN_SAMPLE_WEIGHT, meanSamplesAfter, nextMeanRttMs } from '../../src/core/mean';
+import { MEAN_SAMPLE_WEIGHT, meanSamplesAfter, nextMeanRttMs, STALE_ANSWER_WEIGHT } from '../../src/core/mean';
 import { probeBackoffFactor } from '../../src/core/probe-backoff';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 
@@ -47,8 +47,13 @@ describe('the mean signal', () => {
     load.hasSample = true;
     load.meanRttMs = 40;
     expect(nextMeanRttMs(load, 8, false)).toBe(40 + MEAN_SAMPLE_WEIGHT * (8 - 40));
-    // A probe (the estimate was stale) replaces it: what the endpoint does now.
-    expect(nextMeanRttMs(load, 8, true)).toBe(8);
+    // A probe of an endpoint that was merely unpicked (stale) moves it halfway: news, but one answer.
+    expect(STALE_ANSWER_WEIGHT).toBe(0.5);
+    expect(nextMeanRttMs(load, 8, true)).toBe(40 + STALE_ANSWER_WEIGHT * (8 - 40));
+    // ... and a lighter one by its own weight, if less.
+    expect(nextMeanRttMs(load, 8, true, 0.25)).toBe(40 + 0.25 * (8 - 40));
+    // The probe that restarts M (the endpoint M had ejected) replaces it: what the endpoint does now.
+    expect(nextMeanRttMs(load, 8, true, 1, true)).toBe(8);
   });
 
   it('after the probe of an endpoint it had ejected, is the plain mean of the answers since the probe, over at most the last 8', () => {
@@ -63,7 +68,7 @@ describe('the mean signal', () => {
     }
     answers.forEach((sampleMs, i) => {
       const probe = i === 0;
-      load.meanRttMs = nextMeanRttMs(load, sampleMs, probe);
+      load.meanRttMs = nextMeanRttMs(load, sampleMs, probe, 1, probe);
       load.meanSamples = meanSamplesAfter(load, probe);
       const since = answers.slice(0, i + 1);
       if (since.length <= 8) {
@@ -76,13 +81,30 @@ describe('the mean signal', () => {
     expect(nextMeanRttMs(load, 90, false)).toBe(before + MEAN_SAMPLE_WEIGHT * (90 - before));
   });
 
-  it('does not start afresh after the probe of an endpoint that was not ejected (stale for want of turns)', () => {
+  it('does not start afresh after the probe of an endpoint that was not ejected (stale for want of turns): its answer counts half', () => {
     const { model, load } = withSamples(MEAN, [10, 12, 10]);
+    const before = load.meanRttMs;
     const probedAt = 2 + PEAK_EWMA_DEFAULTS.maxEjectionMs;
     model.recordCall(load, CallOutcome.SUCCESS, 14, probedAt);
-    expect(load.meanRttMs).toBe(14);
+    const afterProbe = before + STALE_ANSWER_WEIGHT * (14 - before);
+    expect(load.meanRttMs).toBe(afterProbe);
     model.recordCall(load, CallOutcome.SUCCESS, 22, probedAt + 1);
-    expect(load.meanRttMs).toBe(14 + MEAN_SAMPLE_WEIGHT * (22 - 14));
+    expect(load.meanRttMs).toBe(afterProbe + MEAN_SAMPLE_WEIGHT * (22 - afterProbe));
+  });
+
+  it('keeps a typical endpoint in on one slow answer after an idle spell, and puts it out on two (line 1.5 × F)', () => {
+    // Fleet 10 ms, line 15 ms; the endpoint's M is typical (10 ms), then it is unpicked past maxEjectionTime.
+    const settings: PeakEwmaSettings = { ...MEAN, ejectionRatio: 1.5 };
+    const { model, load } = withSamples(settings, new Array(8).fill(10));
+    const staleAt = 7 + PEAK_EWMA_DEFAULTS.maxEjectionMs;
+    // A pod back from a crash loop answers its first call slowly (a queue filled at once): 18 ms.
+    // Replacing M would put it out (18 > 15) for a whole probe interval; halfway it is 14, still in.
+    model.recordCall(load, CallOutcome.SUCCESS, 18, staleAt);
+    expect(load.meanRttMs).toBe(14);
+    expect(model.ejected(load, staleAt + 1)).toBe(false);
+    // A second slow answer is evidence: 14 + (26 − 14)/8 = 15.5, over the line.
+    model.recordCall(load, CallOutcome.SUCCESS, 26, staleAt + 1);
+    expect(model.ejected(load, staleAt + 2)).toBe(true);
   });
 
   it('ejects an erratic endpoint again on the first slow answer after a lucky probe', () => {

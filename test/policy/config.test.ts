@@ -9,7 +9,7 @@ import {
   register,
   validateServiceConfig,
 } from '../../src';
-import { manyCallersSwitch } from '../support/documented-switch';
+import { previousDefaults } from '../support/documented-config';
 
 register();
 
@@ -26,20 +26,20 @@ describe('peak_ewma_experimental config', () => {
       penaltyValue: 1e6,
       errorPenaltyFactor: 5,
       fleetPenaltyExponent: 1,
-      // Ejection on the mean answer at 1.8 × the fleet (docs/tuning.md §12, §14).
-      ejectionRatio: 1.8,
+      // Ejection on the mean answer at 1.5 × the fleet (docs/tuning.md §12, §14, §38).
+      ejectionRatio: 1.5,
       ejectionSignal: 'mean',
       maxEjectionMs: 1_000,
       pendingAware: true,
       probeFairShares: 10,
       // Probe back-off after failed calls in a row (docs/tuning.md §11).
       maxProbeBackoff: 8,
-      // The rotation, and decay toward the fleet average (docs/tuning.md §14).
-      rotationMargin: 0.2,
+      // The rotation, and decay toward the fleet average (docs/tuning.md §14, §38).
+      rotationMargin: 0.15,
       rotationGate: 1.45,
       decayToward: 'fleet',
-      // Off by default (docs/tuning.md §9).
-      decayFairShares: 0,
+      // Memory in the client's own calls (docs/tuning.md §35, §38).
+      decayFairShares: 20,
       // Per-method scoring for calls marked by callMarker (docs/design.md).
       methodScoring: 'latency',
       // Ten candidates per pick while the methods are a mix (docs/tuning.md §22).
@@ -47,10 +47,10 @@ describe('peak_ewma_experimental config', () => {
     });
   });
 
-  it("the many-callers switch docs/choosing.md prints parses into exactly its three settings over the defaults, and round-trips", () => {
-    const documented = manyCallersSwitch();
+  it("the defaults before 2026-12-05, as docs/choosing.md prints them, parse into exactly their three settings over today's, and round-trip", () => {
+    const documented = previousDefaults();
     const config = parsePeak(documented);
-    expect(config.settings).toEqual({ ...parsePeak({}).settings, ejectionRatio: 1.5, decayFairShares: 20, rotationMargin: 0.15 });
+    expect(config.settings).toEqual({ ...parsePeak({}).settings, ejectionRatio: 1.8, decayFairShares: 0, rotationMargin: 0.2 });
     const json = config.toJsonObject() as Record<string, Record<string, unknown>>;
     expect(parsePeak(json.peak_ewma_experimental)).toEqual(config);
     // Through the service config a channel reads, grpc-js's parser included: one entry of ours, no error.
