@@ -8,8 +8,9 @@
  * the next call be", jumps on any tail sample and decays with time; M
  * answers "is this endpoint slower than its peers on average", and forgets
  * only by being told otherwise — by more answers, or by a probe once it is
- * stale (which counts half, or restarts M after an ejection). Each answer counts at most 2·R·F, deadlines count, failures are
- * left to the error penalty (error-penalty.ts).
+ * stale (which counts half, or restarts M after an ejection). Each answer
+ * counts at most 2·R·F, deadlines count, failures are left to the error
+ * penalty (error-penalty.ts).
  */
 import { CallOutcome, EndpointLoad } from './endpoint-load';
 import { exceedsEjectionRatio } from './ejection';
@@ -49,11 +50,12 @@ function clampedForMean(sampleMs: number, settings: PeakEwmaSettings, fleet: Fle
  * are not in M), and its answer is news, so it weighs four times an
  * ordinary one. But not all: until 2026-12-05 it replaced M, and at one
  * slot one queued answer then decided the endpoint's standing for a whole
- * probe interval. With the ejection line at 1.5 × F one answer in 18 of a
- * pod just back from a crash loop is over it (least_request's clients fill
- * such a pod's queue at once), and the pod went out again until its next
- * backed-off probe: the crash loop's recovery lost 0.77 s of fair share
- * against 0.58 (docs/tuning.md §36, §38). Halfway, one slow answer cannot
+ * probe interval. With the ejection line at 1.5 × F one typical answer in
+ * 18 is over it (the reference's model, σ 0.3), and a pod just back from a
+ * crash loop answers slowly more often (least_request's clients fill its
+ * queue at once): it went out again until its next backed-off probe, and
+ * the crash loop's recovery lost 0.77 s of fair share against 0.58
+ * (docs/tuning.md §36, §38). Halfway, one slow answer cannot
  * put out an endpoint whose M was typical, and two in a row can.
  */
 export const STALE_ANSWER_WEIGHT = 0.5;
