@@ -92,18 +92,13 @@ export const PEAK_EWMA_DEFAULTS = {
    * not failed lately; even then a random challenger below 0.15 × its cost
    * takes the call. Two random draws gave an identical fleet of one-slot
    * backends twice round_robin's p99; with the rotation every identical
-   * fleet of the regime grid is within 2 % of round_robin (1 slot × 8
-   * clients: 33.0 against 32.6 ms), and the reference layout's targets hold
-   * over 10 seeds (docs/tuning.md §14). 1.45 since the fleet average
-   * weighs calls, not time (1.4 before: the same gate in the regime grid,
-   * docs/tuning.md §24). The margin 0.2 from when clients that wait on
-   * their answers were measured (0.25 before: a wider margin let one queued
-   * answer break the spacing of an identical one-slot fleet, 1.022 ×
-   * round_robin with closed-loop callers, 1.014 then; docs/tuning.md §25).
-   * 0.15 since 2026-12-05, with the memory in calls: a longer memory keeps
-   * a healthy one-slot pod's queued answer in its cost for longer, and a
-   * wider margin then handed its turns to random challenges (§35, §38).
-   * 0 and 0 = off (both candidates random).
+   * fleet of the regime grid is within 2 % of round_robin (docs/tuning.md
+   * §14). The gate 1.45 since the fleet average weighs calls (§24). The
+   * margin is narrow because one queued answer prices a healthy one-slot
+   * pod at several times an idle peer, and a wider margin then hands its
+   * turns to random challengers, which queue like independent arrivals;
+   * 0.15 since the memory in calls keeps such an answer for longer (§25,
+   * §35, §38). 0 and 0 = off (both candidates random).
    */
   rotationMargin: 0.15,
   rotationGate: 1.45,
