@@ -83,10 +83,23 @@ export function substitute(policy: string, underTest: string | undefined): strin
   return policy;
 }
 
+/** A scenario's fault hits fixed pods (s10: 0–3): a fleet without them is refused here, not run into a crash in a worker. */
+function requireFaultyPods(scenarios: readonly Scenario[], backends: number): void {
+  for (const scenario of scenarios) {
+    const needed = Math.max(0, ...scenario.faulty) + 1;
+    if (scenario.faulty.length > 0 && needed > backends) {
+      throw new RangeError(`--backends ${backends}: ${scenario.name} faults pods ${scenario.faulty.join(', ')}, so it needs at least ${needed} backends`);
+    }
+  }
+}
+
 export function planSuite(options: SuiteOptions): PlannedRun[] {
   const timeline: Timeline = options.quick ? QUICK_TIMELINE : REFERENCE_TIMELINE;
   const runs: PlannedRun[] = [];
   const sub = (policy: string): string => substitute(policy, options.policyUnderTest);
+  if (options.backends !== undefined) {
+    requireFaultyPods(options.scenarios, options.backends);
+  }
   for (const scenario of options.scenarios) {
     if (options.layouts.includes('reference') && scenario.referenceLayout) {
       runs.push({

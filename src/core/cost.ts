@@ -4,6 +4,7 @@
  * other machinery; only this differs.
  */
 import { isEjected } from './ejection';
+import { budgetBinds, EjectionBudget } from './ejection-budget';
 import { recordMeanSample, withMeanFloorMs } from './mean';
 import { CallOutcome, EndpointLoad } from './endpoint-load';
 import { sampleFrom } from './error-penalty';
@@ -58,6 +59,12 @@ export interface LoadModel {
    * Absent or false: every candidate is drawn at random (gRFC A48's rule).
    */
   readonly rotates?: boolean;
+  /**
+   * Called by the engine before each pick among `candidates` (the READY
+   * endpoints), for what depends on all of them at once: the ejection
+   * budget (ejection-budget.ts). Absent: nothing.
+   */
+  beforePick?(candidates: readonly EndpointLoad[], nowMs: number): void;
   /** The rotation's gate: why `load`, the next in it, may not take its turn at `nowMs`, or null when it may; absent: always may. */
   refusalOf?(load: EndpointLoad, nowMs: number): Refusal | null;
   /**
@@ -116,7 +123,8 @@ export const leastRequestModel: LoadModel = {
  * - ejection.ts       above R × the fleet average: skipped (rate's `ejected`),
  *                     judged on the estimate or on the mean answer (mean.ts),
  *                     which only a probe resets and whose slow answers back
- *                     the probes off;
+ *                     the probes off; ejection-budget.ts: at most P % of
+ *                     the endpoints at once, the slowest;
  * - mean.ts           while fresh, E counts at least the mean answer M;
  * - error-penalty.ts  what a failed call teaches;
  * - probe-backoff.ts  after failures in a row, a larger penalty and
@@ -226,6 +234,20 @@ export class PeakEwmaModel implements LoadModel {
   readonly traffic = new BalancerTraffic();
 
   private readonly methodTable = new MethodTable();
+  /** How many may be ejected at once (ejection-budget.ts). */
+  private readonly budget = new EjectionBudget();
+  // The ranking's reader and its time, bound once so that a ranking allocates nothing.
+  private rankingNowMs = 0;
+  private readonly signalRatio = (load: EndpointLoad): number => {
+    const fleet = this.fleet;
+    const nowMs = this.rankingNowMs;
+    const settings = this.settings;
+    if (!load.hasSample || !fleet.hasSample || isStale(load, nowMs, settings, fleet, this.traffic)) {
+      return NaN;
+    }
+    const signalMs = settings.ejectionSignal === 'mean' ? load.meanRttMs : estimateMs(load, nowMs, settings, fleet, this.traffic);
+    return signalMs / fleet.rttMs;
+  };
   // `ejected`'s scratch rating, so that the stats path allocates nothing either.
   private readonly statsRating = new CandidateRating();
 
@@ -258,6 +280,14 @@ export class PeakEwmaModel implements LoadModel {
     return rotates(this.settings);
   }
 
+  beforePick(candidates: readonly EndpointLoad[], nowMs: number): void {
+    const { ejectionRatio, maxEjectionPercent } = this.settings;
+    if (ejectionRatio && budgetBinds(maxEjectionPercent)) {
+      this.rankingNowMs = nowMs;
+      this.budget.beforePick(candidates, this.signalRatio, ejectionRatio, maxEjectionPercent);
+    }
+  }
+
   refusalOf(load: EndpointLoad, nowMs: number): Refusal | null {
     return refusalOf(load, nowMs, this.settings, this.fleet, this.traffic);
   }
@@ -276,7 +306,7 @@ export class PeakEwmaModel implements LoadModel {
     const stale = isStale(load, nowMs, settings, this.fleet, this.traffic);
     const rttMs = estimateWith(load, currentRttMs(load, nowMs, settings, this.traffic, this.fleet), stale, nowMs, settings, this.fleet);
     into.cost = costFromEstimate(load, stale, rttMs, settings, this.fleet, callWeight);
-    into.ejected = isEjected(load, rttMs, stale, settings, this.fleet);
+    into.ejected = isEjected(load, rttMs, stale, settings, this.fleet, this.budget);
   }
 
   /** Whether the chooser skips `load` now (ejection.ts), for stats and tests: what a pick's `rate` says. */
@@ -309,7 +339,7 @@ export class PeakEwmaModel implements LoadModel {
       return;
     }
     // With the mean signal an answer that leaves the endpoint ejected is a failed probe too (mean.ts).
-    load.consecutiveFailures = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight) ? failuresAfterEjectingAnswer(load) : failures;
+    load.consecutiveFailures = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight, this.budget) ? failuresAfterEjectingAnswer(load) : failures;
     if (load.hasSample) {
       // The blend starts from what the cost used: a stale estimate from the
       // fleet average, not from an old peak.

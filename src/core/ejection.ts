@@ -22,13 +22,25 @@
  *   it lost the reference layout's recovery metric (docs/tuning.md §12);
  *   with the rotation (rotation.ts) beside it, every reference target holds
  *   (§14).
+ *
+ * How many may be out at once: ejection-budget.ts (`maxEjectionPercent`).
  */
+import { budgetBinds, EjectionBudget } from './ejection-budget';
 import { EndpointLoad } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 
-export function exceedsEjectionRatio(estimateMs: number, settings: PeakEwmaSettings, fleet: FleetRtt): boolean {
-  const ratio = settings.ejectionRatio;
+/**
+ * The ejection line in units of the fleet average: R, or higher while the
+ * budget is spent (ejection-budget.ts); 0 when ejection is off.
+ */
+export function ejectionLineRatio(settings: PeakEwmaSettings, budget?: EjectionBudget): number {
+  const ratio = settings.ejectionRatio ?? 0;
+  return ratio && budget !== undefined && budget.lineRatio > ratio && budgetBinds(settings.maxEjectionPercent) ? budget.lineRatio : ratio;
+}
+
+export function exceedsEjectionRatio(estimateMs: number, settings: PeakEwmaSettings, fleet: FleetRtt, budget?: EjectionBudget): boolean {
+  const ratio = ejectionLineRatio(settings, budget);
   return !!ratio && fleet.hasSample && estimateMs > ratio * fleet.rttMs;
 }
 
@@ -37,9 +49,9 @@ export function exceedsEjectionRatio(estimateMs: number, settings: PeakEwmaSetti
  * whether that estimate is stale: by the estimate ("peak") or by its mean
  * ("mean"); a stale endpoint is never ejected, so that it is probed.
  */
-export function isEjected(load: EndpointLoad, estimateMs: number, stale: boolean, settings: PeakEwmaSettings, fleet: FleetRtt): boolean {
+export function isEjected(load: EndpointLoad, estimateMs: number, stale: boolean, settings: PeakEwmaSettings, fleet: FleetRtt, budget?: EjectionBudget): boolean {
   if (settings.ejectionSignal !== 'mean') {
-    return exceedsEjectionRatio(estimateMs, settings, fleet);
+    return exceedsEjectionRatio(estimateMs, settings, fleet, budget);
   }
-  return !stale && exceedsEjectionRatio(load.meanRttMs, settings, fleet);
+  return !stale && exceedsEjectionRatio(load.meanRttMs, settings, fleet, budget);
 }

@@ -110,6 +110,7 @@ export class LoadBalancingEngine {
     if (traffic !== undefined) {
       traffic.readyEndpoints = candidates.length;
     }
+    model.beforePick?.(candidates, this.pickNowMs);
     const ejected = model.ejects ? this.ejectedCandidate : undefined;
     const n = candidates.length;
     const choiceCount = this.choiceCountNow();

@@ -50,6 +50,12 @@ export interface PeakEwmaSettings {
    */
   readonly ejectionSignal?: EjectionSignal;
   /**
+   * P, the ejection budget (ejection-budget.ts): at most max(1, ⌊P·n/100⌋)
+   * of n READY endpoints are ejected at once; the slowest by the signal
+   * stay out. Absent or 100 and over: no budget.
+   */
+  readonly maxEjectionPercent?: number;
+  /**
    * T, in ms: an estimate not refreshed by a sample for T counts at most as
    * the fleet average, so an endpoint avoided for its latency (or its
    * errors) is probed again after at most T, and a stale peak cannot keep a

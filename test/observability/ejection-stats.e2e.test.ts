@@ -70,3 +70,53 @@ describe('ejection in the stats', () => {
     // one event-loop stall lifts a fast endpoint's peak past 2.5 × the fleet, seen under load.)
   }, 60_000);
 });
+
+/**
+ * The ejection budget (`maxEjectionPercent`, docs/tuning.md §39) over real
+ * gRPC: five backends, three slow. With a budget of one in five the slowest
+ * is out, the next sits on the line (out while its ratio is above where it
+ * was ranked) and the third is weighed by its cost; with no budget all three
+ * are out.
+ */
+describe('the ejection budget in the stats', () => {
+  let backends: TestBackend[];
+  const SLOWEST_MS = 120;
+  const SLOWER_MS = 80;
+  const SLOW_MS = 40;
+
+  beforeAll(async () => {
+    backends = await startBackendsAnswering([SLOWEST_MS, SLOWER_MS, SLOW_MS, FAST_MS, FAST_MS]);
+  });
+  afterAll(() => stopBackends(backends));
+
+  const ejectedAfterTraffic = async (label: string, maxEjectionPercent: number) => {
+    const client = clientFor(backends, [{ peak_ewma_experimental: { maxEjectionTime: '30s', maxEjectionPercent } }], { [STATS_LABEL_OPTION]: label });
+    try {
+      const result = await runTraffic(client, { concurrency: 2, maxCalls: 1_500, maxDurationMs: 30_000 });
+      expect(result.failures).toEqual([]);
+      const stats = getLoadBalancerStats().find((s) => s.label === label)!;
+      expect(stats.policy).toBe('peak_ewma_experimental');
+      expect(stats.config).toMatchObject({ peak_ewma_experimental: { maxEjectionPercent } });
+      const byAddress = new Map(stats.endpoints.map((endpoint) => [endpoint.address, endpoint]));
+      return { fleetRttMs: stats.fleetRttMs!, endpoints: backends.map((backend) => byAddress.get(backend.address)!) };
+    } finally {
+      client.close();
+    }
+  };
+
+  it('with a budget of one in five, reports the slowest ejected and the third slow endpoint not, though over the line', async () => {
+    const { fleetRttMs, endpoints } = await ejectedAfterTraffic('budget-one', 20);
+    const [slowest, , slow, ...fast] = endpoints;
+    expect(slowest.ejected).toBe(true);
+    // Over R × F by its mean, but under the budget's line (the second slowest's ratio).
+    expect(slow.meanMs!).toBeGreaterThan(1.5 * fleetRttMs);
+    expect(slow.ejected).toBe(false);
+    expect(fast.map((endpoint) => endpoint.ejected)).toEqual([false, false]);
+  }, 60_000);
+
+  it('with no budget, reports all three slow endpoints ejected', async () => {
+    const { endpoints } = await ejectedAfterTraffic('budget-none', 100);
+    expect(endpoints.map((endpoint) => endpoint.ejected)).toEqual([true, true, true, false, false]);
+  }, 60_000);
+});
+

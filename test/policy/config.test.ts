@@ -29,6 +29,8 @@ describe('peak_ewma_experimental config', () => {
       // Ejection on the mean answer at 1.5 × the fleet (docs/tuning.md §12, §14, §38).
       ejectionRatio: 1.5,
       ejectionSignal: 'mean',
+      // At most 40 % of the endpoints ejected at once, at least one (docs/tuning.md §39).
+      maxEjectionPercent: 40,
       maxEjectionMs: 1_000,
       pendingAware: true,
       probeFairShares: 10,
@@ -47,10 +49,10 @@ describe('peak_ewma_experimental config', () => {
     });
   });
 
-  it("the defaults before 2026-12-05, as docs/choosing.md prints them, parse into exactly their three settings over today's, and round-trip", () => {
+  it("the defaults before 2026-12-05, as docs/choosing.md prints them, parse into exactly their four settings over today's, and round-trip", () => {
     const documented = previousDefaults();
     const config = parsePeak(documented);
-    expect(config.settings).toEqual({ ...parsePeak({}).settings, ejectionRatio: 1.8, decayFairShares: 0, rotationMargin: 0.2 });
+    expect(config.settings).toEqual({ ...parsePeak({}).settings, ejectionRatio: 1.8, decayFairShares: 0, rotationMargin: 0.2, maxEjectionPercent: 100 });
     const json = config.toJsonObject() as Record<string, Record<string, unknown>>;
     expect(parsePeak(json.peak_ewma_experimental)).toEqual(config);
     // Through the service config a channel reads, grpc-js's parser included: one entry of ours, no error.
@@ -91,6 +93,20 @@ describe('peak_ewma_experimental config', () => {
     expect(parsePeak({ ejection_signal: 'mean' }).settings.ejectionSignal).toBe('mean');
     expect(() => parsePeak({ ejectionSignal: 'median' })).toThrow(/"ejectionSignal" must be one of "peak", "mean", got "median"/);
     expect(() => parsePeak({ ejectionSignal: 1 })).toThrow(/"ejectionSignal" must be one of/);
+  });
+
+  it('maxEjectionPercent: 0 to 100 (100: no budget), round-trips when not the default, and a bad value names the field', () => {
+    for (const maxEjectionPercent of [0, 12.5, 40, 100]) {
+      const config = parsePeak({ maxEjectionPercent });
+      expect(config.settings.maxEjectionPercent).toBe(maxEjectionPercent);
+      const json = config.toJsonObject() as Record<string, Record<string, unknown>>;
+      expect(json.peak_ewma_experimental.maxEjectionPercent).toBe(maxEjectionPercent === 40 ? undefined : maxEjectionPercent);
+      expect(parsePeak(json.peak_ewma_experimental)).toEqual(config);
+    }
+    expect(parsePeak({ max_ejection_percent: 50 }).settings.maxEjectionPercent).toBe(50);
+    expect(() => parsePeak({ maxEjectionPercent: -1 })).toThrow(/"maxEjectionPercent" must be at least 0 and at most 100, got -1/);
+    expect(() => parsePeak({ maxEjectionPercent: 101 })).toThrow(/"maxEjectionPercent" must be at least 0 and at most 100, got 101/);
+    expect(() => parsePeak({ maxEjectionPercent: '30%' })).toThrow(/"maxEjectionPercent" must be a finite number, got "30%"/);
   });
 
   it('maxProbeBackoff: 0 (off) to 1000, round-trips when not the default, and a bad value names the field', () => {

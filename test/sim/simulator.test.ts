@@ -141,4 +141,12 @@ describe('simulator --backends (the load test\'s small low-concurrency fleets)',
     expect(six.ratePerClientRps / twenty.ratePerClientRps).toBeCloseTo(6 / 20, 1);
     expect(six.groups[0].share).toHaveLength(6);
   });
+
+  it('refuses a fleet without the pods a scenario faults, naming them, where the run used to crash in its worker', () => {
+    const plan = (name: string, backends: number) => () =>
+      planSuite({ scenarios: [scenarioByName(name)], layouts: ['uniform'], uniformPolicies: ['round_robin'], seed: 1, quick: true, grid: false, scale: false, slots: 2, backends });
+    expect(plan('s10', 3)).toThrow('--backends 3: s10-node-cpu-contention faults pods 0, 1, 2, 3, so it needs at least 4 backends');
+    expect(plan('s10', 4)).not.toThrow();
+    expect(plan('s03', 1)).not.toThrow();
+  });
 });

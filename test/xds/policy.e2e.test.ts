@@ -60,13 +60,14 @@ test('PeakEwma at the top level: one peak_ewma_experimental over all endpoints o
   const slowAddress = world.backends[2].address;
   const slow = after.endpoints.find((endpoint) => endpoint.address === slowAddress)!;
   const fastEndpoints = after.endpoints.filter((endpoint) => endpoint.address !== slowAddress);
-  for (const fast of fastEndpoints) {
-    expect(slow.estimateMs!).toBeGreaterThan(fast.estimateMs!);
-  }
-  // Fewer calls than the fast endpoints' average, not than each of them: the
-  // 300 calls take well under maxEjectionTime (1 s), so a fast backend whose
-  // first answer a loaded machine delayed stays ejected for the whole run
-  // (seen once in a full `npm test` run: 2 calls for it, as many as b2's).
+  // Slower than the fast endpoint the calls went to, not than each: the 300
+  // calls take well under maxEjectionTime (1 s), so a fast backend whose
+  // first answer a loaded machine delayed stays ejected for the whole run,
+  // that answer its estimate (seen twice in full `npm test` runs: 2 calls
+  // for it, as many as b2's; once an estimate of 428 ms against b2's 203).
+  const busiestFast = fastEndpoints.reduce((most, endpoint) => (endpoint.callsStarted > most.callsStarted ? endpoint : most));
+  expect(slow.estimateMs!).toBeGreaterThan(busiestFast.estimateMs!);
+  // Fewer calls than the fast endpoints' average, not than each of them (as above).
   const fastAverage = fastEndpoints.reduce((sum, endpoint) => sum + endpoint.callsStarted, 0) / fastEndpoints.length;
   expect(slow.callsStarted).toBeLessThan(fastAverage);
 });

@@ -1,0 +1,132 @@
+/**
+ * The ejection budget (`maxEjectionPercent` P, src/core/ejection-budget.ts):
+ * of n READY endpoints at most max(1, ⌊P·n/100⌋) are ejected at once, the
+ * slowest by the ejection signal; the others over the line are weighed by
+ * their cost like any endpoint. Why: an ejected endpoint's calls go to the
+ * rest, which a small or busy fleet cannot carry (docs/tuning.md §39).
+ */
+import { EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, seededRandom } from '../../src/core';
+import { ejectionBudget } from '../../src/core/ejection-budget';
+import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
+
+const FLEET_MS = 10;
+
+/** Today's defaults (the mean signal, the line at 1.5 × F) with a budget of one in five (P = 20), and `overrides`. */
+function settingsWith(overrides: Partial<PeakEwmaSettings> = {}): PeakEwmaSettings {
+  return { ...PEAK_EWMA_DEFAULTS, maxEjectionPercent: 20, ...overrides };
+}
+
+/** A model whose fleet average is 10 ms, and endpoints whose mean answers are `meansMs`, all fresh at t = 0. */
+function fleetOf(settings: PeakEwmaSettings, meansMs: number[]): { model: PeakEwmaModel; loads: EndpointLoad[] } {
+  const model = new PeakEwmaModel(settings);
+  model.fleet.record(FLEET_MS, 0, settings.decayMs);
+  const loads = meansMs.map((meanMs) => {
+    const load = new EndpointLoad();
+    load.hasSample = true;
+    load.rttMs = meanMs;
+    load.meanRttMs = meanMs;
+    load.meanSamples = 8;
+    return load;
+  });
+  return { model, loads };
+}
+
+const ejectedOf = (model: PeakEwmaModel, loads: EndpointLoad[]): boolean[] => loads.map((load) => model.ejected(load, 0));
+
+describe('the ejection budget', () => {
+  it('is P % of the endpoints, rounded down, and never less than one', () => {
+    expect(ejectionBudget(20, 40)).toBe(8); // the default: above the simulator's 6 slow pods of 20
+    expect(ejectionBudget(5, 40)).toBe(2);
+    expect(ejectionBudget(3, 40)).toBe(1);
+    expect(ejectionBudget(20, 30)).toBe(6);
+    expect(ejectionBudget(10, 30)).toBe(3);
+    expect(ejectionBudget(5, 30)).toBe(1);
+    expect(ejectionBudget(3, 30)).toBe(1); // a fleet of three can still put out its slow pod
+    expect(ejectionBudget(2, 0)).toBe(1);
+    expect(ejectionBudget(50, 30)).toBe(15);
+    expect(ejectionBudget(7, 100)).toBe(7);
+  });
+
+  it('keeps the slowest out and weighs the rest by their cost, where without it every endpoint over the line is out', () => {
+    // Line 1.5 × 10 ms: 16, 20 and 30 ms are over it; a budget of 20 % of 5 is one endpoint.
+    const means = [10, 10, 16, 20, 30];
+    const budgeted = fleetOf(settingsWith(), means);
+    budgeted.model.beforePick(budgeted.loads, 0);
+    expect(ejectedOf(budgeted.model, budgeted.loads)).toEqual([false, false, false, false, true]);
+
+    const unbounded = fleetOf(settingsWith({ maxEjectionPercent: 100 }), means);
+    unbounded.model.beforePick(unbounded.loads, 0);
+    expect(ejectedOf(unbounded.model, unbounded.loads)).toEqual([false, false, true, true, true]);
+
+    // With room in the budget the line is R itself: 60 % of 5 is three.
+    const roomy = fleetOf(settingsWith({ maxEjectionPercent: 60 }), means);
+    roomy.model.beforePick(roomy.loads, 0);
+    expect(ejectedOf(roomy.model, roomy.loads)).toEqual([false, false, true, true, true]);
+
+    // The default, 40 % of 5: the two slowest.
+    const byDefault = fleetOf({ ...PEAK_EWMA_DEFAULTS }, means);
+    byDefault.model.beforePick(byDefault.loads, 0);
+    expect(ejectedOf(byDefault.model, byDefault.loads)).toEqual([false, false, false, true, true]);
+  });
+
+  it('sets the line on the first one let in: until the next ranking it is out while its ratio is above where it was ranked', () => {
+    const { model, loads } = fleetOf(settingsWith(), [10, 10, 16, 20, 30]);
+    model.beforePick(loads, 0);
+    // Faster answers pull F down 10 % (10 → 9 ms): 20 ms is now 2.2 × F, over the line it was
+    // ranked on (2 × F), so it is out with the slowest; 16 ms (1.8 × F) is still under it.
+    for (let t = 1; t <= 60; t++) model.fleet.record(8.9, t, PEAK_EWMA_DEFAULTS.decayMs);
+    expect(model.fleet.rttMs).toBeLessThan(9.1);
+    expect(ejectedOf(model, loads)).toEqual([false, false, false, true, true]);
+    // The next ranking puts it back on the line.
+    for (let pick = 0; pick < loads.length; pick++) model.beforePick(loads, 0);
+    expect(ejectedOf(model, loads)).toEqual([false, false, false, false, true]);
+  });
+
+  it('is ranked again every n picks, and at once when the READY count changes', () => {
+    const { model, loads } = fleetOf(settingsWith(), [10, 10, 16, 20, 30]);
+    model.beforePick(loads, 0);
+    // The slowest heals; until the next ranking the line stays where it was (2 × F), so 20 ms stays in.
+    loads[4].meanRttMs = 10;
+    for (let pick = 1; pick < loads.length; pick++) {
+      model.beforePick(loads, 0);
+      expect(ejectedOf(model, loads)).toEqual([false, false, false, false, false]);
+    }
+    // The n-th pick after the ranking ranks again: now 20 ms is the slowest, and out.
+    model.beforePick(loads, 0);
+    expect(ejectedOf(model, loads)).toEqual([false, false, false, true, false]);
+
+    // One endpoint leaves READY: the next pick ranks the four at once.
+    loads[4].meanRttMs = 40;
+    const four = [loads[0], loads[1], loads[2], loads[4]];
+    model.beforePick(four, 0);
+    expect(ejectedOf(model, four)).toEqual([false, false, false, true]);
+  });
+
+  it('is not spent on an endpoint that is stale, which is never ejected (it is due a probe)', () => {
+    const settings = settingsWith();
+    const { model, loads } = fleetOf(settings, [10, 10, 16, 20, 30]);
+    // The 30 ms endpoint has not answered for longer than maxEjectionTime: stale.
+    const nowMs = settings.maxEjectionMs! + 1;
+    for (const load of loads.slice(0, 4)) load.sampledAtMs = nowMs;
+    model.traffic.callsStarted = 1_000;
+    model.traffic.readyEndpoints = loads.length;
+    for (const load of loads.slice(0, 4)) load.sampledAtCall = 1_000;
+    model.beforePick(loads, nowMs);
+    expect(loads.map((load) => model.ejected(load, nowMs))).toEqual([false, false, false, true, false]);
+  });
+
+  it('is ranked by the engine before its picks', () => {
+    const { model, loads } = fleetOf(settingsWith(), [10, 10, 16, 20, 30]);
+    // Before any pick nothing is ranked, and the line is R: three out.
+    expect(ejectedOf(model, loads)).toEqual([false, false, true, true, true]);
+    const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: new ManualClock().now, random: seededRandom(1) });
+    engine.pick(loads);
+    expect(ejectedOf(model, loads)).toEqual([false, false, false, false, true]);
+  });
+
+  it('leaves the textbook alone: without ejection there is no line to raise', () => {
+    const { model, loads } = fleetOf(settingsWith({ ejectionRatio: 0 }), [10, 10, 16, 20, 30]);
+    model.beforePick(loads, 0);
+    expect(ejectedOf(model, loads)).toEqual([false, false, false, false, false]);
+  });
+});
