@@ -27,7 +27,7 @@
  * most n numbers: O(log n) per pick, amortised, and no allocation once warm.
  */
 
-/** The largest share of the endpoints that may be ejected at once: P / 100, at least one endpoint. */
+/** How many of `endpointCount` endpoints may be ejected at once: ⌊P · n / 100⌋, and at least one. */
 export function ejectionBudget(endpointCount: number, maxEjectionPercent: number): number {
   return Math.max(1, Math.floor((maxEjectionPercent * endpointCount) / 100));
 }
