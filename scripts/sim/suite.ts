@@ -86,9 +86,9 @@ export function substitute(policy: string, underTest: string | undefined): strin
 /** A scenario's fault hits fixed pods (s10: 0–3): a fleet without them is refused here, not run into a crash in a worker. */
 function requireFaultyPods(scenarios: readonly Scenario[], backends: number): void {
   for (const scenario of scenarios) {
-    const needed = Math.max(0, ...scenario.faulty) + 1;
-    if (scenario.faulty.length > 0 && needed > backends) {
-      throw new RangeError(`--backends ${backends}: ${scenario.name} faults pods ${scenario.faulty.join(', ')}, so it needs at least ${needed} backends`);
+    const highest = Math.max(-1, ...scenario.faulty);
+    if (highest >= backends) {
+      throw new RangeError(`--backends ${backends}: ${scenario.name} faults pods ${scenario.faulty.join(', ')}, so it needs at least ${highest + 1} backends`);
     }
   }
 }
