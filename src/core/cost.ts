@@ -3,7 +3,7 @@
  * how a finished call changes that. Lower is better. Both policies share all
  * other machinery; only this differs.
  */
-import { isEjected } from './ejection';
+import { ejectionLineRatio, isEjected } from './ejection';
 import { budgetBinds, EjectionBudget } from './ejection-budget';
 import { recordMeanSample, withMeanFloorMs } from './mean';
 import { CallOutcome, EndpointLoad } from './endpoint-load';
@@ -307,6 +307,26 @@ export class PeakEwmaModel implements LoadModel {
     const rttMs = estimateWith(load, currentRttMs(load, nowMs, settings, this.traffic, this.fleet), stale, nowMs, settings, this.fleet);
     into.cost = costFromEstimate(load, stale, rttMs, settings, this.fleet, callWeight);
     into.ejected = isEjected(load, rttMs, stale, settings, this.fleet, this.budget);
+  }
+
+  /**
+   * The ejection line now in ms (ejection.ts): R × the fleet average, or the
+   * budget's higher line while it binds; null with ejection off or before the
+   * fleet's first answer. For stats.
+   */
+  get ejectionLineMs(): number | null {
+    const ratio = ejectionLineRatio(this.settings, this.budget);
+    return ratio && this.fleet.hasSample ? ratio * this.fleet.rttMs : null;
+  }
+
+  /**
+   * How many endpoints may be ejected at once (ejection-budget.ts), as of the
+   * last pick's READY count; null when nothing bounds it (ejection or the
+   * budget off) or before the first pick. For stats.
+   */
+  get maxEjected(): number | null {
+    const { ejectionRatio, maxEjectionPercent } = this.settings;
+    return ejectionRatio && budgetBinds(maxEjectionPercent) && this.budget.allowed > 0 ? this.budget.allowed : null;
   }
 
   /** Whether the chooser skips `load` now (ejection.ts), for stats and tests: what a pick's `rate` says. */

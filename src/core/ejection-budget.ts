@@ -43,6 +43,8 @@ export class EjectionBudget {
    * R, or higher while more than the budget were over R.
    */
   lineRatio = 0;
+  /** k as of the last ranking: how many of the endpoints then READY may be out at once; 0 before the first. */
+  allowed = 0;
   private picksUntilRanking = 0;
   private rankedAmong = -1;
   private readonly ratios: number[] = [];
@@ -59,7 +61,8 @@ export class EjectionBudget {
     }
     this.rankedAmong = n;
     this.picksUntilRanking = n;
-    this.lineRatio = this.rankedLine(endpoints, ratioOf, ejectionRatio, ejectionBudget(n, maxEjectionPercent));
+    this.allowed = ejectionBudget(n, maxEjectionPercent);
+    this.lineRatio = this.rankedLine(endpoints, ratioOf, ejectionRatio, this.allowed);
   }
 
   /** R, or the (k+1)-th highest ratio when more than k are over R. */

@@ -32,9 +32,10 @@ import { PeakEwmaSettings } from './peak-ewma-settings';
 
 /**
  * The ejection line in units of the fleet average: R, or higher while the
- * budget is spent (ejection-budget.ts); 0 when ejection is off.
+ * budget is spent (ejection-budget.ts); 0 when ejection is off. The stats
+ * report it (`ejectionLineMs`), so operators see the line picks use.
  */
-function ejectionLineRatio(settings: PeakEwmaSettings, budget?: EjectionBudget): number {
+export function ejectionLineRatio(settings: PeakEwmaSettings, budget?: EjectionBudget): number {
   const ratio = settings.ejectionRatio ?? 0;
   return ratio && budget !== undefined && budget.lineRatio > ratio && budgetBinds(settings.maxEjectionPercent) ? budget.lineRatio : ratio;
 }

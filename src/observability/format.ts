@@ -4,8 +4,9 @@
  *
  *   console.log(formatLoadBalancerStats(getLoadBalancerStats()));
  *
- *   peak_ewma_experimental #1 "orders" READY {"choiceCount":2,"decayTime":"10s",...}
+ *   peak_ewma_experimental #1 "orders" READY fleet_ms=10.20 {"choiceCount":2,"decayTime":"10s",...}
  *     picks: turn=380 challenged=2 refused=30 (inFlight=4 failure=6 mean=20) ejected=0 drawn=0
+ *     ejection: line_ms=15.30 ejected=1 of at most 2: 127.0.0.1:50052 mean_ms=30.04
  *     endpoint          state  estimate_ms  outstanding      cost  calls  share  last_sample_ms_ago
  *     127.0.0.1:50051   READY        10.41            1     20.82    412  0.412                   3
  */
@@ -27,6 +28,9 @@ const COLUMNS: readonly Column<EndpointStats>[] = [
   { title: 'share', cell: (endpoint) => fixed(endpoint.shareOfCalls, 3) },
   { title: 'last_sample_ms_ago', cell: (endpoint) => fixed(endpoint.msSinceLastSample, 0) },
 ];
+
+/** Ejected endpoints the `ejection:` line names at most; it counts the rest. */
+const EJECTED_NAMED = 5;
 
 /** Per-method scoring's methods, listed under the endpoints when there are any. */
 const METHOD_COLUMNS: readonly Column<MethodStatsView>[] = [
@@ -56,7 +60,26 @@ function formatBalancer(stats: BalancerStats): string {
   const fleet = stats.fleetRttMs === null ? '' : ` fleet_ms=${stats.fleetRttMs.toFixed(2)}`;
   const header = `${stats.policy} #${stats.instanceId}${label} ${stats.state}${fleet} ${JSON.stringify(configOf(stats))}`;
   const methods = stats.methods.length === 0 ? [] : tableLines(METHOD_COLUMNS, stats.methods, 1);
-  return [header, ...picksLine(stats), ...tableLines(COLUMNS, stats.endpoints, 2), ...methods].join('\n');
+  return [header, ...picksLine(stats), ...ejectionLine(stats), ...tableLines(COLUMNS, stats.endpoints, 2), ...methods].join('\n');
+}
+
+/**
+ * `  ejection: line_ms=… ejected=N of at most K: <address> mean_ms=…, …`
+ * while peak_ewma ejects and has a line (its fleet has an answer): the
+ * endpoints picks skip and what put them there. Without a budget, no "of at
+ * most K". A line of its own, so that the endpoint table keeps its columns
+ * for scripts that read them.
+ */
+function ejectionLine(stats: BalancerStats): string[] {
+  if (stats.ejectionLineMs === null) {
+    return [];
+  }
+  const ejected = stats.endpoints.filter((endpoint) => endpoint.ejected);
+  const budget = stats.maxEjected === null ? '' : ` of at most ${stats.maxEjected}`;
+  const named = ejected.slice(0, EJECTED_NAMED).map((endpoint) => `${endpoint.address} mean_ms=${fixed(endpoint.meanMs, 2)}`);
+  const more = ejected.length > EJECTED_NAMED ? [`+${ejected.length - EJECTED_NAMED} more`] : [];
+  const list = named.length === 0 ? '' : `: ${[...named, ...more].join(', ')}`;
+  return [`  ejection: line_ms=${stats.ejectionLineMs.toFixed(2)} ejected=${ejected.length}${budget}${list}`];
 }
 
 /**

@@ -2,7 +2,7 @@
 export { formatLoadBalancerStats } from './format';
 export { registerLoadBalancerMetrics } from './metrics';
 export type { LoadBalancerMetricsHandle, LoadBalancerMetricsOptions } from './metrics';
-export { METHOD_METRIC_SPECS, METRIC_ATTRIBUTES, METRIC_SPECS, PICKS_METRIC } from './metric-names';
+export { BALANCER_METRIC_SPECS, METHOD_METRIC_SPECS, METRIC_ATTRIBUTES, METRIC_SPECS, PICKS_METRIC } from './metric-names';
 export type { MetricSpec, PickPathView } from './metric-names';
 export type {
   BatchCallback,

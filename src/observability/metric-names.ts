@@ -4,7 +4,7 @@
  * One series per endpoint; attributes in METRIC_ATTRIBUTES.
  */
 import { PickPathName } from '../core/pick-paths';
-import { EndpointStats, MethodStatsView } from '../policy/stats';
+import { BalancerStats, EndpointStats, MethodStatsView } from '../policy/stats';
 import { InstrumentOptions } from './meter';
 
 /** The attribute keys every observation carries. */
@@ -101,6 +101,16 @@ export const METRIC_SPECS: Readonly<Record<string, readonly MetricSpec[]>> = {
       },
       read: (endpoint) => endpoint.msSinceLastSample,
     },
+    {
+      name: 'grpc.lb.peak_ewma.ejected',
+      kind: 'gauge',
+      options: {
+        unit: '{endpoint}',
+        description:
+          '1 while picks skip the endpoint for its latency (judged above the ejection line, grpc.lb.peak_ewma.ejection_line), else 0. Summed over a balancer: how many are out.',
+      },
+      read: (endpoint) => (endpoint.ejected ? 1 : 0),
+    },
   ],
   least_request_experimental: [
     outstanding('grpc.lb.least_request', 'streams included, as gRFC A48 counts them; this is the cost'),
@@ -131,6 +141,42 @@ export const METHOD_METRIC_SPECS: readonly MetricSpec<MethodStatsView>[] = [
   },
 ];
 
+/**
+ * Per-balancer series (attributes as above without `grpc.lb.endpoint`), for
+ * the policies in PICKS_POLICIES: what each endpoint's estimate and
+ * `ejected` are judged against.
+ */
+export const BALANCER_METRIC_SPECS: readonly MetricSpec<BalancerStats>[] = [
+  {
+    name: 'grpc.lb.peak_ewma.fleet_rtt',
+    kind: 'gauge',
+    options: {
+      unit: 'ms',
+      description: "The balancer's fleet average latency (successful calls, all endpoints), which estimates and the ejection line are relative to; not reported before the first answer.",
+    },
+    read: (stats) => stats.fleetRttMs,
+  },
+  {
+    name: 'grpc.lb.peak_ewma.ejection_line',
+    kind: 'gauge',
+    options: {
+      unit: 'ms',
+      description:
+        'Endpoints judged above this are ejected (skipped by picks): ejectionRatio x fleet_rtt, or higher while more than max_ejected endpoints are over that. Not reported with ejection off or before the first answer.',
+    },
+    read: (stats) => stats.ejectionLineMs,
+  },
+  {
+    name: 'grpc.lb.peak_ewma.max_ejected',
+    kind: 'gauge',
+    options: {
+      unit: '{endpoint}',
+      description: 'How many endpoints may be ejected at once (maxEjectionPercent of the READY endpoints, at least 1). Not reported when nothing bounds it (maxEjectionPercent 100, ejection off).',
+    },
+    read: (stats) => stats.maxEjected,
+  },
+];
+
 /** One pick path of a balancer and its count, as PICKS_METRIC reads it. */
 export interface PickPathView {
   readonly path: PickPathName;
@@ -153,5 +199,5 @@ export const PICKS_METRIC: MetricSpec<PickPathView> = {
   read: (view) => view.count,
 };
 
-/** The policies PICKS_METRIC reports: peak_ewma only, since least_request draws every pick. */
+/** The policies PICKS_METRIC and BALANCER_METRIC_SPECS report: peak_ewma only, since least_request draws every pick and judges no latency. */
 export const PICKS_POLICIES: ReadonlySet<string> = new Set(['peak_ewma_experimental']);

@@ -11,7 +11,7 @@
 import { BalancerStats, EndpointStats, getLoadBalancerStats } from '../policy/stats';
 import { BatchCallback, MeterLike, MetricAttributes, ObservableInstrument } from './meter';
 import { PICK_PATH_NAMES } from '../core/pick-paths';
-import { METHOD_METRIC_SPECS, METRIC_ATTRIBUTES, METRIC_SPECS, MetricSpec, PICKS_METRIC, PICKS_POLICIES } from './metric-names';
+import { BALANCER_METRIC_SPECS, METHOD_METRIC_SPECS, METRIC_ATTRIBUTES, METRIC_SPECS, MetricSpec, PICKS_METRIC, PICKS_POLICIES } from './metric-names';
 
 /** Options of registerLoadBalancerMetrics. */
 export interface LoadBalancerMetricsOptions {
@@ -53,7 +53,8 @@ export function registerLoadBalancerMetrics(
   }
   const methodInstruments = METHOD_METRIC_SPECS.map(create);
   const pickInstruments = [create(PICKS_METRIC)];
-  const observables = [...[...byPolicy.values()].flat(), ...methodInstruments, ...pickInstruments].map((instrument) => instrument.observable);
+  const balancerInstruments = BALANCER_METRIC_SPECS.map(create);
+  const observables = [...[...byPolicy.values()].flat(), ...methodInstruments, ...pickInstruments, ...balancerInstruments].map((instrument) => instrument.observable);
   const observeAll = <T>(result: Parameters<BatchCallback>[0], instruments: readonly Instrument<T>[], stats: T, attributes: MetricAttributes): void => {
     for (const { spec, observable } of instruments) {
       const value = spec.read(stats);
@@ -79,6 +80,9 @@ export function registerLoadBalancerMetrics(
       }
       for (const method of stats.methods) {
         observeAll(result, methodInstruments, method, { ...balancer, [METRIC_ATTRIBUTES.method]: method.method });
+      }
+      if (PICKS_POLICIES.has(stats.policy)) {
+        observeAll(result, balancerInstruments, stats, balancer);
       }
       const picks = stats.picks;
       if (picks !== null && PICKS_POLICIES.has(stats.policy)) {

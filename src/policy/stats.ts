@@ -76,6 +76,21 @@ export interface BalancerStats {
    */
   readonly fleetRttMs: number | null;
   /**
+   * The ejection line now, in ms (peak_ewma's `ejectionRatio` R): endpoints
+   * judged above it are skipped by picks (`EndpointStats.ejected`). R × the
+   * fleet average, or higher while more than `maxEjected` endpoints are over
+   * that (the budget, `maxEjectionPercent`). null under least_request, with
+   * ejection off, and before the first successful call.
+   */
+  readonly ejectionLineMs: number | null;
+  /**
+   * How many endpoints may be ejected at once: ⌊maxEjectionPercent × READY
+   * endpoints / 100⌋, at least 1, as of the last pick. null when nothing
+   * bounds it (least_request, ejection off, `maxEjectionPercent` 100) and
+   * before the first pick.
+   */
+  readonly maxEjected: number | null;
+  /**
    * Endpoints a pick compares now: choiceCount, or peak_ewma's
    * mixedChoiceCount while the marked methods are a mix (core/methods.ts);
    * Infinity for least_request's FULL_SCAN; null before the first update.
@@ -141,6 +156,8 @@ function toStats(raw: ReturnType<BalancerStatsSource['statsSnapshot']>): Balance
     state: raw.state,
     config: raw.config,
     fleetRttMs: model instanceof PeakEwmaModel && model.fleet.hasSample ? model.fleet.rttMs : null,
+    ejectionLineMs: model instanceof PeakEwmaModel ? model.ejectionLineMs : null,
+    maxEjected: model instanceof PeakEwmaModel ? model.maxEjected : null,
     candidatesPerPick: raw.engine?.candidatesPerPick ?? null,
     picks: raw.engine?.picks.snapshot() ?? null,
     refusals: raw.engine?.picks.refusals() ?? null,

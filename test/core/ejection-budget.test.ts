@@ -69,6 +69,31 @@ describe('the ejection budget', () => {
     expect(ejectedOf(byDefault.model, byDefault.loads)).toEqual([false, false, false, true, true]);
   });
 
+  it('reports its line in ms and its k for the stats: the raised line while it binds, R × F while not, null with no budget or before a ranking', () => {
+    const means = [10, 10, 16, 20, 30];
+    const budgeted = fleetOf(settingsWith(), means);
+    expect(budgeted.model.maxEjected).toBeNull(); // no pick yet: no READY count to take P % of
+    expect(budgeted.model.ejectionLineMs).toBe(1.5 * FLEET_MS);
+    budgeted.model.beforePick(budgeted.loads, 0);
+    expect(budgeted.model.maxEjected).toBe(1);
+    expect(budgeted.model.ejectionLineMs).toBe(20); // the second slowest's mean: 2 × F
+
+    const roomy = fleetOf(settingsWith({ maxEjectionPercent: 60 }), means);
+    roomy.model.beforePick(roomy.loads, 0);
+    expect(roomy.model.maxEjected).toBe(3);
+    expect(roomy.model.ejectionLineMs).toBe(1.5 * FLEET_MS);
+
+    const unbounded = fleetOf(settingsWith({ maxEjectionPercent: 100 }), means);
+    unbounded.model.beforePick(unbounded.loads, 0);
+    expect(unbounded.model.maxEjected).toBeNull();
+    expect(unbounded.model.ejectionLineMs).toBe(1.5 * FLEET_MS);
+
+    const off = fleetOf(settingsWith({ ejectionRatio: 0 }), means);
+    off.model.beforePick(off.loads, 0);
+    expect([off.model.maxEjected, off.model.ejectionLineMs]).toEqual([null, null]);
+    expect(new PeakEwmaModel(settingsWith()).ejectionLineMs).toBeNull(); // no fleet average yet
+  });
+
   it('sets the line on the first one let in: until the next ranking it is out while its ratio is above where it was ranked', () => {
     const { model, loads } = fleetOf(settingsWith(), [10, 10, 16, 20, 30]);
     model.beforePick(loads, 0);

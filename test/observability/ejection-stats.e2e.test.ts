@@ -6,9 +6,10 @@
  * estimate from going stale (and being probed) while the stats are read, so
  * the check does not race the probe interval.
  */
-import { getLoadBalancerStats, register, STATS_LABEL_OPTION } from '../../src';
+import { getLoadBalancerStats, register, registerLoadBalancerMetrics, STATS_LABEL_OPTION } from '../../src';
 import { startBackendsAnswering, stopBackends, TestBackend } from '../support/backends';
 import { clientFor, runTraffic } from '../support/traffic';
+import { RecordingMeter } from './support/recording-meter';
 
 register();
 
@@ -91,32 +92,47 @@ describe('the ejection budget in the stats', () => {
 
   const ejectedAfterTraffic = async (label: string, maxEjectionPercent: number) => {
     const client = clientFor(backends, [{ peak_ewma_experimental: { maxEjectionTime: '30s', maxEjectionPercent } }], { [STATS_LABEL_OPTION]: label });
+    const meter = new RecordingMeter();
+    const metrics = registerLoadBalancerMetrics(meter, { filter: (stats) => stats.label === label });
     try {
       const result = await runTraffic(client, { concurrency: 2, maxCalls: 1_500, maxDurationMs: 30_000 });
       expect(result.failures).toEqual([]);
       const stats = getLoadBalancerStats().find((s) => s.label === label)!;
       expect(stats.policy).toBe('peak_ewma_experimental');
       expect(stats.config).toMatchObject({ peak_ewma_experimental: { maxEjectionPercent } });
+      // The meter reports what the stats say: the line, the budget, and each endpoint's ejection as 1 or 0.
+      const observed = await meter.collect();
+      const valueOf = (name: string) => observed.filter((o) => o.name === name).map((o) => o.value);
+      expect(valueOf('grpc.lb.peak_ewma.ejection_line')).toEqual([stats.ejectionLineMs]);
+      expect(valueOf('grpc.lb.peak_ewma.max_ejected')).toEqual(stats.maxEjected === null ? [] : [stats.maxEjected]);
+      const ejectedSeries = new Map(observed.filter((o) => o.name === 'grpc.lb.peak_ewma.ejected').map((o) => [o.attributes['grpc.lb.endpoint'], o.value]));
+      expect(ejectedSeries).toEqual(new Map(stats.endpoints.map((endpoint) => [endpoint.address, endpoint.ejected ? 1 : 0])));
       const byAddress = new Map(stats.endpoints.map((endpoint) => [endpoint.address, endpoint]));
-      return { fleetRttMs: stats.fleetRttMs!, endpoints: backends.map((backend) => byAddress.get(backend.address)!) };
+      return { stats, endpoints: backends.map((backend) => byAddress.get(backend.address)!) };
     } finally {
+      metrics.unregister();
       client.close();
     }
   };
 
-  it('with a budget of one in five, reports the slowest ejected and the third slow endpoint not, though over the line', async () => {
-    const { fleetRttMs, endpoints } = await ejectedAfterTraffic('budget-one', 20);
+  it('with a budget of one in five, reports the slowest ejected and the third slow endpoint not, though over R × F: the line is raised to it', async () => {
+    const { stats, endpoints } = await ejectedAfterTraffic('budget-one', 20);
+    const fleetRttMs = stats.fleetRttMs!;
     const [slowest, , slow, ...fast] = endpoints;
+    expect(stats.maxEjected).toBe(1);
     expect(slowest.ejected).toBe(true);
-    // Over R × F by its mean, but under the budget's line (the second slowest's ratio).
+    // Over R × F by its mean, but not over the budget's line (the second slowest's ratio, or its own).
     expect(slow.meanMs!).toBeGreaterThan(1.5 * fleetRttMs);
     expect(slow.ejected).toBe(false);
+    expect(stats.ejectionLineMs!).toBeGreaterThanOrEqual(slow.meanMs!);
+    expect(stats.ejectionLineMs!).toBeLessThan(slowest.meanMs!);
     expect(fast.map((endpoint) => endpoint.ejected)).toEqual([false, false]);
   }, 60_000);
 
-  it('with no budget, reports all three slow endpoints ejected', async () => {
-    const { endpoints } = await ejectedAfterTraffic('budget-none', 100);
+  it('with no budget, reports all three slow endpoints ejected, and the line at R × F', async () => {
+    const { stats, endpoints } = await ejectedAfterTraffic('budget-none', 100);
     expect(endpoints.map((endpoint) => endpoint.ejected)).toEqual([true, true, true, false, false]);
+    expect(stats.maxEjected).toBeNull();
+    expect(stats.ejectionLineMs! / stats.fleetRttMs!).toBeCloseTo(1.5, 9);
   }, 60_000);
 });
-

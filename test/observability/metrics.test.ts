@@ -6,7 +6,7 @@
  */
 import { createNoopMeter } from '@opentelemetry/api';
 import { callOnce } from '../../scripts/lib/probe-service';
-import { getLoadBalancerStats, METHOD_METRIC_SPECS, METRIC_SPECS, PICKS_METRIC, register, registerLoadBalancerMetrics, STATS_LABEL_OPTION } from '../../src';
+import { BALANCER_METRIC_SPECS, getLoadBalancerStats, METHOD_METRIC_SPECS, METRIC_SPECS, PICKS_METRIC, register, registerLoadBalancerMetrics, STATS_LABEL_OPTION } from '../../src';
 import { startBackends, stopBackends, TestBackend } from '../support/backends';
 import { clientFor, runTraffic, sleep } from '../support/traffic';
 import { Observation, RecordingMeter } from './support/recording-meter';
@@ -36,7 +36,7 @@ describe('registerLoadBalancerMetrics', () => {
   it('creates every grpc.lb.peak_ewma.* and grpc.lb.least_request.* instrument with a unit and description', () => {
     const meter = new RecordingMeter();
     const handle = registerLoadBalancerMetrics(meter);
-    const expected = [...Object.values(METRIC_SPECS).flat(), ...METHOD_METRIC_SPECS, PICKS_METRIC];
+    const expected = [...Object.values(METRIC_SPECS).flat(), ...METHOD_METRIC_SPECS, PICKS_METRIC, ...BALANCER_METRIC_SPECS];
     expect(meter.instruments.map((i) => [i.name, i.kind])).toEqual(expected.map((spec) => [spec.name, spec.kind]));
     expect(meter.instruments.map((i) => i.name)).toEqual(
       expect.arrayContaining([
@@ -50,11 +50,15 @@ describe('registerLoadBalancerMetrics', () => {
         'grpc.lb.peak_ewma.method_calls',
         'grpc.lb.peak_ewma.method_baseline',
         'grpc.lb.peak_ewma.picks',
+        'grpc.lb.peak_ewma.ejected',
+        'grpc.lb.peak_ewma.fleet_rtt',
+        'grpc.lb.peak_ewma.ejection_line',
+        'grpc.lb.peak_ewma.max_ejected',
       ]),
     );
     expect(meter.instruments.find((i) => i.name === 'grpc.lb.peak_ewma.calls_started')!.kind).toBe('counter');
     for (const instrument of meter.instruments) {
-      expect(instrument.options?.unit).toMatch(/^(ms|\{call\}|\{pick\})$/);
+      expect(instrument.options?.unit).toMatch(/^(ms|\{call\}|\{pick\}|\{endpoint\})$/);
       expect(instrument.options?.description?.length).toBeGreaterThan(20);
     }
     handle.unregister();
