@@ -9,7 +9,7 @@ import {
   register,
   validateServiceConfig,
 } from '../../src';
-import { previousDefaults } from '../support/documented-config';
+import { previousDefaults, spelledOutDefaults } from '../support/documented-config';
 
 register();
 
@@ -47,6 +47,11 @@ describe('peak_ewma_experimental config', () => {
       // Ten candidates per pick while the methods are a mix (docs/tuning.md §22).
       mixedChoiceCount: 10,
     });
+  });
+
+  it('docs/tuning.md spells the defaults out as they are: its config parses into exactly the settings of {}', () => {
+    // It read maxEjectionPercent 30 while the package shipped 40 (found 2026-12-05).
+    expect(parsePeak(spelledOutDefaults()).settings).toEqual(parsePeak({}).settings);
   });
 
   it("the defaults before 2026-12-05, as docs/choosing.md prints them, parse into exactly their four settings over today's, and round-trip", () => {

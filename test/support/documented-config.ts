@@ -1,7 +1,8 @@
 /**
- * The config docs/choosing.md prints for getting the defaults before
- * 2026-12-05 back, read from the page itself, so the tests judge the config
- * a user copies and the page cannot drift from what was tested.
+ * Configs the docs print, read from the pages themselves, so the tests judge
+ * the config a user copies and the pages cannot drift from what was tested:
+ * docs/choosing.md's way back to the defaults before 2026-12-05, and
+ * docs/tuning.md's spelled-out defaults.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,4 +15,17 @@ export function previousDefaults(): Record<string, unknown> {
     throw new Error('docs/choosing.md: no "**The defaults before 2026-12-05…**" paragraph with a `{…}` config after it');
   }
   return JSON.parse(match[1]) as Record<string, unknown>;
+}
+
+/**
+ * The JSON block docs/tuning.md's "## Defaults" section says `peak_ewma_experimental: {}` is
+ * the same as (the `peak_ewma_experimental` object inside it).
+ */
+export function spelledOutDefaults(): Record<string, unknown> {
+  const page = readFileSync(join(__dirname, '..', '..', 'docs', 'tuning.md'), 'utf8');
+  const match = /\n## Defaults\n[\s\S]*?is therefore the same as\s*```json\n([\s\S]*?)```/.exec(page);
+  if (match === null) {
+    throw new Error('docs/tuning.md: no "## Defaults" section with a ```json block after "is therefore the same as"');
+  }
+  return (JSON.parse(match[1]) as { peak_ewma_experimental: Record<string, unknown> }).peak_ewma_experimental;
 }
