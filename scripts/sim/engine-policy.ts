@@ -8,7 +8,7 @@
 import { LoadBalancingEngine } from '../../src/core/engine';
 import { CallOutcome, EndpointLoad } from '../../src/core/endpoint-load';
 import { RandomSource } from '../../src/core/random';
-import { LoadModel } from '../../src/core/cost';
+import { LoadModel } from '../../src/core/load-model';
 import { MethodKey, MethodStats } from '../../src/core/methods';
 import { resized } from '../model/typed-arrays';
 import { ClientPolicy } from './client-policy';

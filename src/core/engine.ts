@@ -5,7 +5,7 @@
  */
 import { EjectedOf, PowerOfChoices } from './choice';
 import { MonotonicClock } from './clock';
-import { CandidateRating, LoadModel } from './cost';
+import { CandidateRating, LoadModel } from './load-model';
 import { CallOutcome, EndpointLoad } from './endpoint-load';
 import { MethodKey, MethodStats, MethodTable } from './methods';
 import { PickPath, PickPaths } from './pick-paths';

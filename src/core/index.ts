@@ -7,8 +7,12 @@ export { retainedFraction, decayedRttMs, nextRttMs, blendRttMs } from './peak-ew
 export { FleetRtt } from './fleet-rtt';
 export { BalancerTraffic } from './traffic';
 export { CallOutcome, EndpointLoad } from './endpoint-load';
-export type { LoadModel, PeakEwmaSettings } from './cost';
-export { CandidateRating, PeakEwmaModel, leastRequestModel, peakEwmaCost, currentRttMs, estimateMs, sampleForOutcome } from './cost';
+export type { LoadModel } from './load-model';
+export { CandidateRating } from './load-model';
+export { leastRequestModel } from './least-request-model';
+export type { PeakEwmaSettings } from './cost';
+export { peakEwmaCost, currentRttMs, estimateMs, sampleForOutcome } from './cost';
+export { PeakEwmaModel } from './peak-ewma-model';
 export type { CostOf, EjectedOf } from './choice';
 export { PowerOfChoices } from './choice';
 export type { EngineOptions } from './engine';

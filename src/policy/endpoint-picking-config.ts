@@ -3,7 +3,7 @@
  * to compare, which cost model, whether streams count.
  */
 import { experimental, logVerbosity } from '@grpc/grpc-js';
-import { LoadModel } from '../core/cost';
+import { LoadModel } from '../core/load-model';
 import { LoadBalancingEngine } from '../core/engine';
 import { ConfigError } from './config-fields';
 

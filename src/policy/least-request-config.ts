@@ -7,7 +7,8 @@
  * choiceCount choices, the default) or "FULL_SCAN" (compare every endpoint).
  */
 import { LoadBalancingEngine } from '../core/engine';
-import { LoadModel, leastRequestModel } from '../core/cost';
+import { leastRequestModel } from '../core/least-request-model';
+import { LoadModel } from '../core/load-model';
 import { ConfigError, readChoiceCount, readEnum, requireObject } from './config-fields';
 import { createFromJsonReporting, EndpointPickingConfig } from './endpoint-picking-config';
 

@@ -12,7 +12,9 @@
  * peak EWMA with two random choices (docs/configuration.md).
  */
 import { LoadBalancingEngine } from '../core/engine';
-import { LoadModel, PeakEwmaModel, PeakEwmaSettings } from '../core/cost';
+import { PeakEwmaSettings } from '../core/cost';
+import { LoadModel } from '../core/load-model';
+import { PeakEwmaModel } from '../core/peak-ewma-model';
 import { DecayTarget, EjectionSignal, MethodScoring } from '../core/peak-ewma-settings';
 import {
   ConfigError,

@@ -2,7 +2,8 @@
  * Per-instance stats the application can read without private grpc-js APIs:
  * every live balancer of ours registers here while it exists.
  */
-import { currentRttMs, PeakEwmaModel } from '../core/cost';
+import { currentRttMs } from '../core/cost';
+import { PeakEwmaModel } from '../core/peak-ewma-model';
 import { keepsMean } from '../core/mean';
 import { EndpointLoad } from '../core/endpoint-load';
 import { LoadBalancingEngine } from '../core/engine';

@@ -1,0 +1,178 @@
+/**
+ * peak_ewma's cost model: the per-balancer state the cost function (cost.ts)
+ * reads — the fleet average, the balancer's traffic, the per-method table,
+ * the ejection budget — and the accounting of each finished call into an
+ * endpoint's estimate, its mean and its failure count.
+ */
+import { costFromEstimate, estimateMs, estimateWith, fleetRttOf, peakEwmaCost } from './cost';
+import { ejectionLineRatio, isEjected } from './ejection';
+import { budgetBinds, EjectionBudget } from './ejection-budget';
+import { CallOutcome, EndpointLoad } from './endpoint-load';
+import { sampleFrom } from './error-penalty';
+import { FleetRtt } from './fleet-rtt';
+import { CandidateRating, LoadModel } from './load-model';
+import { recordMeanSample } from './mean';
+import { currentRttMs, decayedEstimateMs, retainedAt } from './memory';
+import { answerWeightOf, MethodStats, MethodTable, methodWeight, normalisedElapsedMs } from './methods';
+import { unsampledCost } from './new-endpoint';
+import { blendRttMs } from './peak-ewma';
+import { PeakEwmaSettings } from './peak-ewma-settings';
+import { Refusal } from './pick-paths';
+import { failuresAfterEjectingAnswer, failuresInARowAfter, probeBackoffFactor } from './probe-backoff';
+import { refusalOf, rotates } from './rotation';
+import { isStale } from './staleness';
+import { BalancerTraffic } from './traffic';
+
+export class PeakEwmaModel implements LoadModel {
+  readonly ignoresTime = false;
+  /** Replaced whole on a config update; per-endpoint state is untouched. */
+  settings: PeakEwmaSettings;
+  /** This balancer's fleet average (successful calls, all endpoints). */
+  readonly fleet = new FleetRtt();
+  /** This balancer's calls and READY count, kept by the engine (the probe interval's clock). */
+  readonly traffic = new BalancerTraffic();
+
+  private readonly methodTable = new MethodTable();
+  /** How many may be ejected at once (ejection-budget.ts). */
+  private readonly budget = new EjectionBudget();
+  // The ranking's reader and its time, bound once so that a ranking allocates nothing.
+  private rankingNowMs = 0;
+  private readonly signalRatio = (load: EndpointLoad): number => {
+    const fleet = this.fleet;
+    const nowMs = this.rankingNowMs;
+    const settings = this.settings;
+    if (!load.hasSample || !fleet.hasSample || isStale(load, nowMs, settings, fleet, this.traffic)) {
+      return NaN;
+    }
+    const signalMs = settings.ejectionSignal === 'mean' ? load.meanRttMs : estimateMs(load, nowMs, settings, fleet, this.traffic);
+    return signalMs / fleet.rttMs;
+  };
+  // `ejected`'s scratch rating, so that the stats path allocates nothing either.
+  private readonly statsRating = new CandidateRating();
+
+  constructor(settings: PeakEwmaSettings) {
+    this.settings = settings;
+  }
+
+  get methods(): MethodTable | undefined {
+    const scoring = this.settings.methodScoring;
+    return scoring === 'latency' || scoring === 'work' ? this.methodTable : undefined;
+  }
+
+  weightOf(method: MethodStats): number {
+    return methodWeight(method, this.fleet);
+  }
+
+  get mixedChoiceCount(): number | undefined {
+    return this.settings.mixedChoiceCount;
+  }
+
+  get ejects(): boolean {
+    return !!this.settings.ejectionRatio;
+  }
+
+  get rotationMargin(): number {
+    return this.settings.rotationMargin ?? 0;
+  }
+
+  get rotates(): boolean {
+    return rotates(this.settings);
+  }
+
+  beforePick(candidates: readonly EndpointLoad[], nowMs: number): void {
+    const { ejectionRatio, maxEjectionPercent } = this.settings;
+    if (ejectionRatio && budgetBinds(maxEjectionPercent)) {
+      this.rankingNowMs = nowMs;
+      this.budget.beforePick(candidates, this.signalRatio, ejectionRatio, maxEjectionPercent);
+    }
+  }
+
+  refusalOf(load: EndpointLoad, nowMs: number): Refusal | null {
+    return refusalOf(load, nowMs, this.settings, this.fleet, this.traffic);
+  }
+
+  cost(load: EndpointLoad, nowMs: number): number {
+    return peakEwmaCost(load, nowMs, this.settings, this.fleet, this.traffic);
+  }
+
+  rate(load: EndpointLoad, nowMs: number, into: CandidateRating, callWeight = 1): void {
+    const settings = this.settings;
+    if (!load.hasSample) {
+      into.cost = unsampledCost(load, settings);
+      into.ejected = false;
+      return;
+    }
+    const stale = isStale(load, nowMs, settings, this.fleet, this.traffic);
+    const rttMs = estimateWith(load, currentRttMs(load, nowMs, settings, this.traffic, this.fleet), stale, nowMs, settings, this.fleet);
+    into.cost = costFromEstimate(load, stale, rttMs, settings, this.fleet, callWeight);
+    into.ejected = isEjected(load, rttMs, stale, settings, this.fleet, this.budget);
+  }
+
+  /**
+   * The ejection line now in ms (ejection.ts): R × the fleet average, or the
+   * budget's higher line while it binds; null with ejection off or before the
+   * fleet's first answer. For stats.
+   */
+  get ejectionLineMs(): number | null {
+    const ratio = ejectionLineRatio(this.settings, this.budget);
+    return ratio && this.fleet.hasSample ? ratio * this.fleet.rttMs : null;
+  }
+
+  /**
+   * How many endpoints may be ejected at once (ejection-budget.ts), as of the
+   * last pick's READY count; null when nothing bounds it (ejection or the
+   * budget off) or before the first pick. For stats.
+   */
+  get maxEjected(): number | null {
+    const { ejectionRatio, maxEjectionPercent } = this.settings;
+    return ejectionRatio && budgetBinds(maxEjectionPercent) && this.budget.allowed > 0 ? this.budget.allowed : null;
+  }
+
+  /** Whether the chooser skips `load` now (ejection.ts), for stats and tests: what a pick's `rate` says. */
+  ejected(load: EndpointLoad, nowMs: number): boolean {
+    this.rate(load, nowMs, this.statsRating);
+    return this.statsRating.ejected;
+  }
+
+  recordCall(load: EndpointLoad, outcome: CallOutcome, elapsedMs: number, nowMs: number, method?: MethodStats): void {
+    const settings = this.settings;
+    const fleet = this.fleet;
+    // One exp serves the estimate the sample is judged against and the blend.
+    const retained = load.hasSample ? retainedAt(load, nowMs, settings, this.traffic) : 1;
+    const stale = load.hasSample && isStale(load, nowMs, settings, fleet, this.traffic);
+    const estimateNowMs = load.hasSample ? estimateWith(load, decayedEstimateMs(load.rttMs, retained, settings, fleet), stale, nowMs, settings, fleet) : settings.defaultRttMs;
+    // In the unit of an average call (methods.ts); unchanged without a method.
+    const methodW = methodWeight(method, fleet);
+    const judgedMs = method === undefined ? elapsedMs : normalisedElapsedMs(elapsedMs, method, fleet, methodW);
+    const failures = failuresInARowAfter(load, outcome);
+    // An answer's evidence is its method's (methods.ts); a deadline or a
+    // failure is whole evidence whatever the method: the call was stuck or
+    // failed, which every method's next call would meet too.
+    const weight = outcome === CallOutcome.SUCCESS ? answerWeightOf(methodW) : 1;
+    if (outcome === CallOutcome.FAILURE) {
+      load.failedAtMs = nowMs;
+    }
+    const sampleMs = sampleFrom(outcome, judgedMs, estimateNowMs, settings, fleetRttOf(fleet), probeBackoffFactor(failures, settings));
+    if (sampleMs === null || !(sampleMs >= 0) || !Number.isFinite(sampleMs)) {
+      load.consecutiveFailures = failures;
+      return;
+    }
+    // With the mean signal an answer that leaves the endpoint ejected is a failed probe too (mean.ts).
+    load.consecutiveFailures = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight, this.budget) ? failuresAfterEjectingAnswer(load) : failures;
+    if (load.hasSample) {
+      // The blend starts from what the cost used: a stale estimate from the
+      // fleet average, not from an old peak.
+      load.rttMs = blendRttMs(estimateNowMs, retained, sampleMs, weight);
+    } else {
+      // The first answer replaces the prior entirely: defaultRtt was a guess.
+      load.rttMs = sampleMs;
+      load.hasSample = true;
+    }
+    load.sampledAtMs = nowMs;
+    load.sampledAtCall = this.traffic.callsStarted;
+    if (outcome === CallOutcome.SUCCESS && elapsedMs >= 0 && Number.isFinite(elapsedMs)) {
+      fleet.record(elapsedMs, nowMs, settings.decayMs);
+      method?.fleet.record(elapsedMs, nowMs, settings.decayMs, fleet);
+    }
+  }
+}
