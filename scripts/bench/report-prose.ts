@@ -68,7 +68,8 @@ export function mergedText(results: BenchResults): string {
     'low-concurrency': 'low-concurrency',
   };
   const merged = results.merged ?? [];
-  const byKind = merged.filter((s) => s.cells === undefined).map((s) => {
+  // A session whose every run a cell merge has since replaced has nothing left in the report to describe.
+  const byKind = merged.filter((s) => s.cells === undefined && runsStillOf(results, s).length > 0).map((s) => {
     const still = runsStillOf(results, s).length;
     const runs = still === s.runs ? `${s.runs}, ${s.repeats} repeats` : `${still} of its ${s.runs}, ${s.repeats} repeats; the others pooled by cell below`;
     return (

@@ -527,6 +527,13 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
     expect(markdown).toContain("This report's load test is 7 runs, in 2 sessions");
     // Each session's own repeat count, not the first session's for all.
     expect(markdown).toMatch(/in 2 sessions \(\d+ repeats? of each of this file's own runs, 5 repeats of each merged one, interleaved/);
+    // Once cell merges have replaced every one of its runs, that session is no longer described ("0 of its 5").
+    const later = results([...fourPolicies('s01', { round_robin: 91, least_request: 61, lr_od: 62, peak_ewma: 41 }, 2, 3, 22), low('s02', 'round_robin', 41, 1, 6)], '2026-12-05T13:13:00Z');
+    const partly = renderReport(mergeLoadCells(merged, [later], { scenarios: ['s01'] })).markdown;
+    expect(partly).toContain("The low-concurrency runs (1 of its 5, 5 repeats; the others pooled by cell below) are a later session's");
+    const wholly = renderReport(mergeLoadCells(merged, [later], { scenarios: ['s01', 's02'] })).markdown;
+    expect(wholly).not.toMatch(/The low-concurrency runs \(/);
+    expect(wholly).toContain('pooled from 1 session with `--merge-cells`');
     // A switch measured with --peak-ewma-config is not peak_ewma's defaults: it stays out of the report.
     expect(() => mergeLoadRuns(base, { ...addition, options: { ...addition.options, peakEwmaConfig: { rotationMargin: 0.25 } } })).toThrow(
       /--peak-ewma-config/,
