@@ -24,25 +24,41 @@
  *   (§14).
  *
  * How many may be out at once: ejection-budget.ts (`maxEjectionPercent`).
+ * What the line is a multiple of: F, or in a fleet of at most five the
+ * median of the endpoints' means (small-fleet.ts).
  */
 import { budgetBinds, EjectionBudget } from './ejection-budget';
 import { EndpointLoad } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
 import { PeakEwmaSettings } from './peak-ewma-settings';
+import { SmallFleetMedian } from './small-fleet';
+
+/** A balancer's ejection state beside its settings: the budget's line and the small fleet's median. */
+export interface EjectionState {
+  readonly budget: EjectionBudget;
+  readonly smallFleet: SmallFleetMedian;
+}
+
+/** What the line is a multiple of, in ms: the small fleet's median of the means (small-fleet.ts), else F. */
+export function lineBaseMs(fleet: FleetRtt, state?: EjectionState): number {
+  const medianMs = state?.smallFleet.medianMs ?? 0;
+  return medianMs > 0 ? medianMs : fleet.rttMs;
+}
 
 /**
  * The ejection line in units of the fleet average: R, or higher while the
  * budget is spent (ejection-budget.ts); 0 when ejection is off. The stats
  * report it (`ejectionLineMs`), so operators see the line picks use.
  */
-export function ejectionLineRatio(settings: PeakEwmaSettings, budget?: EjectionBudget): number {
+export function ejectionLineRatio(settings: PeakEwmaSettings, state?: EjectionState): number {
   const ratio = settings.ejectionRatio ?? 0;
+  const budget = state?.budget;
   return ratio && budget !== undefined && budget.lineRatio > ratio && budgetBinds(settings.maxEjectionPercent) ? budget.lineRatio : ratio;
 }
 
-export function exceedsEjectionRatio(estimateMs: number, settings: PeakEwmaSettings, fleet: FleetRtt, budget?: EjectionBudget): boolean {
-  const ratio = ejectionLineRatio(settings, budget);
-  return !!ratio && fleet.hasSample && estimateMs > ratio * fleet.rttMs;
+export function exceedsEjectionRatio(estimateMs: number, settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionState): boolean {
+  const ratio = ejectionLineRatio(settings, state);
+  return !!ratio && fleet.hasSample && estimateMs > ratio * lineBaseMs(fleet, state);
 }
 
 /**
@@ -50,9 +66,9 @@ export function exceedsEjectionRatio(estimateMs: number, settings: PeakEwmaSetti
  * whether that estimate is stale: by the estimate ("peak") or by its mean
  * ("mean"); a stale endpoint is never ejected, so that it is probed.
  */
-export function isEjected(load: EndpointLoad, estimateMs: number, stale: boolean, settings: PeakEwmaSettings, fleet: FleetRtt, budget?: EjectionBudget): boolean {
+export function isEjected(load: EndpointLoad, estimateMs: number, stale: boolean, settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionState): boolean {
   if (settings.ejectionSignal !== 'mean') {
-    return exceedsEjectionRatio(estimateMs, settings, fleet, budget);
+    return exceedsEjectionRatio(estimateMs, settings, fleet, state);
   }
-  return !stale && exceedsEjectionRatio(load.meanRttMs, settings, fleet, budget);
+  return !stale && exceedsEjectionRatio(load.meanRttMs, settings, fleet, state);
 }

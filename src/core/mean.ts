@@ -13,8 +13,7 @@
  * penalty (error-penalty.ts).
  */
 import { CallOutcome, EndpointLoad } from './endpoint-load';
-import { exceedsEjectionRatio } from './ejection';
-import { EjectionBudget } from './ejection-budget';
+import { EjectionState, exceedsEjectionRatio } from './ejection';
 import { FleetRtt } from './fleet-rtt';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 
@@ -153,7 +152,7 @@ export function keepsMean(settings: PeakEwmaSettings): boolean {
  * With the mean signal or the rotation's gate, moves M by the sample `sampleMs` of a call that
  * ended with `outcome` (before `load.hasSample` is set by it), an answer
  * of `weight` (methods.ts `answerWeight`), against the ejection line with
- * `budget` (ejection-budget.ts). Returns
+ * `ejection`'s budget and base (ejection.ts). Returns
  * whether it was an answer that leaves the endpoint ejected: a failed probe
  * for the back-off (the caller counts it); always false without the mean
  * signal. Without the signal and the gate: nothing, false.
@@ -166,7 +165,7 @@ export function recordMeanSample(
   settings: PeakEwmaSettings,
   fleet: FleetRtt,
   weight = 1,
-  budget?: EjectionBudget,
+  ejection?: EjectionState,
 ): boolean {
   if (!keepsMean(settings) || outcome === CallOutcome.FAILURE) {
     // A failure's sample is the error penalty's (error-penalty.ts), which
@@ -175,12 +174,12 @@ export function recordMeanSample(
     // backed-off probe, up to 80 fair shares of its calls.
     return false;
   }
-  const restarts = stale && exceedsEjectionRatio(load.meanRttMs, settings, fleet, budget);
+  const restarts = stale && exceedsEjectionRatio(load.meanRttMs, settings, fleet, ejection);
   if (restarts) {
     // The back-off this answer may suspend, should M eject it again (probe-backoff.ts).
     load.failuresBeforeProbe = load.consecutiveFailures;
   }
   load.meanRttMs = nextMeanRttMs(load, clampedForMean(sampleMs, settings, fleet), stale, weight, restarts);
   load.meanSamples = meanSamplesAfter(load, restarts, weight);
-  return settings.ejectionSignal === 'mean' && outcome === CallOutcome.SUCCESS && exceedsEjectionRatio(load.meanRttMs, settings, fleet, budget);
+  return settings.ejectionSignal === 'mean' && outcome === CallOutcome.SUCCESS && exceedsEjectionRatio(load.meanRttMs, settings, fleet, ejection);
 }

@@ -5,7 +5,7 @@
  * endpoint's estimate, its mean and its failure count.
  */
 import { costFromEstimate, estimateMs, estimateWith, fleetRttOf, peakEwmaCost } from './cost';
-import { ejectionLineRatio, isEjected } from './ejection';
+import { EjectionState, ejectionLineRatio, isEjected, lineBaseMs } from './ejection';
 import { budgetBinds, EjectionBudget } from './ejection-budget';
 import { CallOutcome, EndpointLoad } from './endpoint-load';
 import { sampleFrom } from './error-penalty';
@@ -20,6 +20,7 @@ import { PeakEwmaSettings } from './peak-ewma-settings';
 import { Refusal } from './pick-paths';
 import { failuresAfterEjectingAnswer, failuresInARowAfter, probeBackoffFactor } from './probe-backoff';
 import { refusalOf, rotates } from './rotation';
+import { SmallFleetMedian } from './small-fleet';
 import { isStale } from './staleness';
 import { BalancerTraffic } from './traffic';
 
@@ -33,8 +34,8 @@ export class PeakEwmaModel implements LoadModel {
   readonly traffic = new BalancerTraffic();
 
   private readonly methodTable = new MethodTable();
-  /** How many may be ejected at once (ejection-budget.ts). */
-  private readonly budget = new EjectionBudget();
+  /** How many may be ejected at once (ejection-budget.ts), and what the line is a multiple of (small-fleet.ts). */
+  private readonly ejection: EjectionState = { budget: new EjectionBudget(), smallFleet: new SmallFleetMedian() };
   // The ranking's reader and its time, bound once so that a ranking allocates nothing.
   private rankingNowMs = 0;
   private readonly signalRatio = (load: EndpointLoad): number => {
@@ -45,7 +46,7 @@ export class PeakEwmaModel implements LoadModel {
       return NaN;
     }
     const signalMs = settings.ejectionSignal === 'mean' ? load.meanRttMs : estimateMs(load, nowMs, settings, fleet, this.traffic);
-    return signalMs / fleet.rttMs;
+    return signalMs / lineBaseMs(fleet, this.ejection);
   };
   // `ejected`'s scratch rating, so that the stats path allocates nothing either.
   private readonly statsRating = new CandidateRating();
@@ -80,10 +81,16 @@ export class PeakEwmaModel implements LoadModel {
   }
 
   beforePick(candidates: readonly EndpointLoad[], nowMs: number): void {
-    const { ejectionRatio, maxEjectionPercent } = this.settings;
+    const { ejectionRatio, maxEjectionPercent, ejectionSignal } = this.settings;
+    // The median first: the budget ranks ratios to it.
+    if (ejectionRatio && ejectionSignal === 'mean') {
+      this.ejection.smallFleet.beforePick(candidates);
+    } else {
+      this.ejection.smallFleet.clear();
+    }
     if (ejectionRatio && budgetBinds(maxEjectionPercent)) {
       this.rankingNowMs = nowMs;
-      this.budget.beforePick(candidates, this.signalRatio, ejectionRatio, maxEjectionPercent);
+      this.ejection.budget.beforePick(candidates, this.signalRatio, ejectionRatio, maxEjectionPercent);
     }
   }
 
@@ -105,7 +112,7 @@ export class PeakEwmaModel implements LoadModel {
     const stale = isStale(load, nowMs, settings, this.fleet, this.traffic);
     const rttMs = estimateWith(load, currentRttMs(load, nowMs, settings, this.traffic, this.fleet), stale, nowMs, settings, this.fleet);
     into.cost = costFromEstimate(load, stale, rttMs, settings, this.fleet, callWeight);
-    into.ejected = isEjected(load, rttMs, stale, settings, this.fleet, this.budget);
+    into.ejected = isEjected(load, rttMs, stale, settings, this.fleet, this.ejection);
   }
 
   /**
@@ -114,8 +121,8 @@ export class PeakEwmaModel implements LoadModel {
    * fleet's first answer. For stats.
    */
   get ejectionLineMs(): number | null {
-    const ratio = ejectionLineRatio(this.settings, this.budget);
-    return ratio && this.fleet.hasSample ? ratio * this.fleet.rttMs : null;
+    const ratio = ejectionLineRatio(this.settings, this.ejection);
+    return ratio && this.fleet.hasSample ? ratio * lineBaseMs(this.fleet, this.ejection) : null;
   }
 
   /**
@@ -125,7 +132,7 @@ export class PeakEwmaModel implements LoadModel {
    */
   get maxEjected(): number | null {
     const { ejectionRatio, maxEjectionPercent } = this.settings;
-    return ejectionRatio && budgetBinds(maxEjectionPercent) && this.budget.allowed > 0 ? this.budget.allowed : null;
+    return ejectionRatio && budgetBinds(maxEjectionPercent) && this.ejection.budget.allowed > 0 ? this.ejection.budget.allowed : null;
   }
 
   /** Whether the chooser skips `load` now (ejection.ts), for stats and tests: what a pick's `rate` says. */
@@ -158,7 +165,7 @@ export class PeakEwmaModel implements LoadModel {
       return;
     }
     // With the mean signal an answer that leaves the endpoint ejected is a failed probe too (mean.ts).
-    load.consecutiveFailures = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight, this.budget) ? failuresAfterEjectingAnswer(load) : failures;
+    load.consecutiveFailures = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight, this.ejection) ? failuresAfterEjectingAnswer(load) : failures;
     if (load.hasSample) {
       // The blend starts from what the cost used: a stale estimate from the
       // fleet average, not from an old peak.

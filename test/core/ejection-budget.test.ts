@@ -4,6 +4,8 @@
  * slowest by the ejection signal; the others over the line are weighed by
  * their cost like any endpoint. Why: an ejected endpoint's calls go to the
  * rest, which a small or busy fleet cannot carry (docs/tuning.md §39).
+ * The fleets here are six: one of at most five is judged against the
+ * median of its means instead of F (small-fleet.ts, its own tests).
  */
 import { EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, seededRandom } from '../../src/core';
 import { ejectionBudget } from '../../src/core/ejection-budget';
@@ -48,29 +50,29 @@ describe('the ejection budget', () => {
   });
 
   it('keeps the slowest out and weighs the rest by their cost, where without it every endpoint over the line is out', () => {
-    // Line 1.5 × 10 ms: 16, 20 and 30 ms are over it; a budget of 20 % of 5 is one endpoint.
-    const means = [10, 10, 16, 20, 30];
+    // Line 1.5 × 10 ms: 16, 20 and 30 ms are over it; a budget of 20 % of 6 is one endpoint.
+    const means = [10, 10, 10, 16, 20, 30];
     const budgeted = fleetOf(settingsWith(), means);
     budgeted.model.beforePick(budgeted.loads, 0);
-    expect(ejectedOf(budgeted.model, budgeted.loads)).toEqual([false, false, false, false, true]);
+    expect(ejectedOf(budgeted.model, budgeted.loads)).toEqual([false, false, false, false, false, true]);
 
     const unbounded = fleetOf(settingsWith({ maxEjectionPercent: 100 }), means);
     unbounded.model.beforePick(unbounded.loads, 0);
-    expect(ejectedOf(unbounded.model, unbounded.loads)).toEqual([false, false, true, true, true]);
+    expect(ejectedOf(unbounded.model, unbounded.loads)).toEqual([false, false, false, true, true, true]);
 
-    // With room in the budget the line is R itself: 60 % of 5 is three.
+    // With room in the budget the line is R itself: 60 % of 6 is three.
     const roomy = fleetOf(settingsWith({ maxEjectionPercent: 60 }), means);
     roomy.model.beforePick(roomy.loads, 0);
-    expect(ejectedOf(roomy.model, roomy.loads)).toEqual([false, false, true, true, true]);
+    expect(ejectedOf(roomy.model, roomy.loads)).toEqual([false, false, false, true, true, true]);
 
-    // The default, 40 % of 5: the two slowest.
+    // The default, 40 % of 6: the two slowest.
     const byDefault = fleetOf({ ...PEAK_EWMA_DEFAULTS }, means);
     byDefault.model.beforePick(byDefault.loads, 0);
-    expect(ejectedOf(byDefault.model, byDefault.loads)).toEqual([false, false, false, true, true]);
+    expect(ejectedOf(byDefault.model, byDefault.loads)).toEqual([false, false, false, false, true, true]);
   });
 
   it('reports its line in ms and its k for the stats: the raised line while it binds, R × F while not, null with no budget or before a ranking', () => {
-    const means = [10, 10, 16, 20, 30];
+    const means = [10, 10, 10, 16, 20, 30];
     const budgeted = fleetOf(settingsWith(), means);
     expect(budgeted.model.maxEjected).toBeNull(); // no pick yet: no READY count to take P % of
     expect(budgeted.model.ejectionLineMs).toBe(1.5 * FLEET_MS);
@@ -95,63 +97,64 @@ describe('the ejection budget', () => {
   });
 
   it('sets the line on the first one let in: until the next ranking it is out while its ratio is above where it was ranked', () => {
-    const { model, loads } = fleetOf(settingsWith(), [10, 10, 16, 20, 30]);
+    const { model, loads } = fleetOf(settingsWith(), [10, 10, 10, 16, 20, 30]);
     model.beforePick(loads, 0);
     // Faster answers pull F down 10 % (10 → 9 ms): 20 ms is now 2.2 × F, over the line it was
     // ranked on (2 × F), so it is out with the slowest; 16 ms (1.8 × F) is still under it.
     for (let t = 1; t <= 60; t++) model.fleet.record(8.9, t, PEAK_EWMA_DEFAULTS.decayMs);
     expect(model.fleet.rttMs).toBeLessThan(9.1);
-    expect(ejectedOf(model, loads)).toEqual([false, false, false, true, true]);
+    expect(ejectedOf(model, loads)).toEqual([false, false, false, false, true, true]);
     // The next ranking puts it back on the line.
     for (let pick = 0; pick < loads.length; pick++) model.beforePick(loads, 0);
-    expect(ejectedOf(model, loads)).toEqual([false, false, false, false, true]);
+    expect(ejectedOf(model, loads)).toEqual([false, false, false, false, false, true]);
   });
 
   it('is ranked again every n picks, and at once when the READY count changes', () => {
-    const { model, loads } = fleetOf(settingsWith(), [10, 10, 16, 20, 30]);
+    const { model, loads } = fleetOf(settingsWith(), [10, 10, 10, 16, 20, 30]);
     model.beforePick(loads, 0);
     // The slowest heals; until the next ranking the line stays where it was (2 × F), so 20 ms stays in.
-    loads[4].meanRttMs = 10;
+    loads[5].meanRttMs = 10;
     for (let pick = 1; pick < loads.length; pick++) {
       model.beforePick(loads, 0);
-      expect(ejectedOf(model, loads)).toEqual([false, false, false, false, false]);
+      expect(ejectedOf(model, loads)).toEqual([false, false, false, false, false, false]);
     }
     // The n-th pick after the ranking ranks again: now 20 ms is the slowest, and out.
     model.beforePick(loads, 0);
-    expect(ejectedOf(model, loads)).toEqual([false, false, false, true, false]);
+    expect(ejectedOf(model, loads)).toEqual([false, false, false, false, true, false]);
 
-    // One endpoint leaves READY: the next pick ranks the four at once.
-    loads[4].meanRttMs = 40;
-    const four = [loads[0], loads[1], loads[2], loads[4]];
-    model.beforePick(four, 0);
-    expect(ejectedOf(model, four)).toEqual([false, false, false, true]);
+    // One endpoint leaves READY: the next pick ranks the five at once.
+    loads[5].meanRttMs = 40;
+    const five = [loads[0], loads[1], loads[2], loads[3], loads[5]];
+    model.beforePick(five, 0);
+    // (Five is a small fleet, judged against the median of its means, small-fleet.ts: 10 ms here, as F.)
+    expect(ejectedOf(model, five)).toEqual([false, false, false, false, true]);
   });
 
   it('is not spent on an endpoint that is stale, which is never ejected (it is due a probe)', () => {
     const settings = settingsWith();
-    const { model, loads } = fleetOf(settings, [10, 10, 16, 20, 30]);
+    const { model, loads } = fleetOf(settings, [10, 10, 10, 16, 20, 30]);
     // The 30 ms endpoint has not answered for longer than maxEjectionTime: stale.
     const nowMs = settings.maxEjectionMs! + 1;
-    for (const load of loads.slice(0, 4)) load.sampledAtMs = nowMs;
+    for (const load of loads.slice(0, 5)) load.sampledAtMs = nowMs;
     model.traffic.callsStarted = 1_000;
     model.traffic.readyEndpoints = loads.length;
-    for (const load of loads.slice(0, 4)) load.sampledAtCall = 1_000;
+    for (const load of loads.slice(0, 5)) load.sampledAtCall = 1_000;
     model.beforePick(loads, nowMs);
-    expect(loads.map((load) => model.ejected(load, nowMs))).toEqual([false, false, false, true, false]);
+    expect(loads.map((load) => model.ejected(load, nowMs))).toEqual([false, false, false, false, true, false]);
   });
 
   it('is ranked by the engine before its picks', () => {
-    const { model, loads } = fleetOf(settingsWith(), [10, 10, 16, 20, 30]);
+    const { model, loads } = fleetOf(settingsWith(), [10, 10, 10, 16, 20, 30]);
     // Before any pick nothing is ranked, and the line is R: three out.
-    expect(ejectedOf(model, loads)).toEqual([false, false, true, true, true]);
+    expect(ejectedOf(model, loads)).toEqual([false, false, false, true, true, true]);
     const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: new ManualClock().now, random: seededRandom(1) });
     engine.pick(loads);
-    expect(ejectedOf(model, loads)).toEqual([false, false, false, false, true]);
+    expect(ejectedOf(model, loads)).toEqual([false, false, false, false, false, true]);
   });
 
   it('leaves the textbook alone: without ejection there is no line to raise', () => {
-    const { model, loads } = fleetOf(settingsWith({ ejectionRatio: 0 }), [10, 10, 16, 20, 30]);
+    const { model, loads } = fleetOf(settingsWith({ ejectionRatio: 0 }), [10, 10, 10, 16, 20, 30]);
     model.beforePick(loads, 0);
-    expect(ejectedOf(model, loads)).toEqual([false, false, false, false, false]);
+    expect(ejectedOf(model, loads)).toEqual([false, false, false, false, false, false]);
   });
 });

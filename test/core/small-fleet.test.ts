@@ -1,0 +1,119 @@
+/**
+ * In a fleet of at most five READY endpoints the ejection line is R × the
+ * median of the endpoints' means, not R × the fleet average F
+ * (src/core/small-fleet.ts). Why: F sits near whichever endpoint answers
+ * fastest, and in a fleet of three near its capacity a healthy backend's
+ * queue took its mean over 1.5 × F; ejected, its calls tipped the fleet
+ * over (docs/tuning.md §40).
+ */
+import { EndpointLoad, PeakEwmaModel, PeakEwmaSettings } from '../../src/core';
+import { SMALL_FLEET_MAX, SmallFleetMedian } from '../../src/core/small-fleet';
+import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
+
+/** A model whose fleet average is `fleetMs`, and fresh endpoints whose mean answers are `meansMs`. */
+function fleetOf(meansMs: number[], fleetMs: number, overrides: Partial<PeakEwmaSettings> = {}): { model: PeakEwmaModel; loads: EndpointLoad[] } {
+  const settings = { ...PEAK_EWMA_DEFAULTS, ...overrides };
+  const model = new PeakEwmaModel(settings);
+  model.fleet.record(fleetMs, 0, settings.decayMs);
+  const loads = meansMs.map((meanMs) => {
+    const load = new EndpointLoad();
+    load.hasSample = true;
+    load.rttMs = meanMs;
+    load.meanRttMs = meanMs;
+    load.meanSamples = 8;
+    return load;
+  });
+  return { model, loads };
+}
+
+const ejectedOf = (model: PeakEwmaModel, loads: EndpointLoad[]): boolean[] => loads.map((load) => model.ejected(load, 0));
+
+function sampled(meansMs: (number | null)[]): EndpointLoad[] {
+  return meansMs.map((meanMs) => {
+    const load = new EndpointLoad();
+    if (meanMs !== null) {
+      load.hasSample = true;
+      load.meanRttMs = meanMs;
+    }
+    return load;
+  });
+}
+
+describe('the small fleet: the line a multiple of the median mean', () => {
+  it('is the median of the sampled endpoints\' means, up to five READY endpoints; none beyond', () => {
+    const median = new SmallFleetMedian();
+    median.beforePick(sampled([30, 10, 20]));
+    expect(median.medianMs).toBe(20);
+    const even = new SmallFleetMedian();
+    even.beforePick(sampled([40, 10, 20, 100]));
+    expect(even.medianMs).toBe(20); // of an even count, the lower middle one
+    const two = new SmallFleetMedian();
+    two.beforePick(sampled([20, 10]));
+    expect(two.medianMs).toBe(10); // of two, the faster: the slower is out above R × its mean
+    const unsampled = new SmallFleetMedian();
+    unsampled.beforePick(sampled([null, 10, 50, 60]));
+    expect(unsampled.medianMs).toBe(50); // the one without an answer has no mean to count
+    expect(SMALL_FLEET_MAX).toBe(5);
+    const six = new SmallFleetMedian();
+    six.beforePick(sampled([10, 10, 10, 10, 10, 10]));
+    expect(six.medianMs).toBe(0); // judged against F
+    const none = new SmallFleetMedian();
+    none.beforePick(sampled([null, null]));
+    expect(none.medianMs).toBe(0);
+  });
+
+  it('keeps a queued healthy backend of three in, which F would put out, and still puts out the slow one', () => {
+    // F sits near the fastest (10 ms); the second healthy backend's queue takes its mean to 16 ms,
+    // over 1.5 × F; the slow one answers in 50 ms. The median of the means is 16.
+    const means = [10, 16, 50];
+    const small = fleetOf(means, 10, { maxEjectionPercent: 100 });
+    small.model.beforePick(small.loads, 0);
+    expect(ejectedOf(small.model, small.loads)).toEqual([false, false, true]);
+    expect(small.model.ejectionLineMs).toBe(1.5 * 16);
+    // The same endpoints among six (three more like the fastest) are judged against F: both out.
+    const large = fleetOf([...means, 10, 10, 10], 10, { maxEjectionPercent: 100 });
+    large.model.beforePick(large.loads, 0);
+    expect(ejectedOf(large.model, large.loads)).toEqual([false, true, true, false, false, false]);
+    expect(large.model.ejectionLineMs).toBe(1.5 * 10);
+  });
+
+  it('never puts out the median endpoint or one faster: at most half of the fleet, the slower half', () => {
+    const two = fleetOf([10, 20], 10, { maxEjectionPercent: 100 });
+    two.model.beforePick(two.loads, 0);
+    expect(ejectedOf(two.model, two.loads)).toEqual([false, true]); // of two, the slower, as against F
+    const { model, loads } = fleetOf([10, 30, 31, 100, 120], 10, { maxEjectionPercent: 100 });
+    model.beforePick(loads, 0);
+    // Median 31: the line 46.5 ms; 30 and 31 (3 × F) stay in, 100 and 120 are out.
+    expect(ejectedOf(model, loads)).toEqual([false, false, false, true, true]);
+  });
+
+  it('is taken again every n picks and when n changes, as the budget ranks', () => {
+    const { model, loads } = fleetOf([10, 12, 60], 10, { maxEjectionPercent: 100 });
+    model.beforePick(loads, 0);
+    expect(model.ejectionLineMs).toBe(1.5 * 12);
+    loads[1].meanRttMs = 20;
+    model.beforePick(loads, 0);
+    model.beforePick(loads, 0);
+    expect(model.ejectionLineMs).toBe(1.5 * 12); // two picks since: not yet
+    model.beforePick(loads, 0);
+    expect(model.ejectionLineMs).toBe(1.5 * 20); // the third
+    model.beforePick(loads.slice(1), 0);
+    expect(model.ejectionLineMs).toBe(1.5 * 20); // n changed: at once (of 20 and 60, the faster)
+    model.beforePick([loads[0], loads[2]], 0);
+    expect(model.ejectionLineMs).toBe(1.5 * 20); // the same n: not yet
+    model.beforePick([loads[0], loads[2]], 0);
+    expect(model.ejectionLineMs).toBe(1.5 * 10); // the n-th (second) pick since
+  });
+
+  it('leaves the peak signal judged against F, and the budget ranks ratios to the median', () => {
+    const peak = fleetOf([10, 16, 50], 10, { ejectionSignal: 'peak', maxEjectionPercent: 100 });
+    peak.model.beforePick(peak.loads, 0);
+    expect(peak.model.ejectionLineMs).toBe(1.5 * 10);
+    // Budget of one among five (P 20): against the median (40) only 100 and 120 are over the line,
+    // so the budget's line rises to 100's ratio and only 120 is out.
+    const budgeted = fleetOf([10, 40, 41, 100, 120], 10, { maxEjectionPercent: 20 });
+    budgeted.model.beforePick(budgeted.loads, 0);
+    expect(ejectedOf(budgeted.model, budgeted.loads)).toEqual([false, false, false, false, true]);
+    expect(budgeted.model.ejectionLineMs).toBe(100);
+  });
+});
