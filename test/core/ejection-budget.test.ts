@@ -7,9 +7,10 @@
  * The fleets here are six: one of at most five is judged against the
  * median of its means instead of F (small-fleet.ts, its own tests).
  */
-import { EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, seededRandom } from '../../src/core';
+import { LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, seededRandom } from '../../src/core';
 import { ejectionBudget } from '../../src/core/ejection-budget';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
+import { ejectedOf, fleetWithMeans } from '../support/mean-fleet';
 
 const FLEET_MS = 10;
 
@@ -19,21 +20,7 @@ function settingsWith(overrides: Partial<PeakEwmaSettings> = {}): PeakEwmaSettin
 }
 
 /** A model whose fleet average is 10 ms, and endpoints whose mean answers are `meansMs`, all fresh at t = 0. */
-function fleetOf(settings: PeakEwmaSettings, meansMs: number[]): { model: PeakEwmaModel; loads: EndpointLoad[] } {
-  const model = new PeakEwmaModel(settings);
-  model.fleet.record(FLEET_MS, 0, settings.decayMs);
-  const loads = meansMs.map((meanMs) => {
-    const load = new EndpointLoad();
-    load.hasSample = true;
-    load.rttMs = meanMs;
-    load.meanRttMs = meanMs;
-    load.meanSamples = 8;
-    return load;
-  });
-  return { model, loads };
-}
-
-const ejectedOf = (model: PeakEwmaModel, loads: EndpointLoad[]): boolean[] => loads.map((load) => model.ejected(load, 0));
+const fleetOf = (settings: PeakEwmaSettings, meansMs: number[]) => fleetWithMeans(settings, meansMs, FLEET_MS);
 
 describe('the ejection budget', () => {
   it('is P % of the endpoints, rounded down, and never less than one', () => {

@@ -6,27 +6,14 @@
  * queue took its mean over 1.5 × F; ejected, its calls tipped the fleet
  * over (docs/tuning.md §40).
  */
-import { EndpointLoad, PeakEwmaModel, PeakEwmaSettings } from '../../src/core';
+import { EndpointLoad, PeakEwmaSettings } from '../../src/core';
 import { SMALL_FLEET_MAX, SmallFleetMedian } from '../../src/core/small-fleet';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
+import { ejectedOf, fleetWithMeans } from '../support/mean-fleet';
 
-/** A model whose fleet average is `fleetMs`, and fresh endpoints whose mean answers are `meansMs`. */
-function fleetOf(meansMs: number[], fleetMs: number, overrides: Partial<PeakEwmaSettings> = {}): { model: PeakEwmaModel; loads: EndpointLoad[] } {
-  const settings = { ...PEAK_EWMA_DEFAULTS, ...overrides };
-  const model = new PeakEwmaModel(settings);
-  model.fleet.record(fleetMs, 0, settings.decayMs);
-  const loads = meansMs.map((meanMs) => {
-    const load = new EndpointLoad();
-    load.hasSample = true;
-    load.rttMs = meanMs;
-    load.meanRttMs = meanMs;
-    load.meanSamples = 8;
-    return load;
-  });
-  return { model, loads };
-}
-
-const ejectedOf = (model: PeakEwmaModel, loads: EndpointLoad[]): boolean[] => loads.map((load) => model.ejected(load, 0));
+/** Today's defaults with `overrides`, a fleet average of `fleetMs`, and fresh endpoints whose mean answers are `meansMs`. */
+const fleetOf = (meansMs: number[], fleetMs: number, overrides: Partial<PeakEwmaSettings> = {}) =>
+  fleetWithMeans({ ...PEAK_EWMA_DEFAULTS, ...overrides }, meansMs, fleetMs);
 
 function sampled(meansMs: (number | null)[]): EndpointLoad[] {
   return meansMs.map((meanMs) => {
