@@ -28,7 +28,7 @@
  * brownout 55.2 → 59.5 ms, half-speed pods 105.5 → 111.1, the identical
  * fleet 36.0 → 36.7 against a bound of 36.8), where F already sits on the
  * healthy majority. Five is the largest fleet measured with it (5 backends
- * × 90 % load: 44.8 → 45.5 ms over 10 seeds, within their spread); a fleet
+ * × 90 % load: 44.8 → 44.9 ms over 10 seeds); a fleet
  * of six is judged against F, as before. The lower of the middle two: of
  * two endpoints the faster is the reference, so the slower is out above
  * R × its mean, as against F; the plain median (their average) would keep
