@@ -21,10 +21,11 @@
  * to the (k+1)-th highest ratio to F, so the k slowest stay out, the next
  * sits on the line (out while its ratio is above where it was ranked), and
  * the others are weighed by their cost like any endpoint. So the budget is
- * k, and the endpoint at its edge part of the time. The ratios are ranked
- * again every n picks and whenever n changes; between rankings the line
- * stays put in units of F. A pick costs a counter, a ranking sorts at
- * most n numbers: O(log n) per pick, amortised, and no allocation once warm.
+ * k, and the endpoint at its edge part of the time. When the ratios are
+ * ranked again: ejection-ranking.ts (every n picks and whenever n changes);
+ * between rankings the line stays put in units of its base. A ranking
+ * sorts at most n numbers: O(log n) per pick, amortised, and no allocation
+ * once warm.
  */
 
 /** How many of `endpointCount` endpoints may be ejected at once: ⌊P · n / 100⌋, and at least one. */
@@ -45,23 +46,14 @@ export class EjectionBudget {
   lineRatio = 0;
   /** k as of the last ranking: how many of the endpoints then READY may be out at once; 0 before the first. */
   allowed = 0;
-  private picksUntilRanking = 0;
-  private rankedAmong = -1;
   private readonly ratios: number[] = [];
 
   /**
-   * Called before each pick among `endpoints`: ranks them again when due.
-   * `ratioOf` gives an endpoint's signal over the fleet average, NaN for
-   * one that cannot be ejected now.
+   * Ranks `endpoints` (the READY ones): `ratioOf` gives an endpoint's
+   * signal over the line's base, NaN for one that cannot be ejected now.
    */
-  beforePick<T>(endpoints: readonly T[], ratioOf: (endpoint: T) => number, ejectionRatio: number, maxEjectionPercent: number): void {
-    const n = endpoints.length;
-    if (n === this.rankedAmong && --this.picksUntilRanking > 0) {
-      return;
-    }
-    this.rankedAmong = n;
-    this.picksUntilRanking = n;
-    this.allowed = ejectionBudget(n, maxEjectionPercent);
+  rank<T>(endpoints: readonly T[], ratioOf: (endpoint: T) => number, ejectionRatio: number, maxEjectionPercent: number): void {
+    this.allowed = ejectionBudget(endpoints.length, maxEjectionPercent);
     this.lineRatio = this.rankedLine(endpoints, ratioOf, ejectionRatio, this.allowed);
   }
 

@@ -27,38 +27,41 @@
  * What the line is a multiple of: F, or in a fleet of at most five the
  * median of the endpoints' means (small-fleet.ts).
  */
-import { budgetBinds, EjectionBudget } from './ejection-budget';
+import { budgetBinds } from './ejection-budget';
+import { EjectionRanking } from './ejection-ranking';
 import { EndpointLoad } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
 import { PeakEwmaSettings } from './peak-ewma-settings';
-import { SmallFleetMedian } from './small-fleet';
-
-/** A balancer's ejection state beside its settings: the budget's line and the small fleet's median. */
-export interface EjectionState {
-  readonly budget: EjectionBudget;
-  readonly smallFleet: SmallFleetMedian;
-}
 
 /** What the line is a multiple of, in ms: the small fleet's median of the means (small-fleet.ts), else F. */
-export function lineBaseMs(fleet: FleetRtt, state?: EjectionState): number {
-  const medianMs = state?.smallFleet.medianMs ?? 0;
+export function lineBaseMs(fleet: FleetRtt, state?: EjectionRanking): number {
+  const medianMs = state?.medianMs ?? 0;
   return medianMs > 0 ? medianMs : fleet.rttMs;
 }
 
 /**
- * The ejection line in units of the fleet average: R, or higher while the
- * budget is spent (ejection-budget.ts); 0 when ejection is off. The stats
- * report it (`ejectionLineMs`), so operators see the line picks use.
+ * The ejection line in units of its base: R, or higher while the budget is
+ * spent (ejection-budget.ts); 0 when ejection is off.
  */
-export function ejectionLineRatio(settings: PeakEwmaSettings, state?: EjectionState): number {
+function ejectionLineRatio(settings: PeakEwmaSettings, state?: EjectionRanking): number {
   const ratio = settings.ejectionRatio ?? 0;
   const budget = state?.budget;
   return ratio && budget !== undefined && budget.lineRatio > ratio && budgetBinds(settings.maxEjectionPercent) ? budget.lineRatio : ratio;
 }
 
-export function exceedsEjectionRatio(estimateMs: number, settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionState): boolean {
+/**
+ * The ejection line now, in ms: its ratio × its base; null with ejection off
+ * or before the fleet's first answer. What every judgement below compares
+ * with, and what the stats report (`ejectionLineMs`).
+ */
+export function ejectionLineMs(settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): number | null {
   const ratio = ejectionLineRatio(settings, state);
-  return !!ratio && fleet.hasSample && estimateMs > ratio * lineBaseMs(fleet, state);
+  return ratio && fleet.hasSample ? ratio * lineBaseMs(fleet, state) : null;
+}
+
+export function exceedsEjectionRatio(estimateMs: number, settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): boolean {
+  const lineMs = ejectionLineMs(settings, fleet, state);
+  return lineMs !== null && estimateMs > lineMs;
 }
 
 /**
@@ -66,7 +69,7 @@ export function exceedsEjectionRatio(estimateMs: number, settings: PeakEwmaSetti
  * whether that estimate is stale: by the estimate ("peak") or by its mean
  * ("mean"); a stale endpoint is never ejected, so that it is probed.
  */
-export function isEjected(load: EndpointLoad, estimateMs: number, stale: boolean, settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionState): boolean {
+export function isEjected(load: EndpointLoad, estimateMs: number, stale: boolean, settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): boolean {
   if (settings.ejectionSignal !== 'mean') {
     return exceedsEjectionRatio(estimateMs, settings, fleet, state);
   }

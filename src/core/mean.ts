@@ -13,7 +13,8 @@
  * penalty (error-penalty.ts).
  */
 import { CallOutcome, EndpointLoad } from './endpoint-load';
-import { EjectionState, exceedsEjectionRatio } from './ejection';
+import { exceedsEjectionRatio } from './ejection';
+import { EjectionRanking } from './ejection-ranking';
 import { FleetRtt } from './fleet-rtt';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 
@@ -152,7 +153,7 @@ export function keepsMean(settings: PeakEwmaSettings): boolean {
  * With the mean signal or the rotation's gate, moves M by the sample `sampleMs` of a call that
  * ended with `outcome` (before `load.hasSample` is set by it), an answer
  * of `weight` (methods.ts `answerWeight`), against the ejection line with
- * `ejection`'s budget and base (ejection.ts). Returns
+ * `ejection`'s budget and base (ejection-ranking.ts). Returns
  * whether it was an answer that leaves the endpoint ejected: a failed probe
  * for the back-off (the caller counts it); always false without the mean
  * signal. Without the signal and the gate: nothing, false.
@@ -165,7 +166,7 @@ export function recordMeanSample(
   settings: PeakEwmaSettings,
   fleet: FleetRtt,
   weight = 1,
-  ejection?: EjectionState,
+  ejection?: EjectionRanking,
 ): boolean {
   if (!keepsMean(settings) || outcome === CallOutcome.FAILURE) {
     // A failure's sample is the error penalty's (error-penalty.ts), which

@@ -5,8 +5,9 @@
  * endpoint's estimate, its mean and its failure count.
  */
 import { costFromEstimate, estimateMs, estimateWith, fleetRttOf, peakEwmaCost } from './cost';
-import { EjectionState, ejectionLineRatio, isEjected, lineBaseMs } from './ejection';
-import { budgetBinds, EjectionBudget } from './ejection-budget';
+import { ejectionLineMs, isEjected, lineBaseMs } from './ejection';
+import { budgetBinds } from './ejection-budget';
+import { EjectionRanking } from './ejection-ranking';
 import { CallOutcome, EndpointLoad } from './endpoint-load';
 import { sampleFrom } from './error-penalty';
 import { FleetRtt } from './fleet-rtt';
@@ -20,7 +21,6 @@ import { PeakEwmaSettings } from './peak-ewma-settings';
 import { Refusal } from './pick-paths';
 import { failuresAfterEjectingAnswer, failuresInARowAfter, probeBackoffFactor } from './probe-backoff';
 import { refusalOf, rotates } from './rotation';
-import { SmallFleetMedian } from './small-fleet';
 import { isStale } from './staleness';
 import { BalancerTraffic } from './traffic';
 
@@ -35,7 +35,7 @@ export class PeakEwmaModel implements LoadModel {
 
   private readonly methodTable = new MethodTable();
   /** How many may be ejected at once (ejection-budget.ts), and what the line is a multiple of (small-fleet.ts). */
-  private readonly ejection: EjectionState = { budget: new EjectionBudget(), smallFleet: new SmallFleetMedian() };
+  private readonly ejection = new EjectionRanking();
   // The ranking's reader and its time, bound once so that a ranking allocates nothing.
   private rankingNowMs = 0;
   private readonly signalRatio = (load: EndpointLoad): number => {
@@ -82,15 +82,23 @@ export class PeakEwmaModel implements LoadModel {
 
   beforePick(candidates: readonly EndpointLoad[], nowMs: number): void {
     const { ejectionRatio, maxEjectionPercent, ejectionSignal } = this.settings;
-    // The median first: the budget ranks ratios to it.
-    if (ejectionRatio && ejectionSignal === 'mean') {
-      this.ejection.smallFleet.beforePick(candidates);
-    } else {
-      this.ejection.smallFleet.clear();
+    const ejection = this.ejection;
+    // The small fleet's median is the mean signal's base only.
+    const byMean = !!ejectionRatio && ejectionSignal === 'mean';
+    if (!byMean) {
+      ejection.medianMs = 0;
     }
-    if (ejectionRatio && budgetBinds(maxEjectionPercent)) {
+    const binds = !!ejectionRatio && budgetBinds(maxEjectionPercent);
+    if (!(byMean || binds) || !ejection.due(candidates.length)) {
+      return;
+    }
+    // The median first: the budget ranks ratios to it.
+    if (byMean) {
+      ejection.takeMedian(candidates);
+    }
+    if (binds) {
       this.rankingNowMs = nowMs;
-      this.ejection.budget.beforePick(candidates, this.signalRatio, ejectionRatio, maxEjectionPercent);
+      ejection.budget.rank(candidates, this.signalRatio, ejectionRatio, maxEjectionPercent);
     }
   }
 
@@ -121,8 +129,7 @@ export class PeakEwmaModel implements LoadModel {
    * fleet's first answer. For stats.
    */
   get ejectionLineMs(): number | null {
-    const ratio = ejectionLineRatio(this.settings, this.ejection);
-    return ratio && this.fleet.hasSample ? ratio * lineBaseMs(this.fleet, this.ejection) : null;
+    return ejectionLineMs(this.settings, this.fleet, this.ejection);
   }
 
   /**

@@ -19,8 +19,8 @@
  * of the means the median endpoint, and every one faster, is never over the
  * line (R > 1), so at most ⌊n/2⌋ can be out, and they are the ones
  * slower than the typical endpoint, not those queued behind it: the
- * brownout holds at every seed (83–101 ms against 443–495; over real gRPC
- * 0 of 10 runs tipped), the uneven fleet of three fails 1.44 % of its
+ * brownout holds at every seed (83–105 ms against 443–495; over real gRPC
+ * 0 of 10 runs tipped), the uneven fleet of three fails 1.43 % of its
  * calls against 1.67 %, the identical fleet reads the same.
  *
  * Why only small fleets. In the regime grid's fleets of 20 the median of
@@ -39,37 +39,13 @@ import { EndpointLoad } from './endpoint-load';
 /** The largest READY count judged against the median of the means. */
 export const SMALL_FLEET_MAX = 5;
 
-export class SmallFleetMedian {
-  /** The (lower) median of the READY endpoints' means M at the last pick, in ms; 0 when the fleet is not small or none has answered. */
-  medianMs = 0;
-  private readonly means: number[] = [];
-  private picksUntilUpdate = 0;
-  private updatedAmong = -1;
-
-  /**
-   * Called before each pick among `candidates` (the READY endpoints): the
-   * median again every n picks and whenever n changes, as the budget ranks
-   * (ejection-budget.ts); at most five numbers sorted, no allocation once warm.
-   */
-  beforePick(candidates: readonly EndpointLoad[]): void {
-    const n = candidates.length;
-    if (n === this.updatedAmong && --this.picksUntilUpdate > 0) {
-      return;
-    }
-    this.updatedAmong = n;
-    this.picksUntilUpdate = n;
-    this.medianMs = medianMeanMs(candidates, this.means);
-  }
-
-  /** Forgets the median: the mean signal is off (its line is F's again). */
-  clear(): void {
-    this.medianMs = 0;
-    this.updatedAmong = -1;
-  }
-}
-
-/** The median of the sampled endpoints' means (the lower middle one of an even count), 0 for none or a fleet over SMALL_FLEET_MAX; `means` is scratch. */
-function medianMeanMs(candidates: readonly EndpointLoad[], means: number[]): number {
+/**
+ * The median of the sampled endpoints' means M in ms (the lower middle one
+ * of an even count), or 0, judged against F: no answer yet, or more than
+ * SMALL_FLEET_MAX endpoints. `means` is scratch, so that it allocates
+ * nothing once warm; taken when the budget ranks (ejection-ranking.ts).
+ */
+export function smallFleetMedianMs(candidates: readonly EndpointLoad[], means: number[]): number {
   means.length = 0;
   if (candidates.length <= SMALL_FLEET_MAX) {
     for (const load of candidates) {

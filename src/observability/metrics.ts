@@ -81,11 +81,12 @@ export function registerLoadBalancerMetrics(
       for (const method of stats.methods) {
         observeAll(result, methodInstruments, method, { ...balancer, [METRIC_ATTRIBUTES.method]: method.method });
       }
-      if (PICKS_POLICIES.has(stats.policy)) {
-        observeAll(result, balancerInstruments, stats, balancer);
+      if (!PICKS_POLICIES.has(stats.policy)) {
+        continue;
       }
+      observeAll(result, balancerInstruments, stats, balancer);
       const picks = stats.picks;
-      if (picks !== null && PICKS_POLICIES.has(stats.policy)) {
+      if (picks !== null) {
         for (const path of PICK_PATH_NAMES) {
           observeAll(result, pickInstruments, { path, count: picks[path] }, { ...balancer, [METRIC_ATTRIBUTES.pickPath]: path });
         }

@@ -7,7 +7,7 @@
  * over (docs/tuning.md §40).
  */
 import { EndpointLoad, PeakEwmaSettings } from '../../src/core';
-import { SMALL_FLEET_MAX, SmallFleetMedian } from '../../src/core/small-fleet';
+import { SMALL_FLEET_MAX, smallFleetMedianMs } from '../../src/core/small-fleet';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 import { ejectedOf, fleetWithMeans } from '../support/mean-fleet';
 
@@ -28,25 +28,19 @@ function sampled(meansMs: (number | null)[]): EndpointLoad[] {
 
 describe('the small fleet: the line a multiple of the median mean', () => {
   it('is the median of the sampled endpoints\' means, up to five READY endpoints; none beyond', () => {
-    const median = new SmallFleetMedian();
-    median.beforePick(sampled([30, 10, 20]));
-    expect(median.medianMs).toBe(20);
-    const even = new SmallFleetMedian();
-    even.beforePick(sampled([40, 10, 20, 100]));
-    expect(even.medianMs).toBe(20); // of an even count, the lower middle one
-    const two = new SmallFleetMedian();
-    two.beforePick(sampled([20, 10]));
-    expect(two.medianMs).toBe(10); // of two, the faster: the slower is out above R × its mean
-    const unsampled = new SmallFleetMedian();
-    unsampled.beforePick(sampled([null, 10, 50, 60]));
-    expect(unsampled.medianMs).toBe(50); // the one without an answer has no mean to count
+    const median = smallFleetMedianMs(sampled([30, 10, 20]), []);
+    expect(median).toBe(20);
+    const even = smallFleetMedianMs(sampled([40, 10, 20, 100]), []);
+    expect(even).toBe(20); // of an even count, the lower middle one
+    const two = smallFleetMedianMs(sampled([20, 10]), []);
+    expect(two).toBe(10); // of two, the faster: the slower is out above R × its mean
+    const unsampled = smallFleetMedianMs(sampled([null, 10, 50, 60]), []);
+    expect(unsampled).toBe(50); // the one without an answer has no mean to count
     expect(SMALL_FLEET_MAX).toBe(5);
-    const six = new SmallFleetMedian();
-    six.beforePick(sampled([10, 10, 10, 10, 10, 10]));
-    expect(six.medianMs).toBe(0); // judged against F
-    const none = new SmallFleetMedian();
-    none.beforePick(sampled([null, null]));
-    expect(none.medianMs).toBe(0);
+    const six = smallFleetMedianMs(sampled([10, 10, 10, 10, 10, 10]), []);
+    expect(six).toBe(0); // judged against F
+    const none = smallFleetMedianMs(sampled([null, null]), []);
+    expect(none).toBe(0);
   });
 
   it('keeps a queued healthy backend of three in, which F would put out, and still puts out the slow one', () => {
