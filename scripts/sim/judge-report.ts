@@ -23,7 +23,7 @@ export interface JudgedResult extends ScoredResult {
 }
 
 /** What `meanRegimes` reads of one result: a judgement's, or a simulator grid's (`RegimeJson`). */
-export type RegimeTail = Partial<Pick<JudgedResult, 'p99All' | 'p99AllPooled' | 'goodputRps'>>;
+export type RegimeTail = Partial<Pick<JudgedResult, 'p99All' | 'p99AllPooled' | 'goodputRps' | 'errorRate'>>;
 /** cell → scenario → policy → tails. */
 export type RegimeTails = Record<string, Record<string, Record<string, RegimeTail>>>;
 
@@ -36,6 +36,8 @@ export type JudgedLayout = 'uniform' | 'reference';
 export interface JudgedSeed {
   seed: number;
   regimes: JudgedRegimes;
+  /** The small fleets (regimes.ts SMALL_FLEETS), keyed like "3b-2x8"; absent in judgements written before them. */
+  smallFleets?: JudgedRegimes;
   /** layout → scenario → policy → result, for the many-method scenarios. */
   methods: Record<JudgedLayout, Record<string, Record<string, JudgedResult>>>;
 }
@@ -70,7 +72,8 @@ export function judged(result: PolicyResult): JudgedResult {
  * The cell-by-cell mean of p99All over seeds: what the targets are judged on
  * ("a 5-seed mean"). A cell, scenario or policy missing from any seed is left out.
  * With `field` "p99AllPooled", the pooled p99 instead, under the same key, so
- * that `regimeChecks` judges it.
+ * that `regimeChecks` judges it. The mean error rate rides along where
+ * every seed has one (a tie at the deadline goes to the fewer failures).
  */
 export function meanRegimes(seeds: readonly { regimes: RegimeTails }[], field: keyof RegimeTail = 'p99All'): RegimeP99s {
   const out: RegimeP99s = {};
@@ -78,8 +81,12 @@ export function meanRegimes(seeds: readonly { regimes: RegimeTails }[], field: k
     for (const [scenario, byPolicy] of Object.entries(byScenario)) {
       for (const policy of Object.keys(byPolicy)) {
         const p99s = seeds.map((seed) => seed.regimes[cell]?.[scenario]?.[policy]?.[field]);
+        const errorRates = seeds.map((seed) => seed.regimes[cell]?.[scenario]?.[policy]?.errorRate);
         if (p99s.every((p99) => p99 !== undefined)) {
-          ((out[cell] ??= {})[scenario] ??= {})[policy] = { p99All: mean(p99s as number[]) };
+          ((out[cell] ??= {})[scenario] ??= {})[policy] = {
+            p99All: mean(p99s as number[]),
+            ...(errorRates.every((rate) => rate !== undefined) ? { errorRate: mean(errorRates as number[]) } : {}),
+          };
         }
       }
     }
@@ -93,6 +100,7 @@ export function targetsMet(regimes: RegimeP99s): { met: number; of: number } {
   return { met: checks.filter((check) => check.met).length, of: checks.length };
 }
 
+const S02 = 's02-steady-identical';
 const ms = (x: number | undefined): string => (x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(1));
 
 /**
@@ -104,29 +112,11 @@ const ms = (x: number | undefined): string => (x === undefined || !Number.isFini
 export function gridSection(after: Judgement, before?: Judgement): string {
   const afterMean = meanRegimes(after.seeds);
   const beforeMean = before === undefined ? undefined : meanRegimes(before.seeds);
-  const checks = regimeChecks(afterMean, UNDER_TEST);
   const cells = Object.keys(afterMean);
   if (cells.length === 0) {
     return '';
   }
-  const scenarios = [...new Set(cells.flatMap((cell) => Object.keys(afterMean[cell])))].sort();
-  const short = (scenario: string): string => scenario.split('-')[0];
-  const lines = [
-    `| slots × clients | round_robin s02 | ${scenarios.map((s) => `${UNDER_TEST} ${short(s)}`).join(' | ')} |`,
-    `|---|---|${scenarios.map(() => '---').join('|')}|`,
-  ];
-  for (const cell of cells) {
-    const values = scenarios.map((scenario) => {
-      const now = afterMean[cell][scenario]?.[UNDER_TEST]?.p99All;
-      const was = beforeMean?.[cell]?.[scenario]?.[UNDER_TEST]?.p99All;
-      const marks = checks
-        .filter((check) => check.cell === cell && check.scenario === scenario && !check.met)
-        .map((check) => (check.target === 'below every baseline' ? '†' : '✗'))
-        .join('');
-      return `${was === undefined ? '' : `${ms(was)} → `}${ms(now)}${marks === '' ? '' : ` ${marks}`}`;
-    });
-    lines.push(`| ${cell.replace('x', ' × ')} | ${ms(afterMean[cell]['s02-steady-identical']?.round_robin?.p99All)} | ${values.join(' | ')} |`);
-  }
+  const table = cellTable(afterMean, beforeMean, 'slots × clients', (cell) => cell.replace('x', ' × '), false);
   const seeds = after.seeds.length;
   const metNow = targetsMet(afterMean);
   const metSeed1 = targetsMet(after.seeds[0].regimes);
@@ -138,7 +128,91 @@ export function gridSection(after: Judgement, before?: Judgement): string {
   return (
     `Regime grid, uniform layout, p99 over all calls (ms), mean of seeds ${after.seeds.map((s) => s.seed).join(', ')}; ` +
     `✗ over the target's bound (s02 ≤ 1.02 × round_robin, the others ≤ 1.3 × round_robin's s02), † not below every rival\n\n` +
-    `${lines.join('\n')}\n\n${summary}${pooledSummary(after, before)}${goodputSummary(after)}`
+    `${table}\n\n${summary}${pooledSummary(after, before)}${goodputSummary(after)}`
+  );
+}
+
+/**
+ * A markdown table of cells: round_robin's healthy p99 and peak_ewma's in
+ * each scenario, before → after, a missed target marked on the after value
+ * (✗ over its bound, † not below every rival); with `rivals`, the best
+ * rival's p99 in brackets after each sick scenario's.
+ */
+function cellTable(afterMean: RegimeP99s, beforeMean: RegimeP99s | undefined, header: string, label: (cell: string) => string, rivals: boolean): string {
+  const checks = regimeChecks(afterMean, UNDER_TEST);
+  const cells = Object.keys(afterMean);
+  const scenarios = [...new Set(cells.flatMap((cell) => Object.keys(afterMean[cell])))].sort();
+  const short = (scenario: string): string => scenario.split('-')[0];
+  const lines = [
+    `| ${header} | round_robin s02 | ${scenarios.map((s) => `${UNDER_TEST} ${short(s)}`).join(' | ')} |`,
+    `|---|---|${scenarios.map(() => '---').join('|')}|`,
+  ];
+  for (const cell of cells) {
+    const values = scenarios.map((scenario) => {
+      const byPolicy = afterMean[cell][scenario];
+      const now = byPolicy?.[UNDER_TEST]?.p99All;
+      const was = beforeMean?.[cell]?.[scenario]?.[UNDER_TEST]?.p99All;
+      const marks = checks
+        .filter((check) => check.cell === cell && check.scenario === scenario && !check.met)
+        .map((check) => (check.target === 'below every baseline' ? '†' : '✗'))
+        .join('');
+      const rival = rivals && scenario !== S02 ? bestRival(byPolicy) : '';
+      const failures = rivals ? failed(byPolicy?.[UNDER_TEST]) : '';
+      return `${was === undefined ? '' : `${ms(was)} → `}${ms(now)}${failures}${marks === '' ? '' : ` ${marks}`}${rival}`;
+    });
+    lines.push(`| ${label(cell)} | ${ms(afterMean[cell][S02]?.round_robin?.p99All)} | ${values.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+/** "1.43 % failed" where the p99 is at the deadline (over 1 % failed), else ''. */
+const failed = (result: { errorRate?: number } | undefined): string =>
+  result?.errorRate !== undefined && result.errorRate >= 0.01 ? `, ${(result.errorRate * 100).toFixed(2)} % failed` : '';
+
+/**
+ * " (least_request 60.0)": the rival with the lowest p99 in one cell and
+ * scenario (on a tie, the fewest failures), or '' with none.
+ */
+function bestRival(byPolicy: RegimeP99s[string][string] | undefined): string {
+  let best: string | undefined;
+  for (const rival of RIVALS) {
+    const result = byPolicy?.[rival];
+    const leader = best === undefined ? undefined : byPolicy![best];
+    if (
+      result !== undefined &&
+      (leader === undefined || result.p99All < leader.p99All || (result.p99All === leader.p99All && (result.errorRate ?? 1) < (leader.errorRate ?? 1)))
+    ) {
+      best = rival;
+    }
+  }
+  return best === undefined ? '' : ` (${best} ${ms(byPolicy![best].p99All)}${failed(byPolicy![best])})`;
+}
+
+/**
+ * The small fleets (the load test's layouts; regimes.ts SMALL_FLEETS), judged
+ * by the grid's targets, with the best rival beside each sick scenario:
+ * what a rule tuned on fleets of 20 can break. Empty for judgements without them.
+ */
+export function smallFleetSection(after: Judgement, before?: Judgement): string {
+  const fleets = (judgement: Judgement): { regimes: RegimeTails }[] | undefined =>
+    judgement.seeds.every((seed) => seed.smallFleets !== undefined) ? judgement.seeds.map((seed) => ({ regimes: seed.smallFleets! })) : undefined;
+  const afterSeeds = fleets(after);
+  if (afterSeeds === undefined || Object.keys(afterSeeds[0].regimes).length === 0) {
+    return '';
+  }
+  const beforeSeeds = before === undefined ? undefined : fleets(before);
+  const afterMean = meanRegimes(afterSeeds);
+  const beforeMean = beforeSeeds === undefined ? undefined : meanRegimes(beforeSeeds);
+  const label = (cell: string): string => {
+    const match = /^(\d+)b-(\d+)x(\d+)$/.exec(cell);
+    return match === null ? cell : `${match[1]} backends × ${match[2]} slot${match[2] === '1' ? '' : 's'}, ${match[3]} clients`;
+  };
+  const metNow = targetsMet(afterMean);
+  const was = beforeMean === undefined ? '' : `${targetsMet(beforeMean).met} → `;
+  return (
+    `Small fleets (the load test's layouts), uniform layout, p99 over all calls (ms), mean of seeds ${after.seeds.map((s) => s.seed).join(', ')}; ` +
+    `the grid's targets and marks; the best of ${RIVALS.join(', ')} in brackets\n\n` +
+    `${cellTable(afterMean, beforeMean, 'fleet', label, true)}\n\ntargets met: ${was}${metNow.met} of ${metNow.of} on the ${after.seeds.length}-seed means`
   );
 }
 

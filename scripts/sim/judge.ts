@@ -8,13 +8,16 @@
  *
  *   npx tsx scripts/sim/judge.ts --json after.json [--seeds 5] [--reference-seeds 10] [--policy SPEC] [--client-stall MS/EVERY]
  *                                [--arrivals fixed|poisson|closed [--workers K]] [--quick] [--jobs N]
+ *                                [--sections grid,small-fleets,methods]
  *   npx tsx scripts/sim/judge.ts --compare before.json after.json
  *
  * Measure the commit before in a second worktree (its own src/) and the
  * change in this one, then compare. One seed of the grid with the four
  * policies is about 35 s of wall time on two cores, the many-method
  * scenarios about 15 s more, a reference seed about 10 s: the defaults
- * (5 and 10 seeds) take about four minutes.
+ * (5 and 10 seeds) take about four minutes. The small fleets (the load
+ * test's layouts, regimes.ts SMALL_FLEETS) add about 20 s; `--sections
+ * small-fleets --reference-seeds 0` judges them alone, for a change aimed there.
  * `--arrivals` and `--workers` change how the grid's and the many-method
  * scenarios' clients send (closed-loop.ts); the reference regime's targets
  * keep the reference's open-loop clients, whose published figures they are.
@@ -25,12 +28,12 @@
 import { execFileSync } from 'child_process';
 import { readFileSync, writeFileSync } from 'fs';
 import { parseArgs } from 'node:util';
-import { gridSection, judged, Judgement, JudgedSeed, methodsSection, referenceSection, ReferenceSeed, RIVALS, UNDER_TEST } from './judge-report';
+import { gridSection, judged, smallFleetSection, Judgement, JudgedSeed, methodsSection, referenceSection, ReferenceSeed, RIVALS, UNDER_TEST } from './judge-report';
 import { planReferenceTargets, scored } from './reference-targets';
 import { ClientStall, parseClientStall } from './client-stall';
 import { parsePolicySpec } from './policies';
 import { runAll } from './pool';
-import { planRegimes } from './regimes';
+import { planRegimes, planSmallFleets } from './regimes';
 import { scenarioByName } from './scenarios';
 import { planSuite, PlannedRun } from './suite';
 import { QUICK_TIMELINE, REFERENCE_TIMELINE } from './timeline';
@@ -39,6 +42,19 @@ import { ArrivalMode, parseArrivalFlags } from './arrivals';
 /** The scenarios that mix methods (issue 16's targets). */
 const METHOD_SCENARIOS = ['s13', 's14'];
 const POLICIES = [...RIVALS, UNDER_TEST];
+/** What a judgement can measure besides the reference regime (whose seeds `--reference-seeds` sets). */
+const SECTIONS = ['grid', 'small-fleets', 'methods'] as const;
+type Section = (typeof SECTIONS)[number];
+
+function parseSections(text: string): Set<Section> {
+  const names = text.split(',').map((name) => name.trim());
+  for (const name of names) {
+    if (!(SECTIONS as readonly string[]).includes(name)) {
+      throw new RangeError(`--sections: "${name}" is not one of ${SECTIONS.join(', ')}`);
+    }
+  }
+  return new Set(names as Section[]);
+}
 
 function positiveInteger(flag: string, text: string): number {
   const value = Number(text);
@@ -66,6 +82,7 @@ async function measure(
   jobs: number | undefined,
   clientStall: ClientStall | undefined,
   sending: { arrivals?: ArrivalMode; workers?: number },
+  sections: ReadonlySet<Section>,
 ): Promise<Judgement> {
   const runs: Array<PlannedRun & { seedIndex: number }> = [];
   // The reference regime's targets over their own seeds, as sweep.ts runs them.
@@ -78,11 +95,14 @@ async function measure(
   for (let index = 0; index < seedCount; index++) {
     const seed = index + 1;
     const timeline = quick ? QUICK_TIMELINE : REFERENCE_TIMELINE;
-    for (const run of planRegimes({ seed, timeline, policyUnderTest, policies: POLICIES, clientStall, ...sending })) {
-      runs.push({ ...run, seedIndex: index });
-    }
-    const scenarios = METHOD_SCENARIOS.map(scenarioByName);
-    for (const run of planSuite({ scenarios, layouts: ['uniform', 'reference'], seed, quick, policyUnderTest, clientStall, uniformPolicies: POLICIES, grid: false, scale: false, ...sending })) {
+    const planned = [
+      ...(sections.has('grid') ? planRegimes({ seed, timeline, policyUnderTest, policies: POLICIES, clientStall, ...sending }) : []),
+      ...(sections.has('small-fleets') ? planSmallFleets({ seed, timeline, policyUnderTest, policies: POLICIES, clientStall, ...sending }) : []),
+      ...(sections.has('methods')
+        ? planSuite({ scenarios: METHOD_SCENARIOS.map(scenarioByName), layouts: ['uniform', 'reference'], seed, quick, policyUnderTest, clientStall, uniformPolicies: POLICIES, grid: false, scale: false, ...sending })
+        : []),
+    ];
+    for (const run of planned) {
       runs.push({ ...run, seedIndex: index });
     }
   }
@@ -99,15 +119,22 @@ async function measure(
     },
   );
   const results = allResults.slice(0, runs.length);
-  const seeds: JudgedSeed[] = Array.from({ length: seedCount }, (_, index) => ({ seed: index + 1, regimes: {}, methods: { uniform: {}, reference: {} } }));
+  const seeds: JudgedSeed[] = Array.from({ length: seedCount }, (_, index) => ({
+    seed: index + 1,
+    regimes: {},
+    ...(sections.has('small-fleets') ? { smallFleets: {} } : {}),
+    methods: { uniform: {}, reference: {} },
+  }));
   // The variant's label stands where peak_ewma does, so that every table reads one name.
   const underTestLabel = policyUnderTest === undefined ? UNDER_TEST : parsePolicySpec(policyUnderTest).label;
   const named = (label: string): string => (label === underTestLabel ? UNDER_TEST : label);
   runs.forEach((run, i) => {
     const seed = seeds[run.seedIndex];
+    // A small fleet's run is a regime run in a fleet of its own size (its key says so).
+    const regimes = run.spec.backends === undefined ? seed.regimes : seed.smallFleets!;
     const target =
       run.kind === 'regime'
-        ? (((seed.regimes[run.key] ??= {})[run.spec.scenario] ??= {}))
+        ? (((regimes[run.key] ??= {})[run.spec.scenario] ??= {}))
         : ((seed.methods[run.kind === 'reference' ? 'reference' : 'uniform'][run.key] ??= {}));
     for (const group of results[i].groups) {
       target[named(group.policy)] = judged(group);
@@ -129,6 +156,7 @@ async function measure(
       ...(sending.arrivals === undefined ? {} : { arrivals: sending.arrivals }),
       ...(sending.workers === undefined ? {} : { workers: sending.workers }),
       quick,
+      sections: [...sections],
       command: `npx tsx scripts/sim/judge.ts ${process.argv.slice(2).join(' ')}`,
     },
     seeds,
@@ -152,7 +180,14 @@ function print(after: Judgement, before?: Judgement): void {
   if (after.meta.arrivals !== undefined || before?.meta.arrivals !== undefined) {
     console.log(`arrivals: ${before === undefined ? '' : `before ${sending(before)}, after `}${sending(after)}\n`);
   }
-  console.log(gridSection(after, before));
+  const grid = gridSection(after, before);
+  if (grid !== '') {
+    console.log(grid);
+  }
+  const smallFleets = smallFleetSection(after, before);
+  if (smallFleets !== '') {
+    console.log(`\n${smallFleets}`);
+  }
   console.log(`\n${methodsSection(after, before)}`);
   const referenceTable = referenceSection(after, before);
   if (referenceTable !== '') {
@@ -173,6 +208,7 @@ async function main(): Promise<void> {
       arrivals: { type: 'string' },
       workers: { type: 'string' },
       compare: { type: 'boolean', default: false },
+      sections: { type: 'string', default: SECTIONS.join(',') },
     },
     allowPositionals: true,
   });
@@ -199,6 +235,7 @@ async function main(): Promise<void> {
     values.jobs === undefined ? undefined : positiveInteger('--jobs', values.jobs),
     values['client-stall'] === undefined ? undefined : parseClientStall(values['client-stall']),
     parseArrivalFlags(values.arrivals, values.workers),
+    parseSections(values.sections),
   );
   if (process.stderr.isTTY) {
     process.stderr.write('\n');

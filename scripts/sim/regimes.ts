@@ -24,10 +24,29 @@ export const REGIME_CLIENTS = [8, 64] as const;
 export const REGIME_SCENARIOS = ['s01-steady-uneven', 's02-steady-identical', 's03-brownout', 's10-node-cpu-contention'] as const;
 export const REGIME_POLICIES = ['round_robin', 'least_request', 'lr_od', 'peak_ewma', 'oracle'] as const;
 
+/**
+ * Small fleets: the load test's own layouts (2 slots × 3 backends, 1 slot ×
+ * 6, 8 clients; docs/benchmarks.md) with the uneven fleet, the identical one
+ * and the brownout. Every grid cell has 20 backends, and a rule judged there
+ * alone can break a fleet of three: the defaults of 2026-12-05 morning did
+ * (a brownout of three tipped over; docs/tuning.md §40). s10 is left out: it
+ * slows pods 0–3, most of a fleet of six.
+ */
+export const SMALL_FLEETS = [
+  { backends: 3, slots: 2 },
+  { backends: 6, slots: 1 },
+] as const;
+export const SMALL_FLEET_CLIENTS = 8;
+export const SMALL_FLEET_SCENARIOS = ['s01-steady-uneven', 's02-steady-identical', 's03-brownout'] as const;
+
 /** cell ("<slots>x<clients>") → scenario → policy label → result. */
 export type RegimeJson = Record<string, Record<string, Record<string, PolicyResult>>>;
-/** What the targets read: a regime grid's p99All per cell, scenario and policy (one seed's, or a mean's). */
-export type RegimeP99s = Record<string, Record<string, Record<string, Pick<PolicyResult, 'p99All'>>>>;
+/**
+ * What the targets read: a regime grid's p99All per cell, scenario and
+ * policy (one seed's, or a mean's), and its error rate where known (a tie
+ * at the deadline goes to the fewer failures).
+ */
+export type RegimeP99s = Record<string, Record<string, Record<string, Pick<PolicyResult, 'p99All'> & Partial<Pick<PolicyResult, 'errorRate'>>>>>;
 
 export interface RegimeOptions {
   seed: number;
@@ -44,9 +63,20 @@ export interface RegimeOptions {
   arrivals?: ArrivalMode;
   /** Closed loop only: callers per client (RunSpec.workers); default derived per cell (closed-loop.ts). */
   workers?: number;
+  /** Backends per fleet (RunSpec.backends); default the scenario's (20), and the cell's key says so when set. */
+  backends?: number;
 }
 
-export const regimeCell = (slots: number, clients: number): string => `${slots}x${clients}`;
+/** A cell's key: "<slots>x<clients>", and "<backends>b-<slots>x<clients>" in a fleet of other than the scenario's size. */
+export const regimeCell = (slots: number, clients: number, backends?: number): string =>
+  `${backends === undefined ? '' : `${backends}b-`}${slots}x${clients}`;
+
+/** The small fleets' runs (SMALL_FLEETS), keyed like "3b-2x8". */
+export function planSmallFleets(options: Omit<RegimeOptions, 'slots' | 'clients' | 'scenarios' | 'backends'>): PlannedRun[] {
+  return SMALL_FLEETS.flatMap(({ backends, slots }) =>
+    planRegimes({ ...options, slots: [slots], clients: [SMALL_FLEET_CLIENTS], scenarios: SMALL_FLEET_SCENARIOS, backends }),
+  );
+}
 
 export function planRegimes(options: RegimeOptions): PlannedRun[] {
   const runs: PlannedRun[] = [];
@@ -57,13 +87,14 @@ export function planRegimes(options: RegimeOptions): PlannedRun[] {
           const label = policy === 'peak_ewma' && options.policyUnderTest !== undefined ? options.policyUnderTest : policy;
           runs.push({
             kind: 'regime',
-            key: regimeCell(slots, clients),
+            key: regimeCell(slots, clients, options.backends),
             spec: {
               scenario,
               groups: [{ policy: label, clients }],
               seed: options.seed,
               timeline: options.timeline,
               slots,
+              ...(options.backends === undefined ? {} : { backends: options.backends }),
               ...(options.clientStall === undefined ? {} : { clientStall: options.clientStall }),
               // Fixed is the default: left out, so the reference grid's specs stay as they were.
               ...(options.arrivals === undefined || options.arrivals === 'fixed' ? {} : { arrivals: options.arrivals }),
@@ -112,10 +143,14 @@ export function regimeChecks(json: RegimeP99s, underTest = 'peak_ewma'): RegimeC
       if (healthyRr !== undefined) {
         checks.push({ cell, scenario, target: '≤ 1.3 × round_robin s02', value: peak / healthyRr, bound: 1.3, met: peak <= 1.3 * healthyRr });
       }
-      const rivals = BASELINES.map((policy) => results[policy]?.p99All).filter((x): x is number => x !== undefined);
+      const rivals = BASELINES.map((policy) => results[policy]).filter((x) => x !== undefined);
       if (rivals.length > 0) {
-        const best = Math.min(...rivals);
-        checks.push({ cell, scenario, target: 'below every baseline', value: peak / best, bound: 1, met: peak < best });
+        const best = Math.min(...rivals.map((rival) => rival.p99All));
+        // Where p99s tie, most often both at the deadline (more than 1 % failed), the
+        // fewer failures lead, as the load test's report judges (docs/tuning.md §32).
+        const errors = results[underTest].errorRate;
+        const fewerFailures = errors !== undefined && rivals.every((rival) => rival.p99All > peak || (rival.errorRate !== undefined && errors < rival.errorRate));
+        checks.push({ cell, scenario, target: 'below every baseline', value: peak / best, bound: 1, met: peak < best || (peak === best && fewerFailures) });
       }
     }
   }

@@ -2,7 +2,7 @@
  * judge.ts's tables, on small hand-made judgements: the means it judges on,
  * the targets it counts and marks, and the per-method rows of issue 16.
  */
-import { goodputSummary, gridSection, Judgement, JudgedResult, JudgedSeed, meanRegimes, methodsSection, referenceSection, ReferenceSeed, targetsMet } from '../../scripts/sim/judge-report';
+import { goodputSummary, gridSection, Judgement, smallFleetSection, JudgedResult, JudgedSeed, meanRegimes, methodsSection, referenceSection, ReferenceSeed, targetsMet } from '../../scripts/sim/judge-report';
 import { ScoredResult } from '../../scripts/sim/reference-targets';
 
 const r = (p99All: number, errorRate = 0, recoverySeconds: number | null = null): JudgedResult => ({ p99: p99All, p999: p99All, p99All, errorRate, recoverySeconds, busiestP95: 1 });
@@ -78,6 +78,38 @@ describe('gridSection', () => {
     expect(text).toContain('targets met: 1 → 2 of 3 on the 1-seed means');
     expect(text).toContain("on the pooled p99 (every client's calls in one histogram): 1 → 3 of 3 on the 1-seed means");
     expect(targetsMet(meanRegimes(now.seeds, 'p99AllPooled'))).toEqual({ met: 3, of: 3 });
+  });
+});
+
+describe('smallFleetSection', () => {
+  /** One seed with the grid's cell and a small fleet (3 backends × 2 slots) whose brownout is given. */
+  const withFleet = (seed: number, brownout: JudgedResult): JudgedSeed => ({
+    ...gridSeed(seed, { s01: 36, s02: 30 }),
+    smallFleets: {
+      '3b-2x8': {
+        's02-steady-identical': { round_robin: r(25), least_request: r(29), lr_od: r(29), peak_ewma: r(25) },
+        's03-brownout': { round_robin: r(500, 0.33), least_request: r(315), lr_od: r(316), peak_ewma: brownout },
+        's01-steady-uneven': { round_robin: r(500, 0.27), least_request: r(500, 0.019), lr_od: r(500, 0.02), peak_ewma: r(500, 0.014) },
+      },
+    },
+  });
+
+  it('judges the small fleets apart from the grid, names the best rival, and shows a regression like 2026-12-05 morning\'s', () => {
+    const tipped = judgement(withFleet(1, r(395)), withFleet(2, r(395)));
+    const fixed = judgement(withFleet(1, r(94)), withFleet(2, r(94)));
+    const text = smallFleetSection(fixed, tipped);
+    expect(text).toContain('| 3 backends × 2 slots, 8 clients | 25.0 |');
+    // The brownout: over the bound (1.3 × 25) both times, behind least_request before (†), ahead after.
+    expect(text).toContain('| 395.0 → 94.0 ✗ (least_request 315.0) |');
+    // The uneven fleet ties at the deadline: the fewer failures lead, and the best rival is the one with fewer failures.
+    expect(text).toContain('500.0 → 500.0, 1.40 % failed ✗ (least_request 500.0, 1.90 % failed)');
+    expect(text).toContain('targets met: 2 → 3 of 5 on the 2-seed means');
+    // The grid's own count is not touched by the small fleets.
+    expect(gridSection(fixed)).toContain('targets met: 3 of 3');
+  });
+
+  it('says nothing for judgements without small fleets (written before them, or with --sections grid)', () => {
+    expect(smallFleetSection(judgement(gridSeed(1, { s01: 36, s02: 30 })))).toBe('');
   });
 });
 

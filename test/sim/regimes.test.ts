@@ -7,7 +7,7 @@
  * docs/simulation.md with full-scale numbers.
  */
 import { executeRun } from '../../scripts/sim/execute';
-import { planRegimes, RegimeJson, regimeChecks } from '../../scripts/sim/regimes';
+import { planRegimes, planSmallFleets, RegimeJson, RegimeP99s, regimeChecks } from '../../scripts/sim/regimes';
 import { Timeline } from '../../scripts/sim/timeline';
 import { previousDefaults } from '../support/documented-config';
 
@@ -120,5 +120,52 @@ describe('planRegimes', () => {
     expect(poisson.map((run) => [run.spec.arrivals, run.spec.clientStall])).toEqual([['poisson', { ms: 50, everyMs: 1000 }]]);
     const fixed = planRegimes({ seed: 1, timeline, slots: [1], clients: [64], scenarios: ['s02'], policies: ['round_robin'], arrivals: 'fixed' });
     expect('arrivals' in fixed[0].spec).toBe(false);
+  });
+});
+
+describe('planSmallFleets', () => {
+  const timeline = { warmupMs: 0, measureS: 1, faultStartS: 0, faultEndS: 1 };
+
+  it("runs the load test's layouts (3 backends × 2 slots, 6 × 1) with 8 clients, each run in a fleet of its own size, keyed by it", () => {
+    const runs = planSmallFleets({ seed: 1, timeline, policies: ['round_robin'] });
+    expect(runs.map((run) => `${run.key} ${run.spec.scenario.slice(0, 3)} backends=${String(run.spec.backends)} slots=${String(run.spec.slots)} clients=${run.spec.groups[0].clients}`)).toEqual([
+      '3b-2x8 s01 backends=3 slots=2 clients=8',
+      '3b-2x8 s02 backends=3 slots=2 clients=8',
+      '3b-2x8 s03 backends=3 slots=2 clients=8',
+      '6b-1x8 s01 backends=6 slots=1 clients=8',
+      '6b-1x8 s02 backends=6 slots=1 clients=8',
+      '6b-1x8 s03 backends=6 slots=1 clients=8',
+    ]);
+    // The grid's own runs keep the scenario's fleet (20) and their keys.
+    const grid = planRegimes({ seed: 1, timeline, slots: [2], clients: [8], scenarios: ['s01'], policies: ['round_robin'] });
+    expect([grid[0].key, 'backends' in grid[0].spec]).toEqual(['2x8', false]);
+  });
+
+  it('runs at the fleet it names: the brownout of three sends a third of its calls to the slow pod under round_robin', () => {
+    const [run] = planSmallFleets({ seed: 1, timeline: { warmupMs: 1_000, measureS: 4, faultStartS: 0, faultEndS: 4 }, policies: ['round_robin'] }).filter((r) => r.key === '3b-2x8' && r.spec.scenario.startsWith('s03'));
+    const result = executeRun(run.spec).groups[0];
+    // Pod 0 at a fifth of its speed takes a third of round_robin's calls and cannot keep up: a fleet of 20 would lose 1/20.
+    expect(result.errorRate).toBeGreaterThan(0.2);
+  });
+});
+
+describe('regimeChecks: a tie at the deadline', () => {
+  const cell = (peak: { p99All: number; errorRate?: number }, rival: { p99All: number; errorRate?: number }): RegimeP99s => ({
+    '2x8': {
+      's02-steady-identical': { round_robin: { p99All: 20 }, peak_ewma: { p99All: 20 } },
+      's01-steady-uneven': { round_robin: { p99All: 500, errorRate: 0.3 }, least_request: rival, peak_ewma: peak },
+    },
+  });
+  const below = (json: RegimeP99s): boolean => regimeChecks(json).find((check) => check.target === 'below every baseline')!.met;
+
+  it('goes to the fewer failures, as the load test judges (docs/tuning.md §32)', () => {
+    expect(below(cell({ p99All: 500, errorRate: 0.014 }, { p99All: 500, errorRate: 0.019 }))).toBe(true);
+    expect(below(cell({ p99All: 500, errorRate: 0.019 }, { p99All: 500, errorRate: 0.019 }))).toBe(false);
+    expect(below(cell({ p99All: 500, errorRate: 0.02 }, { p99All: 500, errorRate: 0.019 }))).toBe(false);
+  });
+
+  it('is a miss without error rates, and a lower p99 still wins whatever the failures', () => {
+    expect(below(cell({ p99All: 500 }, { p99All: 500 }))).toBe(false);
+    expect(below(cell({ p99All: 400, errorRate: 0.5 }, { p99All: 500, errorRate: 0.01 }))).toBe(true);
   });
 });
