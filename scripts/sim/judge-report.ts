@@ -23,7 +23,7 @@ export interface JudgedResult extends ScoredResult {
 }
 
 /** What `meanRegimes` reads of one result: a judgement's, or a simulator grid's (`RegimeJson`). */
-export type RegimeTail = Partial<Pick<JudgedResult, 'p99All' | 'p99AllPooled' | 'goodputRps' | 'errorRate'>>;
+export type RegimeTail = Partial<Pick<JudgedResult, 'p99All' | 'p99AllPooled' | 'goodputRps' | 'errorRate' | 'p99'>>;
 /** cell → scenario → policy → tails. */
 export type RegimeTails = Record<string, Record<string, Record<string, RegimeTail>>>;
 
@@ -72,8 +72,9 @@ export function judged(result: PolicyResult): JudgedResult {
  * The cell-by-cell mean of p99All over seeds: what the targets are judged on
  * ("a 5-seed mean"). A cell, scenario or policy missing from any seed is left out.
  * With `field` "p99AllPooled", the pooled p99 instead, under the same key, so
- * that `regimeChecks` judges it. The mean error rate rides along where
- * every seed has one (a tie at the deadline goes to the fewer failures).
+ * that `regimeChecks` judges it. The mean error rate and p99 of OK calls
+ * ride along where every seed has them (a tie at the deadline goes to the
+ * fewer failures; the OK calls' p99 is what a p99 at the deadline hides).
  */
 export function meanRegimes(seeds: readonly { regimes: RegimeTails }[], field: keyof RegimeTail = 'p99All'): RegimeP99s {
   const out: RegimeP99s = {};
@@ -81,11 +82,17 @@ export function meanRegimes(seeds: readonly { regimes: RegimeTails }[], field: k
     for (const [scenario, byPolicy] of Object.entries(byScenario)) {
       for (const policy of Object.keys(byPolicy)) {
         const p99s = seeds.map((seed) => seed.regimes[cell]?.[scenario]?.[policy]?.[field]);
-        const errorRates = seeds.map((seed) => seed.regimes[cell]?.[scenario]?.[policy]?.errorRate);
+        const alongside = (name: 'errorRate' | 'p99'): number | undefined => {
+          const values = seeds.map((seed) => seed.regimes[cell]?.[scenario]?.[policy]?.[name]);
+          return values.every((value) => value !== undefined) ? mean(values as number[]) : undefined;
+        };
         if (p99s.every((p99) => p99 !== undefined)) {
+          const errorRate = alongside('errorRate');
+          const p99 = alongside('p99');
           ((out[cell] ??= {})[scenario] ??= {})[policy] = {
             p99All: mean(p99s as number[]),
-            ...(errorRates.every((rate) => rate !== undefined) ? { errorRate: mean(errorRates as number[]) } : {}),
+            ...(errorRate === undefined ? {} : { errorRate }),
+            ...(p99 === undefined ? {} : { p99 }),
           };
         }
       }
@@ -157,17 +164,24 @@ function cellTable(afterMean: RegimeP99s, beforeMean: RegimeP99s | undefined, he
         .map((check) => (check.target === 'below every baseline' ? '†' : '✗'))
         .join('');
       const rival = rivals && scenario !== S02 ? bestRival(byPolicy) : '';
-      const failures = rivals ? failed(byPolicy?.[UNDER_TEST]) : '';
-      return `${was === undefined ? '' : `${ms(was)} → `}${ms(now)}${failures}${marks === '' ? '' : ` ${marks}`}${rival}`;
+      // With the rivals shown (small fleets), the failures too, before and after.
+      const failures = (result: RegimeP99s[string][string][string] | undefined): string => (rivals ? failed(result) : '');
+      const before = was === undefined ? '' : `${ms(was)}${failures(beforeMean?.[cell]?.[scenario]?.[UNDER_TEST])} → `;
+      return `${before}${ms(now)}${failures(byPolicy?.[UNDER_TEST])}${marks === '' ? '' : ` ${marks}`}${rival}`;
     });
     lines.push(`| ${label(cell)} | ${ms(afterMean[cell][S02]?.round_robin?.p99All)} | ${values.join(' | ')} |`);
   }
   return lines.join('\n');
 }
 
-/** "1.43 % failed" where the p99 is at the deadline (over 1 % failed), else ''. */
-const failed = (result: { errorRate?: number } | undefined): string =>
-  result?.errorRate !== undefined && result.errorRate >= 0.01 ? `, ${(result.errorRate * 100).toFixed(2)} % failed` : '';
+/**
+ * ", 1.43 % failed, OK calls' p99 103.4" where the p99 is at the deadline
+ * (1 % or more failed), else '': what the load test's report then judges by.
+ */
+const failed = (result: { errorRate?: number; p99?: number } | undefined): string =>
+  result?.errorRate !== undefined && result.errorRate >= 0.01
+    ? `, ${(result.errorRate * 100).toFixed(2)} % failed${result.p99 === undefined ? '' : `, OK calls' p99 ${ms(result.p99)}`}`
+    : '';
 
 /**
  * " (least_request 60.0)": the rival with the lowest p99 in one cell and

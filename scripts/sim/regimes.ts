@@ -44,9 +44,10 @@ export type RegimeJson = Record<string, Record<string, Record<string, PolicyResu
 /**
  * What the targets read: a regime grid's p99All per cell, scenario and
  * policy (one seed's, or a mean's), and its error rate where known (a tie
- * at the deadline goes to the fewer failures).
+ * at the deadline goes to the fewer failures) and the p99 of its OK calls
+ * (what a p99 at the deadline hides).
  */
-export type RegimeP99s = Record<string, Record<string, Record<string, Pick<PolicyResult, 'p99All'> & Partial<Pick<PolicyResult, 'errorRate'>>>>>;
+export type RegimeP99s = Record<string, Record<string, Record<string, Pick<PolicyResult, 'p99All'> & Partial<Pick<PolicyResult, 'errorRate' | 'p99'>>>>>;
 
 export interface RegimeOptions {
   seed: number;

@@ -83,26 +83,28 @@ describe('gridSection', () => {
 
 describe('smallFleetSection', () => {
   /** One seed with the grid's cell and a small fleet (3 backends × 2 slots) whose brownout is given. */
-  const withFleet = (seed: number, brownout: JudgedResult): JudgedSeed => ({
+  const withFleet = (seed: number, brownout: JudgedResult, uneven: JudgedResult = { ...r(500, 0.014), p99: 100 }): JudgedSeed => ({
     ...gridSeed(seed, { s01: 36, s02: 30 }),
     smallFleets: {
       '3b-2x8': {
         's02-steady-identical': { round_robin: r(25), least_request: r(29), lr_od: r(29), peak_ewma: r(25) },
         's03-brownout': { round_robin: r(500, 0.33), least_request: r(315), lr_od: r(316), peak_ewma: brownout },
-        's01-steady-uneven': { round_robin: r(500, 0.27), least_request: r(500, 0.019), lr_od: r(500, 0.02), peak_ewma: r(500, 0.014) },
+        's01-steady-uneven': { round_robin: r(500, 0.27), least_request: { ...r(500, 0.019), p99: 130 }, lr_od: r(500, 0.02), peak_ewma: uneven },
       },
     },
   });
 
   it('judges the small fleets apart from the grid, names the best rival, and shows a regression like 2026-12-05 morning\'s', () => {
-    const tipped = judgement(withFleet(1, r(395)), withFleet(2, r(395)));
+    const tipped = judgement(withFleet(1, r(395), { ...r(500, 0.017), p99: 70 }), withFleet(2, r(395), { ...r(500, 0.017), p99: 80 }));
     const fixed = judgement(withFleet(1, r(94)), withFleet(2, r(94)));
     const text = smallFleetSection(fixed, tipped);
     expect(text).toContain('| 3 backends × 2 slots, 8 clients | 25.0 |');
     // The brownout: over the bound (1.3 × 25) both times, behind least_request before (†), ahead after.
     expect(text).toContain('| 395.0 → 94.0 ✗ (least_request 315.0) |');
-    // The uneven fleet ties at the deadline: the fewer failures lead, and the best rival is the one with fewer failures.
-    expect(text).toContain('500.0 → 500.0, 1.40 % failed ✗ (least_request 500.0, 1.90 % failed)');
+    // The uneven fleet ties at the deadline: the fewer failures lead, and the best rival is the one with
+    // fewer failures; what each p99 at the deadline hides is shown, before and after (a trade of the kind
+    // the small fleet's median made: fewer failures, slower successes).
+    expect(text).toContain("500.0, 1.70 % failed, OK calls' p99 75.0 → 500.0, 1.40 % failed, OK calls' p99 100.0 ✗ (least_request 500.0, 1.90 % failed, OK calls' p99 130.0)");
     expect(text).toContain('targets met: 2 → 3 of 5 on the 2-seed means');
     // The grid's own count is not touched by the small fleets.
     expect(gridSection(fixed)).toContain('targets met: 3 of 3');
