@@ -15,13 +15,21 @@
  * back on a lucky probe, is not over the line. Its calls then go to a
  * single healthy backend and the slow one, and the queues reach the
  * deadline: 7 of 20 real-gRPC runs failed 1.2–3.6 % of their calls, the
- * simulator tipped at 4 of 5 seeds (docs/tuning.md §40). Against the median
+ * simulator tipped at 4 of 5 seeds (docs/tuning.md §40). That is what the
+ * tipping looks like; what causes it is the load: 70 % of the three pods'
+ * nominal capacity is 95 % of what they have with one at a fifth of its
+ * speed, so the fleet needs the slow pod's fifth, and a line at R × F puts
+ * it out too often. A line that only protects the healthy pods (never out
+ * at or below the median, else R × F) still tips (§41). Against the median
  * of the means the median endpoint, and every one faster, is never over the
  * line (R > 1), so at most ⌊n/2⌋ can be out, and they are the ones
  * slower than the typical endpoint, not those queued behind it: the
  * brownout holds at every seed (83–105 ms against 443–495; over real gRPC
- * 0 of 10 runs tipped), the uneven fleet of three fails 1.43 % of its
- * calls against 1.67 %, the identical fleet reads the same.
+ * 0 of 10 runs tipped), the identical fleet reads the same. The uneven
+ * fleet of three (over capacity for every client-only policy) pays for it:
+ * its slow pod keeps more calls, 1.43 % of them fail against 1.67 % in the
+ * simulator but the OK calls' p99 is 103 ms against 77 (real gRPC: 1.56
+ * against 1.57 % failed, 217 against 175 ms; §41).
  *
  * Why only small fleets. In the regime grid's fleets of 20 the median of
  * 8-answer means at one slot × 64 clients judged worse than F (seed 1:
