@@ -16,7 +16,7 @@
  * policies is about 35 s of wall time on two cores, the many-method
  * scenarios about 15 s more, a reference seed about 10 s: the defaults
  * (5 and 10 seeds) take about four minutes. The small fleets (the load
- * test's layouts, regimes.ts SMALL_FLEETS) add about 20 s; `--sections
+ * test's layouts, regimes.ts SMALL_FLEETS) add about 5 s; `--sections
  * small-fleets --reference-seeds 0` judges them alone, for a change aimed there.
  * `--arrivals` and `--workers` change how the grid's and the many-method
  * scenarios' clients send (closed-loop.ts); the reference regime's targets
@@ -188,7 +188,10 @@ function print(after: Judgement, before?: Judgement): void {
   if (smallFleets !== '') {
     console.log(`\n${smallFleets}`);
   }
-  console.log(`\n${methodsSection(after, before)}`);
+  const methods = methodsSection(after, before);
+  if (methods !== '') {
+    console.log(`\n${methods}`);
+  }
   const referenceTable = referenceSection(after, before);
   if (referenceTable !== '') {
     console.log(`\n${referenceTable}`);
