@@ -6,7 +6,8 @@
  * every `readEveryMs` exactly as `getLoadBalancerStats()` reads it.
  */
 import { ManualClock } from '../../src/core/clock';
-import { currentRttMs, PeakEwmaSettings } from '../../src/core/cost';
+import { currentRttMs } from '../../src/core/memory';
+import { PeakEwmaSettings } from '../../src/core/peak-ewma-settings';
 import { PeakEwmaModel } from '../../src/core/peak-ewma-model';
 import { CallOutcome, EndpointLoad } from '../../src/core/endpoint-load';
 import { LoadBalancingEngine } from '../../src/core/engine';

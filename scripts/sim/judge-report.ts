@@ -10,7 +10,7 @@
 import { mean } from '../bench/stats';
 import { PolicyResult } from './results';
 import { ResultAt, SCORE_HEADER, ScoredLayout, scoreLine, scored, ScoredResult } from './reference-targets';
-import { regimeChecks, RegimeP99s } from './regimes';
+import { leads, regimeCell, regimeChecks, RegimeP99s, SMALL_FLEET_CLIENTS, SMALL_FLEETS } from './regimes';
 
 /** What a judgement keeps of one policy's result: what the reference score reads, and the per-method tails. */
 export interface JudgedResult extends ScoredResult {
@@ -81,16 +81,17 @@ export function meanRegimes(seeds: readonly { regimes: RegimeTails }[], field: k
   for (const [cell, byScenario] of Object.entries(seeds[0]?.regimes ?? {})) {
     for (const [scenario, byPolicy] of Object.entries(byScenario)) {
       for (const policy of Object.keys(byPolicy)) {
-        const p99s = seeds.map((seed) => seed.regimes[cell]?.[scenario]?.[policy]?.[field]);
-        const alongside = (name: 'errorRate' | 'p99'): number | undefined => {
+        // The mean over seeds of one figure, or undefined where a seed lacks it.
+        const meanOf = (name: keyof RegimeTail): number | undefined => {
           const values = seeds.map((seed) => seed.regimes[cell]?.[scenario]?.[policy]?.[name]);
           return values.every((value) => value !== undefined) ? mean(values as number[]) : undefined;
         };
-        if (p99s.every((p99) => p99 !== undefined)) {
-          const errorRate = alongside('errorRate');
-          const p99 = alongside('p99');
+        const p99All = meanOf(field);
+        if (p99All !== undefined) {
+          const errorRate = meanOf('errorRate');
+          const p99 = meanOf('p99');
           ((out[cell] ??= {})[scenario] ??= {})[policy] = {
-            p99All: mean(p99s as number[]),
+            p99All,
             ...(errorRate === undefined ? {} : { errorRate }),
             ...(p99 === undefined ? {} : { p99 }),
           };
@@ -150,6 +151,8 @@ function cellTable(afterMean: RegimeP99s, beforeMean: RegimeP99s | undefined, he
   const cells = Object.keys(afterMean);
   const scenarios = [...new Set(cells.flatMap((cell) => Object.keys(afterMean[cell])))].sort();
   const short = (scenario: string): string => scenario.split('-')[0];
+  // With the rivals shown (small fleets), the failures too, before and after.
+  const failures = (result: RegimeP99s[string][string][string] | undefined): string => (rivals ? failed(result) : '');
   const lines = [
     `| ${header} | round_robin s02 | ${scenarios.map((s) => `${UNDER_TEST} ${short(s)}`).join(' | ')} |`,
     `|---|---|${scenarios.map(() => '---').join('|')}|`,
@@ -164,8 +167,6 @@ function cellTable(afterMean: RegimeP99s, beforeMean: RegimeP99s | undefined, he
         .map((check) => (check.target === 'below every baseline' ? '†' : '✗'))
         .join('');
       const rival = rivals && scenario !== S02 ? bestRival(byPolicy) : '';
-      // With the rivals shown (small fleets), the failures too, before and after.
-      const failures = (result: RegimeP99s[string][string][string] | undefined): string => (rivals ? failed(result) : '');
       const before = was === undefined ? '' : `${ms(was)}${failures(beforeMean?.[cell]?.[scenario]?.[UNDER_TEST])} → `;
       return `${before}${ms(now)}${failures(byPolicy?.[UNDER_TEST])}${marks === '' ? '' : ` ${marks}`}${rival}`;
     });
@@ -191,11 +192,7 @@ function bestRival(byPolicy: RegimeP99s[string][string] | undefined): string {
   let best: string | undefined;
   for (const rival of RIVALS) {
     const result = byPolicy?.[rival];
-    const leader = best === undefined ? undefined : byPolicy![best];
-    if (
-      result !== undefined &&
-      (leader === undefined || result.p99All < leader.p99All || (result.p99All === leader.p99All && (result.errorRate ?? 1) < (leader.errorRate ?? 1)))
-    ) {
+    if (result !== undefined && (best === undefined || leads(result, byPolicy![best]))) {
       best = rival;
     }
   }
@@ -218,8 +215,8 @@ export function smallFleetSection(after: Judgement, before?: Judgement): string 
   const afterMean = meanRegimes(afterSeeds);
   const beforeMean = beforeSeeds === undefined ? undefined : meanRegimes(beforeSeeds);
   const label = (cell: string): string => {
-    const match = /^(\d+)b-(\d+)x(\d+)$/.exec(cell);
-    return match === null ? cell : `${match[1]} backends × ${match[2]} slot${match[2] === '1' ? '' : 's'}, ${match[3]} clients`;
+    const fleet = SMALL_FLEETS.find(({ backends, slots }) => regimeCell(slots, SMALL_FLEET_CLIENTS, backends) === cell);
+    return fleet === undefined ? cell : `${fleet.backends} backends × ${fleet.slots} slot${fleet.slots === 1 ? '' : 's'}, ${SMALL_FLEET_CLIENTS} clients`;
   };
   const metNow = targetsMet(afterMean);
   const was = beforeMean === undefined ? '' : `${targetsMet(beforeMean).met} → `;

@@ -17,10 +17,6 @@ import { PeakEwmaSettings } from './peak-ewma-settings';
 import { capStaleMs, isStale } from './staleness';
 import { BalancerTraffic } from './traffic';
 
-// The settings and the estimate's reader, where the policies and tests have always found them.
-export type { PeakEwmaSettings } from './peak-ewma-settings';
-export { currentRttMs } from './memory';
-
 /**
  * Peak-EWMA cost, in ms × calls. The textbook rule (Envoy, Finagle, tower):
  *
@@ -40,7 +36,9 @@ export { currentRttMs } from './memory';
  *                     judged on the estimate or on the mean answer (mean.ts),
  *                     which only a probe resets and whose slow answers back
  *                     the probes off; ejection-budget.ts: at most P % of
- *                     the endpoints at once, the slowest;
+ *                     the endpoints at once, the slowest; small-fleet.ts:
+ *                     of at most five, R × the median mean instead, and
+ *                     ejection-ranking.ts: when both are taken again;
  * - mean.ts           while fresh, E counts at least the mean answer M;
  * - error-penalty.ts  what a failed call teaches;
  * - probe-backoff.ts  after failures in a row, a larger penalty and

@@ -28,20 +28,23 @@
  * once warm.
  */
 
+import { PeakEwmaSettings } from './peak-ewma-settings';
+
 /** How many of `endpointCount` endpoints may be ejected at once: ⌊P · n / 100⌋, and at least one. */
 export function ejectionBudget(endpointCount: number, maxEjectionPercent: number): number {
   return Math.max(1, Math.floor((maxEjectionPercent * endpointCount) / 100));
 }
 
-/** Whether a budget of `maxEjectionPercent` can bind: absent or 100 and over never does. */
-export function budgetBinds(maxEjectionPercent: number | undefined): maxEjectionPercent is number {
-  return maxEjectionPercent !== undefined && maxEjectionPercent < 100;
+/** Whether `settings` have a budget that can bind: ejection on, and a percentage under 100 (absent: none). */
+export function budgetApplies(settings: PeakEwmaSettings): boolean {
+  const percent = settings.maxEjectionPercent;
+  return !!settings.ejectionRatio && percent !== undefined && percent < 100;
 }
 
 export class EjectionBudget {
   /**
-   * The ejection line in units of the fleet average as of the last ranking:
-   * R, or higher while more than the budget were over R.
+   * The ejection line in units of its base (ejection.ts `lineBaseMs`) as of
+   * the last ranking: R, or higher while more than the budget were over R.
    */
   lineRatio = 0;
   /** k as of the last ranking: how many of the endpoints then READY may be out at once; 0 before the first. */
@@ -49,12 +52,13 @@ export class EjectionBudget {
   private readonly ratios: number[] = [];
 
   /**
-   * Ranks `endpoints` (the READY ones): `ratioOf` gives an endpoint's
-   * signal over the line's base, NaN for one that cannot be ejected now.
+   * Ranks `endpoints` (the READY ones) under `settings`' R and P (where
+   * `budgetApplies`): `ratioOf` gives an endpoint's signal over the line's
+   * base, NaN for one that cannot be ejected now.
    */
-  rank<T>(endpoints: readonly T[], ratioOf: (endpoint: T) => number, ejectionRatio: number, maxEjectionPercent: number): void {
-    this.allowed = ejectionBudget(endpoints.length, maxEjectionPercent);
-    this.lineRatio = this.rankedLine(endpoints, ratioOf, ejectionRatio, this.allowed);
+  rank<T>(endpoints: readonly T[], ratioOf: (endpoint: T) => number, settings: PeakEwmaSettings): void {
+    this.allowed = ejectionBudget(endpoints.length, settings.maxEjectionPercent ?? 100);
+    this.lineRatio = this.rankedLine(endpoints, ratioOf, settings.ejectionRatio ?? 0, this.allowed);
   }
 
   /** R, or the (k+1)-th highest ratio when more than k are over R. */

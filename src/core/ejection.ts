@@ -27,16 +27,19 @@
  * What the line is a multiple of: F, or in a fleet of at most five the
  * median of the endpoints' means (small-fleet.ts).
  */
-import { budgetBinds } from './ejection-budget';
+import { budgetApplies } from './ejection-budget';
 import { EjectionRanking } from './ejection-ranking';
 import { EndpointLoad } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 
-/** What the line is a multiple of, in ms: the small fleet's median of the means (small-fleet.ts), else F. */
-export function lineBaseMs(fleet: FleetRtt, state?: EjectionRanking): number {
+/**
+ * What the line is a multiple of, in ms: with the mean signal, the small
+ * fleet's median of the means where there is one (small-fleet.ts); else F.
+ */
+export function lineBaseMs(settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): number {
   const medianMs = state?.medianMs ?? 0;
-  return medianMs > 0 ? medianMs : fleet.rttMs;
+  return medianMs > 0 && settings.ejectionSignal === 'mean' ? medianMs : fleet.rttMs;
 }
 
 /**
@@ -46,7 +49,7 @@ export function lineBaseMs(fleet: FleetRtt, state?: EjectionRanking): number {
 function ejectionLineRatio(settings: PeakEwmaSettings, state?: EjectionRanking): number {
   const ratio = settings.ejectionRatio ?? 0;
   const budget = state?.budget;
-  return ratio && budget !== undefined && budget.lineRatio > ratio && budgetBinds(settings.maxEjectionPercent) ? budget.lineRatio : ratio;
+  return budget !== undefined && budget.lineRatio > ratio && budgetApplies(settings) ? budget.lineRatio : ratio;
 }
 
 /**
@@ -56,10 +59,10 @@ function ejectionLineRatio(settings: PeakEwmaSettings, state?: EjectionRanking):
  */
 export function ejectionLineMs(settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): number | null {
   const ratio = ejectionLineRatio(settings, state);
-  return ratio && fleet.hasSample ? ratio * lineBaseMs(fleet, state) : null;
+  return ratio && fleet.hasSample ? ratio * lineBaseMs(settings, fleet, state) : null;
 }
 
-export function exceedsEjectionRatio(estimateMs: number, settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): boolean {
+export function exceedsEjectionLine(estimateMs: number, settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): boolean {
   const lineMs = ejectionLineMs(settings, fleet, state);
   return lineMs !== null && estimateMs > lineMs;
 }
@@ -71,7 +74,7 @@ export function exceedsEjectionRatio(estimateMs: number, settings: PeakEwmaSetti
  */
 export function isEjected(load: EndpointLoad, estimateMs: number, stale: boolean, settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): boolean {
   if (settings.ejectionSignal !== 'mean') {
-    return exceedsEjectionRatio(estimateMs, settings, fleet, state);
+    return exceedsEjectionLine(estimateMs, settings, fleet, state);
   }
-  return !stale && exceedsEjectionRatio(load.meanRttMs, settings, fleet, state);
+  return !stale && exceedsEjectionLine(load.meanRttMs, settings, fleet, state);
 }

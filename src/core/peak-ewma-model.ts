@@ -6,7 +6,7 @@
  */
 import { costFromEstimate, estimateMs, estimateWith, fleetRttOf, peakEwmaCost } from './cost';
 import { ejectionLineMs, isEjected, lineBaseMs } from './ejection';
-import { budgetBinds } from './ejection-budget';
+import { budgetApplies } from './ejection-budget';
 import { EjectionRanking } from './ejection-ranking';
 import { CallOutcome, EndpointLoad } from './endpoint-load';
 import { sampleFrom } from './error-penalty';
@@ -46,7 +46,7 @@ export class PeakEwmaModel implements LoadModel {
       return NaN;
     }
     const signalMs = settings.ejectionSignal === 'mean' ? load.meanRttMs : estimateMs(load, nowMs, settings, fleet, this.traffic);
-    return signalMs / lineBaseMs(fleet, this.ejection);
+    return signalMs / lineBaseMs(settings, fleet, this.ejection);
   };
   // `ejected`'s scratch rating, so that the stats path allocates nothing either.
   private readonly statsRating = new CandidateRating();
@@ -81,14 +81,11 @@ export class PeakEwmaModel implements LoadModel {
   }
 
   beforePick(candidates: readonly EndpointLoad[], nowMs: number): void {
-    const { ejectionRatio, maxEjectionPercent, ejectionSignal } = this.settings;
+    const settings = this.settings;
     const ejection = this.ejection;
-    // The small fleet's median is the mean signal's base only.
-    const byMean = !!ejectionRatio && ejectionSignal === 'mean';
-    if (!byMean) {
-      ejection.medianMs = 0;
-    }
-    const binds = !!ejectionRatio && budgetBinds(maxEjectionPercent);
+    // The small fleet's median is the mean signal's base only (ejection.ts `lineBaseMs`).
+    const byMean = !!settings.ejectionRatio && settings.ejectionSignal === 'mean';
+    const binds = budgetApplies(settings);
     if (!(byMean || binds) || !ejection.due(candidates.length)) {
       return;
     }
@@ -98,7 +95,7 @@ export class PeakEwmaModel implements LoadModel {
     }
     if (binds) {
       this.rankingNowMs = nowMs;
-      ejection.budget.rank(candidates, this.signalRatio, ejectionRatio, maxEjectionPercent);
+      ejection.budget.rank(candidates, this.signalRatio, settings);
     }
   }
 
@@ -124,9 +121,9 @@ export class PeakEwmaModel implements LoadModel {
   }
 
   /**
-   * The ejection line now in ms (ejection.ts): R × the fleet average, or the
-   * budget's higher line while it binds; null with ejection off or before the
-   * fleet's first answer. For stats.
+   * The ejection line now in ms (ejection.ts `ejectionLineMs`): R, or the
+   * budget's higher ratio while it binds, × F or the small fleet's median
+   * mean; null with ejection off or before the fleet's first answer. For stats.
    */
   get ejectionLineMs(): number | null {
     return ejectionLineMs(this.settings, this.fleet, this.ejection);
@@ -138,8 +135,8 @@ export class PeakEwmaModel implements LoadModel {
    * budget off) or before the first pick. For stats.
    */
   get maxEjected(): number | null {
-    const { ejectionRatio, maxEjectionPercent } = this.settings;
-    return ejectionRatio && budgetBinds(maxEjectionPercent) && this.ejection.budget.allowed > 0 ? this.ejection.budget.allowed : null;
+    const allowed = this.ejection.budget.allowed;
+    return budgetApplies(this.settings) && allowed > 0 ? allowed : null;
   }
 
   /** Whether the chooser skips `load` now (ejection.ts), for stats and tests: what a pick's `rate` says. */

@@ -12,10 +12,9 @@
  * peak EWMA with two random choices (docs/configuration.md).
  */
 import { LoadBalancingEngine } from '../core/engine';
-import { PeakEwmaSettings } from '../core/cost';
 import { LoadModel } from '../core/load-model';
 import { PeakEwmaModel } from '../core/peak-ewma-model';
-import { DecayTarget, EjectionSignal, MethodScoring } from '../core/peak-ewma-settings';
+import { DecayTarget, EjectionSignal, MethodScoring, PeakEwmaSettings } from '../core/peak-ewma-settings';
 import {
   ConfigError,
   describe,

@@ -2,7 +2,7 @@
  * Per-instance stats the application can read without private grpc-js APIs:
  * every live balancer of ours registers here while it exists.
  */
-import { currentRttMs } from '../core/cost';
+import { currentRttMs } from '../core/memory';
 import { PeakEwmaModel } from '../core/peak-ewma-model';
 import { keepsMean } from '../core/mean';
 import { EndpointLoad } from '../core/endpoint-load';
