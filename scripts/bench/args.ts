@@ -66,6 +66,13 @@ export interface BenchOptions {
    */
   readonly peakEwmaConfig?: Readonly<Record<string, unknown>>;
   /**
+   * Every client retries a call that fails UNAVAILABLE, up to this many
+   * attempts in all (gRFC A6 `retryPolicy`; 2–5): what a fleet's fast
+   * errors cost a caller that retries them. Like `peakEwmaConfig`, not the
+   * report's: `--report` and `--merge-load` refuse it.
+   */
+  readonly retryAttempts?: number;
+  /**
    * Re-run a load-test run whose backend hosts' or clients' event loop
    * stalled longer than this, wall ms (stalls.ts); undefined: keep every run.
    */
@@ -126,6 +133,8 @@ export const USAGE = `usage: npm run bench -- [options]
                                        than MS wall ms, with the other runs of its repeat (for sets run without --max-stall)
   --peak-ewma-config JSON              fields set on every peak_ewma client's config, e.g. '{"rotationMargin":0.25}'
                                        (durations in reference units, scaled with the run; not for --report)
+  --retry-attempts N                   every client retries calls that fail UNAVAILABLE, N attempts in all (2-5;
+                                       gRFC A6 retryPolicy; not for --report)
   --xds                                add a peak_ewma client through xDS (fake control plane)
   --full                               the whole suite: all scenarios, both layouts, overhead, xDS, 90 s windows
   --quick                              development: ${QUICK.scenarios.join(',')}, ${QUICK.durationS} s windows, ${QUICK.backends} backends, time × ${QUICK.timeFactor}, ${QUICK.repeats} repeats`;
@@ -198,7 +207,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     '--suite', '--scenario', '--uniform-scenario', '--policy', '--uniform-policy', '--layout', '--duration', '--warmup', '--repeats',
     '--slots', '--time-factor', '--backends', '--clients-per-policy', '--uniform-clients', '--low-scenario',
     '--hosts', '--seed', '--json', '--report-from', '--merge-load', '--merge-cells', '--merge-scenario', '--drop-stalled', '--merge-overhead',
-    '--peak-ewma-config', '--max-stall',
+    '--peak-ewma-config', '--max-stall', '--retry-attempts',
   ]);
   for (const name of flags.keys()) {
     if (!known.has(name)) {
@@ -207,6 +216,9 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   }
   if (flags.has('--peak-ewma-config') && (switches.has('--report') || switches.has('--methods-report') || flags.has('--report-from'))) {
     throw new RangeError('--peak-ewma-config measures a switch, not the defaults: the report would call it peak_ewma; save it with --json');
+  }
+  if (flags.has('--retry-attempts') && (switches.has('--report') || switches.has('--methods-report') || flags.has('--report-from'))) {
+    throw new RangeError('--retry-attempts measures callers that retry, not the reference\'s: save it with --json');
   }
   if (flags.has('--merge-load') && !flags.has('--report-from')) {
     throw new RangeError('--merge-load merges into a saved file: it needs --report-from');
@@ -304,9 +316,19 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     ...(flags.has('--merge-scenario') ? { mergeScenarios: list(flags.get('--merge-scenario')!).map((id) => shortId(scenarioById(id))) } : {}),
     ...(flags.has('--drop-stalled') ? { dropStalledMs: positiveNumber('--drop-stalled', flags.get('--drop-stalled')!) } : {}),
     ...(flags.has('--peak-ewma-config') ? { peakEwmaConfig: parsePeakEwmaOverrides(flags.get('--peak-ewma-config')!) } : {}),
+    ...(flags.has('--retry-attempts') ? { retryAttempts: retryAttemptsOf(flags.get('--retry-attempts')!) } : {}),
     ...(flags.has('--max-stall') ? { maxStallMs: positiveNumber('--max-stall', flags.get('--max-stall')!) } : {}),
     xds: switches.has('--xds') || full,
     full,
     quick,
   };
+}
+
+/** `--retry-attempts`: a whole number of attempts, 2 to 5 (gRFC A6 caps maxAttempts at 5). */
+export function retryAttemptsOf(text: string): number {
+  const attempts = Number(text);
+  if (!Number.isInteger(attempts) || attempts < 2 || attempts > 5) {
+    throw new RangeError(`--retry-attempts must be a whole number from 2 to 5 (gRFC A6 caps maxAttempts at 5), got "${text}"`);
+  }
+  return attempts;
 }

@@ -44,6 +44,7 @@ async function runLoadSuite(options: BenchOptions, results: BenchResults, save: 
         seed: options.seed + run.repeat,
         xds: run.xds,
         peakEwmaConfig: options.peakEwmaConfig,
+        retryAttempts: options.retryAttempts,
         progress,
       });
     const result = await runUnderStallRule(runOnce, options.maxStallMs, (discarded, stallMs) => {

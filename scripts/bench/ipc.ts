@@ -58,6 +58,8 @@ export interface ClientPrepare {
   readonly markMethods?: boolean;
   /** Fields set on peak_ewma's config (`--peak-ewma-config`); absent: the defaults. */
   readonly peakEwmaConfig?: Readonly<Record<string, unknown>>;
+  /** Attempts per call that fails UNAVAILABLE (`--retry-attempts`); absent: no retries. */
+  readonly retryAttempts?: number;
 }
 
 export interface ClientRun {

@@ -50,6 +50,8 @@ export interface LoadTestSpec {
   readonly xds?: boolean;
   /** Fields set on every peak_ewma client's config (`--peak-ewma-config`); absent: the defaults. */
   readonly peakEwmaConfig?: Readonly<Record<string, unknown>>;
+  /** Attempts per call that fails UNAVAILABLE, every client (`--retry-attempts`); absent: no retries. */
+  readonly retryAttempts?: number;
   readonly progress?: ProgressLine;
 }
 
@@ -105,6 +107,8 @@ export interface ScenarioResult {
   readonly backendLoopDelayMs: { p99: number; max: number };
   /** What peak_ewma's clients ran beside the defaults (`--peak-ewma-config`); absent: the defaults. */
   readonly peakEwmaConfig?: Readonly<Record<string, unknown>>;
+  /** Attempts per call that failed UNAVAILABLE (`--retry-attempts`); absent: no retries. */
+  readonly retryAttempts?: number;
 }
 
 interface ClientProcess {
@@ -184,6 +188,7 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
           timeFactor: scale.timeFactor,
           markMethods: methodNames.length > 0,
           ...(spec.peakEwmaConfig ? { peakEwmaConfig: spec.peakEwmaConfig } : {}),
+          ...(spec.retryAttempts ? { retryAttempts: spec.retryAttempts } : {}),
           ...(kind === 'peak_ewma_xds' && xds ? { xdsTarget: xds.target, xdsBootstrap: xds.bootstrap } : {}),
         };
         const ready = nextMessage(child, isType<Extract<FromClientHost, { type: 'ready' }>>('ready'));
@@ -395,6 +400,7 @@ function analyse(
     loadAverage,
     backendLoopDelayMs,
     ...(spec.peakEwmaConfig ? { peakEwmaConfig: spec.peakEwmaConfig } : {}),
+    ...(spec.retryAttempts ? { retryAttempts: spec.retryAttempts } : {}),
   };
 }
 

@@ -207,9 +207,16 @@ export function mergeOverhead(base: BenchResults, addition: BenchResults): Bench
   };
 }
 
-/** A file measured with `--peak-ewma-config` ran a switch: the report would call it peak_ewma. */
+/**
+ * A file measured with `--peak-ewma-config` ran a switch (the report would
+ * call it peak_ewma); one with `--retry-attempts` ran callers that retry,
+ * which the reference's do not.
+ */
 function refuseSwitch(addition: BenchResults, name: string): void {
   if (addition.options.peakEwmaConfig !== undefined || addition.load.some((run) => run.peakEwmaConfig !== undefined)) {
     throw new RangeError(`${name} ran peak_ewma with --peak-ewma-config: the report would call a switch peak_ewma`);
+  }
+  if (addition.options.retryAttempts !== undefined || addition.load.some((run) => run.retryAttempts !== undefined)) {
+    throw new RangeError(`${name} ran callers that retry (--retry-attempts): the report's callers do not`);
   }
 }

@@ -187,8 +187,23 @@ export function loadBalancingConfig(policy: PolicyId, timeFactor = 1, peakEwmaOv
   }
 }
 
-export function serviceConfigJson(policy: PolicyId, timeFactor = 1, peakEwmaOverrides?: Readonly<Record<string, unknown>>): string {
-  return JSON.stringify({ loadBalancingConfig: [loadBalancingConfig(policy, timeFactor, peakEwmaOverrides)] });
+/**
+ * The channel's service config: the policy, and with `retryAttempts` a
+ * retry policy for every method (gRFC A6) that retries UNAVAILABLE, the
+ * code of a backend's fast errors; each attempt is picked afresh, so it is
+ * the balancer that decides where the retry goes.
+ */
+export function serviceConfigJson(policy: PolicyId, timeFactor = 1, peakEwmaOverrides?: Readonly<Record<string, unknown>>, retryAttempts?: number): string {
+  const config: Record<string, unknown> = { loadBalancingConfig: [loadBalancingConfig(policy, timeFactor, peakEwmaOverrides)] };
+  if (retryAttempts !== undefined) {
+    config.methodConfig = [
+      {
+        name: [{}],
+        retryPolicy: { maxAttempts: retryAttempts, initialBackoff: '0.001s', maxBackoff: '0.010s', backoffMultiplier: 2, retryableStatusCodes: ['UNAVAILABLE'] },
+      },
+    ];
+  }
+  return JSON.stringify(config);
 }
 
 export function parsePolicyId(text: string): PolicyId {

@@ -14,7 +14,7 @@ import { serviceConfigJson } from './policies';
 /** The grpc-js-xds option that gives a channel its own bootstrap (grpc-js-lb-internals.md §14). */
 const XDS_BOOTSTRAP_OPTION = 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config';
 
-export type ChannelSpec = Pick<ClientPrepare, 'policy' | 'addresses' | 'dynamicAddresses' | 'xdsBootstrap' | 'xdsTarget' | 'timeFactor' | 'markMethods' | 'peakEwmaConfig'>;
+export type ChannelSpec = Pick<ClientPrepare, 'policy' | 'addresses' | 'dynamicAddresses' | 'xdsBootstrap' | 'xdsTarget' | 'timeFactor' | 'markMethods' | 'peakEwmaConfig' | 'retryAttempts'>;
 
 function channelTarget(spec: ChannelSpec): string {
   if (spec.xdsTarget) {
@@ -33,7 +33,7 @@ export function probeChannelOptions(spec: ChannelSpec, extra: ChannelOptions = {
   if (spec.xdsBootstrap) {
     options[XDS_BOOTSTRAP_OPTION] = spec.xdsBootstrap;
   } else {
-    options['grpc.service_config'] = serviceConfigJson(spec.policy, spec.timeFactor, spec.peakEwmaConfig);
+    options['grpc.service_config'] = serviceConfigJson(spec.policy, spec.timeFactor, spec.peakEwmaConfig, spec.retryAttempts);
   }
   if (spec.markMethods) {
     // The package build's own marker: the picker reads the symbol of the copy it was loaded from.

@@ -538,6 +538,8 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
     expect(() => mergeLoadRuns(base, { ...addition, options: { ...addition.options, peakEwmaConfig: { rotationMargin: 0.25 } } })).toThrow(
       /--peak-ewma-config/,
     );
+    // Nor are callers that retry: the reference's do not.
+    expect(() => mergeLoadRuns(base, { ...addition, options: { ...addition.options, retryAttempts: 2 } })).toThrow(/--retry-attempts/);
     // The session's load while it ran, not only at its start.
     expect(markdown).toContain("load average at start 1 / 1 / 1 (at its runs' starts: median 1.0, range 1–1)");
     // The fixture's clients stall 5 ms (p99): a quarter of a 20 ms median, so every low-concurrency run is flagged.
