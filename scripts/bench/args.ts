@@ -171,6 +171,12 @@ function fileList(value: string): string[] {
   return files;
 }
 
+/** The flags whose runs measure something other than the report's clients, and why the report refuses them. */
+const NOT_THE_REPORTS: Readonly<Record<string, string>> = {
+  '--peak-ewma-config': 'measures a switch, not the defaults: the report would call it peak_ewma',
+  '--retry-attempts': "measures callers that retry, not the reference's",
+};
+
 function positiveNumber(flag: string, value: string, integer = false): number {
   const n = Number(value);
   if (!(n > 0) || !Number.isFinite(n) || (integer && !Number.isInteger(n))) {
@@ -214,11 +220,11 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       throw new RangeError(`unknown option ${name}\n${USAGE}`);
     }
   }
-  if (flags.has('--peak-ewma-config') && (switches.has('--report') || switches.has('--methods-report') || flags.has('--report-from'))) {
-    throw new RangeError('--peak-ewma-config measures a switch, not the defaults: the report would call it peak_ewma; save it with --json');
-  }
-  if (flags.has('--retry-attempts') && (switches.has('--report') || switches.has('--methods-report') || flags.has('--report-from'))) {
-    throw new RangeError('--retry-attempts measures callers that retry, not the reference\'s: save it with --json');
+  const reporting = switches.has('--report') || switches.has('--methods-report') || flags.has('--report-from');
+  for (const [flag, why] of Object.entries(NOT_THE_REPORTS)) {
+    if (reporting && flags.has(flag)) {
+      throw new RangeError(`${flag} ${why}; save it with --json`);
+    }
   }
   if (flags.has('--merge-load') && !flags.has('--report-from')) {
     throw new RangeError('--merge-load merges into a saved file: it needs --report-from');
@@ -325,7 +331,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
 }
 
 /** `--retry-attempts`: a whole number of attempts, 2 to 5 (gRFC A6 caps maxAttempts at 5). */
-export function retryAttemptsOf(text: string): number {
+function retryAttemptsOf(text: string): number {
   const attempts = Number(text);
   if (!Number.isInteger(attempts) || attempts < 2 || attempts > 5) {
     throw new RangeError(`--retry-attempts must be a whole number from 2 to 5 (gRFC A6 caps maxAttempts at 5), got "${text}"`);

@@ -213,10 +213,15 @@ export function mergeOverhead(base: BenchResults, addition: BenchResults): Bench
  * which the reference's do not.
  */
 function refuseSwitch(addition: BenchResults, name: string): void {
-  if (addition.options.peakEwmaConfig !== undefined || addition.load.some((run) => run.peakEwmaConfig !== undefined)) {
-    throw new RangeError(`${name} ran peak_ewma with --peak-ewma-config: the report would call a switch peak_ewma`);
-  }
-  if (addition.options.retryAttempts !== undefined || addition.load.some((run) => run.retryAttempts !== undefined)) {
-    throw new RangeError(`${name} ran callers that retry (--retry-attempts): the report's callers do not`);
+  for (const [field, why] of REFUSED_RUNS) {
+    if (addition.options[field] !== undefined || addition.load.some((run) => run[field] !== undefined)) {
+      throw new RangeError(`${name} ${why}`);
+    }
   }
 }
+
+/** A field a run or its options carry when they are not the report's kind of run, and what to say. */
+const REFUSED_RUNS: ReadonlyArray<readonly ['peakEwmaConfig' | 'retryAttempts', string]> = [
+  ['peakEwmaConfig', 'ran peak_ewma with --peak-ewma-config: the report would call a switch peak_ewma'],
+  ['retryAttempts', "ran callers that retry (--retry-attempts): the report's callers do not"],
+];

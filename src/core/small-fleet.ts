@@ -26,10 +26,11 @@
  * slower than the typical endpoint, not those queued behind it: the
  * brownout holds at every seed (83–105 ms against 443–495; over real gRPC
  * 0 of 10 runs tipped), the identical fleet reads the same. The uneven
- * fleet of three (over capacity for every client-only policy) pays for it:
- * its slow pod keeps more calls, 1.43 % of them fail against 1.67 % in the
- * simulator but the OK calls' p99 is 103 ms against 77 (real gRPC: 1.56
- * against 1.57 % failed, 217 against 175 ms; §41).
+ * fleet of three pays for it: its slow pod keeps more calls, so fewer go
+ * to the pod that fails 5 % of them (its fast UNAVAILABLEs are all of the
+ * fleet's failures, §42): 1.43 % fail against 1.67 % in the simulator,
+ * but the OK calls' p99 is 103 ms against 77 (real gRPC: 1.56 against
+ * 1.57 % failed, 217 against 175 ms; §41).
  *
  * Why only small fleets. In the regime grid's fleets of 20 the median of
  * 8-answer means at one slot × 64 clients judged worse than F (seed 1:
