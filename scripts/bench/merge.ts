@@ -20,6 +20,7 @@
  * of it (a target judged over many sessions) while its neighbours stay.
  */
 import { regimeOfRun } from './aggregate';
+import { NOT_THE_REPORTS } from './args';
 import type { BenchResults } from './report';
 import { isLowConcurrency, regimeKey } from './scale';
 import { longestStallMs } from './stalls';
@@ -207,21 +208,11 @@ export function mergeOverhead(base: BenchResults, addition: BenchResults): Bench
   };
 }
 
-/**
- * A file measured with `--peak-ewma-config` ran a switch (the report would
- * call it peak_ewma); one with `--retry-attempts` ran callers that retry,
- * which the reference's do not.
- */
+/** A file whose options or runs carry a field of args.ts `NOT_THE_REPORTS` (a switch, callers that retry) is not the report's. */
 function refuseSwitch(addition: BenchResults, name: string): void {
-  for (const [field, why] of REFUSED_RUNS) {
+  for (const { field, fileRan } of NOT_THE_REPORTS) {
     if (addition.options[field] !== undefined || addition.load.some((run) => run[field] !== undefined)) {
-      throw new RangeError(`${name} ${why}`);
+      throw new RangeError(`${name} ${fileRan}`);
     }
   }
 }
-
-/** A field a run or its options carry when they are not the report's kind of run, and what to say. */
-const REFUSED_RUNS: ReadonlyArray<readonly ['peakEwmaConfig' | 'retryAttempts', string]> = [
-  ['peakEwmaConfig', 'ran peak_ewma with --peak-ewma-config: the report would call a switch peak_ewma'],
-  ['retryAttempts', "ran callers that retry (--retry-attempts): the report's callers do not"],
-];

@@ -33,13 +33,18 @@ import { EndpointLoad } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 
+/** Whether a small fleet's median of the means can be the line's base: ejection on, by the mean signal (small-fleet.ts). */
+export function medianIsLineBase(settings: PeakEwmaSettings): boolean {
+  return !!settings.ejectionRatio && settings.ejectionSignal === 'mean';
+}
+
 /**
- * What the line is a multiple of, in ms: with the mean signal, the small
- * fleet's median of the means where there is one (small-fleet.ts); else F.
+ * What the line is a multiple of, in ms: where `medianIsLineBase`, the small
+ * fleet's median of the means if there is one (small-fleet.ts); else F.
  */
 export function lineBaseMs(settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): number {
   const medianMs = state?.medianMs ?? 0;
-  return medianMs > 0 && settings.ejectionSignal === 'mean' ? medianMs : fleet.rttMs;
+  return medianMs > 0 && medianIsLineBase(settings) ? medianMs : fleet.rttMs;
 }
 
 /**

@@ -5,7 +5,7 @@
  * endpoint's estimate, its mean and its failure count.
  */
 import { costFromEstimate, estimateMs, estimateWith, fleetRttOf, peakEwmaCost } from './cost';
-import { ejectionLineMs, isEjected, lineBaseMs } from './ejection';
+import { ejectionLineMs, isEjected, lineBaseMs, medianIsLineBase } from './ejection';
 import { budgetApplies } from './ejection-budget';
 import { EjectionRanking } from './ejection-ranking';
 import { CallOutcome, EndpointLoad } from './endpoint-load';
@@ -83,14 +83,13 @@ export class PeakEwmaModel implements LoadModel {
   beforePick(candidates: readonly EndpointLoad[], nowMs: number): void {
     const settings = this.settings;
     const ejection = this.ejection;
-    // The small fleet's median is the mean signal's base only (ejection.ts `lineBaseMs`).
-    const byMean = !!settings.ejectionRatio && settings.ejectionSignal === 'mean';
+    const takesMedian = medianIsLineBase(settings);
     const binds = budgetApplies(settings);
-    if (!(byMean || binds) || !ejection.due(candidates.length)) {
+    if (!(takesMedian || binds) || !ejection.due(candidates.length)) {
       return;
     }
     // The median first: the budget ranks ratios to it.
-    if (byMean) {
+    if (takesMedian) {
       ejection.takeMedian(candidates);
     }
     if (binds) {
