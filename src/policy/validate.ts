@@ -1,10 +1,14 @@
 /**
  * Up-front validation. grpc-js skips a policy whose config does not parse and
- * quietly uses the next one in the list (pick_first at the end), so a typo in
- * a service config shows up as a channel that silently does not balance.
- * These throw the policy's own error instead.
+ * quietly uses the next one in the list (pick_first at the end), and it
+ * ignores unknown fields (gRFC A21), so a typo in a service config shows up
+ * as a channel that silently does not balance, or balances with a default.
+ * These throw instead: the policy's own error for a bad value, and a named
+ * error for a misspelt field or policy name.
  */
 import { experimental } from '@grpc/grpc-js';
+import { closest, distance } from 'fastest-levenshtein';
+import { ConfigError } from './config-fields';
 import { LeastRequestLoadBalancingConfig, LEAST_REQUEST_POLICY_NAME } from './least-request-config';
 import { PeakEwmaLoadBalancingConfig, PEAK_EWMA_POLICY_NAME } from './peak-ewma-config';
 
@@ -18,13 +22,36 @@ const PARSERS = new Map<string, (obj: unknown) => unknown>([
 const MAX_DEPTH = 32;
 
 /**
+ * Policy names a misspelt one is matched against: ours, and those grpc-js
+ * and grpc-js-xds register (only the registered ones are offered).
+ */
+const OTHER_POLICY_NAMES = [
+  'pick_first',
+  'round_robin',
+  'weighted_round_robin',
+  'outlier_detection',
+  'ring_hash',
+  'priority',
+  'weighted_target',
+  'xds_wrr_locality',
+  'xds_cluster_impl',
+  'xds_cluster_manager',
+  'cds',
+];
+
+/**
  * Validates a service config (object or JSON text): every
  * `peak_ewma_experimental` and `least_request_experimental` entry, also inside
- * other policies' `childPolicy`/`child_policy` lists, with our own messages;
- * then every top-level entry whose policy is registered with grpc-js, through
- * grpc-js's own parser (which catches, e.g., outlier_detection's demand for
- * `{seconds, nanos}` durations). Throws the first error; returns the number
- * of our entries checked.
+ * other policies' `childPolicy`/`child_policy` lists, with our own messages,
+ * including a field this version does not have (a typo: grpc-js would ignore
+ * it); then every top-level entry whose policy is registered with grpc-js,
+ * through grpc-js's own parser (which catches, e.g., outlier_detection's
+ * demand for `{seconds, nanos}` durations). Policy names: one of ours not
+ * registered yet (`register()` not called), a name one or two letters from a
+ * registered policy's, or a list none of whose policies grpc-js knows (the
+ * channel would use pick_first) is an error; any other unknown name is a
+ * policy for another gRPC implementation, which grpc-js skips. Throws the
+ * first error; returns the number of our entries checked.
  */
 export function validateServiceConfig(serviceConfig: unknown): number {
   const parsed = typeof serviceConfig === 'string' ? parseJson(serviceConfig) : serviceConfig;
@@ -36,11 +63,10 @@ export function validateServiceConfig(serviceConfig: unknown): number {
     return 0;
   }
   const checked = validateLoadBalancingConfigList(list, 'loadBalancingConfig');
-  (list as Record<string, unknown>[]).forEach((entry, index) => {
+  const entries = list as Record<string, unknown>[];
+  entries.forEach((entry, index) => {
     const name = Object.keys(entry)[0];
-    // grpc-js checks registration with `in`, so "constructor" or "toString"
-    // look registered to it; no real policy has such a name.
-    if (!(name in Object.prototype) && experimental.isLoadBalancerNameRegistered(name)) {
+    if (isRegistered(name)) {
       try {
         experimental.parseLoadBalancingConfig(entry as Record<string, object>);
       } catch (error) {
@@ -48,7 +74,23 @@ export function validateServiceConfig(serviceConfig: unknown): number {
       }
     }
   });
+  const names = entries.map((entry) => Object.keys(entry)[0]);
+  if (names.length > 0 && !names.some(isRegistered)) {
+    throw new Error(
+      `loadBalancingConfig: none of its policies (${names.map(quoted).join(', ')}) is registered with grpc-js, ` +
+        'so a channel would use pick_first',
+    );
+  }
   return checked;
+}
+
+/**
+ * Whether grpc-js knows the policy `name`. grpc-js checks registration with
+ * `in`, so "constructor" or "toString" look registered to it; no real policy
+ * has such a name.
+ */
+function isRegistered(name: string): boolean {
+  return !(name in Object.prototype) && experimental.isLoadBalancerNameRegistered(name);
 }
 
 /** Validates a `loadBalancingConfig` list; returns the number of our entries checked. */
@@ -67,9 +109,10 @@ export function validateLoadBalancingConfigList(list: unknown, path = 'loadBalan
     const [name, config] = Object.entries(entry as Record<string, unknown>)[0];
     const parser = PARSERS.get(name);
     if (parser) {
-      parser(config);
+      parseStrictly(name, parser, config);
       checked++;
     }
+    checkPolicyName(name, `${path}[${index}]`);
     if (typeof config === 'object' && config !== null) {
       for (const childKey of ['childPolicy', 'child_policy']) {
         const children = (config as Record<string, unknown>)[childKey];
@@ -80,6 +123,84 @@ export function validateLoadBalancingConfigList(list: unknown, path = 'loadBalan
     }
   });
   return checked;
+}
+
+/**
+ * Parses `config` with `parser`, then rejects any key the parser never read.
+ * The parsers ignore unknown keys, as grpc-js must (gRFC A21: a newer
+ * config may carry fields an older client lacks); so a misspelt field keeps
+ * its default without a word. Reads are recorded through a proxy, so the
+ * parser stays the one list of fields (both casings count as read).
+ */
+function parseStrictly(policyName: string, parser: (obj: unknown) => unknown, config: unknown): void {
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    parser(config); // throws the parser's own "must be a JSON object"
+    return;
+  }
+  const read = new Set<string>();
+  const view = new Proxy(config as Record<string, unknown>, {
+    get(target, key) {
+      if (typeof key === 'string') {
+        read.add(key);
+      }
+      return Reflect.get(target, key);
+    },
+  });
+  parser(view);
+  for (const key of Object.keys(config)) {
+    if (!read.has(key)) {
+      const suggestion = nearName(key, [...read]);
+      const hint = suggestion === undefined ? '' : ` (did you mean ${quoted(suggestion)}?)`;
+      throw new ConfigError(policyName, key, `is not a field of this policy${hint}: grpc-js would ignore it`);
+    }
+  }
+}
+
+/**
+ * Throws if the entry's policy `name` is one grpc-js would skip by mistake:
+ * ours before `register()`, or a near miss of a registered name.
+ */
+function checkPolicyName(name: string, where: string): void {
+  if (isRegistered(name)) {
+    return;
+  }
+  if (PARSERS.has(name)) {
+    throw new Error(
+      `${where}: ${quoted(name)} is not registered with grpc-js yet: call register() from grpc-js-peak-ewma ` +
+        'before creating channels (grpc-js skips a policy it does not know)',
+    );
+  }
+  const known = [...PARSERS.keys(), ...OTHER_POLICY_NAMES.filter(isRegistered)];
+  const suggestion = nearName(name, known);
+  if (suggestion !== undefined) {
+    throw new Error(
+      `${where}: no policy is registered as ${quoted(name)}; did you mean ${quoted(suggestion)}? ` +
+        '(grpc-js skips a policy it does not know)',
+    );
+  }
+}
+
+/**
+ * The name in `candidates` that `name` is most likely a misspelling of: equal
+ * but for case and underscores, or at most one edit per four letters away
+ * (and at least one); undefined if none is that close.
+ */
+function nearName(name: string, candidates: readonly string[]): string | undefined {
+  if (candidates.length === 0 || name.length > 100) {
+    return undefined;
+  }
+  const folded = (text: string): string => text.toLowerCase().replace(/[_-]/g, '');
+  const exact = candidates.find((candidate) => folded(candidate) === folded(name));
+  if (exact !== undefined) {
+    return exact;
+  }
+  const best = closest(name, candidates as string[]);
+  return distance(name, best) <= Math.max(1, Math.floor(best.length / 4)) ? best : undefined;
+}
+
+/** A name as the messages quote it: JSON, cut at 40 characters (names are untrusted input). */
+function quoted(name: string): string {
+  return JSON.stringify(name.length > 40 ? name.slice(0, 40) + '…' : name);
 }
 
 function parseJson(text: string): unknown {

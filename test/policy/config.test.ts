@@ -224,6 +224,60 @@ describe('validateServiceConfig', () => {
     expect(() => validateServiceConfig('{not json')).toThrow(/not valid JSON/);
   });
 
+  it('rejects a misspelt field, which grpc-js would ignore, naming the field it was probably meant to be', () => {
+    const withField = (policy: string, config: object) => ({ loadBalancingConfig: [{ [policy]: config }] });
+    expect(() => validateServiceConfig(withField('peak_ewma_experimental', { decay_tme: '5s' }))).toThrow(
+      'peak_ewma_experimental: field "decay_tme" is not a field of this policy (did you mean "decay_time"?): grpc-js would ignore it',
+    );
+    expect(() => validateServiceConfig(withField('peak_ewma_experimental', { rotationgate: 1.2 }))).toThrow(/field "rotationgate" .*did you mean "rotationGate"/);
+    expect(() => validateServiceConfig(withField('least_request_experimental', { choiseCount: 3 }))).toThrow(
+      /^least_request_experimental: field "choiseCount" .*did you mean "choiceCount"/,
+    );
+    expect(() => validateServiceConfig(withField('peak_ewma_experimental', { colour: 'blue' }))).toThrow(
+      'peak_ewma_experimental: field "colour" is not a field of this policy: grpc-js would ignore it',
+    );
+    // Inside another policy's child list too, where grpc-js's own parser never looks at our fields.
+    const nested = { loadBalancingConfig: [{ outlier_detection: { child_policy: [{ peak_ewma_experimental: { decayTme: '5s' } }] } }] };
+    expect(() => validateServiceConfig(nested)).toThrow(/field "decayTme" .*did you mean "decayTime"/);
+    // ...while grpc-js itself takes the same config, keeping the default: the silence this catches.
+    expect(PeakEwmaLoadBalancingConfig.parse({ decay_tme: '5s' }).settings.decayMs).toBe(PEAK_EWMA_DEFAULTS.decayMs);
+    // Every documented field, in either casing, is known.
+    expect(validateServiceConfig(withField('peak_ewma_experimental', spelledOutDefaults()))).toBe(1);
+    const snakeCased = Object.fromEntries(Object.entries(spelledOutDefaults()).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase()), v]));
+    expect(validateServiceConfig(withField('peak_ewma_experimental', snakeCased))).toBe(1);
+    expect(validateServiceConfig(withField('least_request_experimental', { choice_count: 3, selection_method: 'FULL_SCAN' }))).toBe(1);
+  });
+
+  it('rejects a policy name grpc-js would skip by mistake, and a list grpc-js knows nothing of', () => {
+    expect(() => validateServiceConfig({ loadBalancingConfig: [{ peak_ewma_experimentl: {} }, { round_robin: {} }] })).toThrow(
+      'loadBalancingConfig[0]: no policy is registered as "peak_ewma_experimentl"; did you mean "peak_ewma_experimental"? (grpc-js skips a policy it does not know)',
+    );
+    expect(() => validateServiceConfig({ loadBalancingConfig: [{ Round_Robin: {} }] })).toThrow(/did you mean "round_robin"/);
+    expect(() => validateServiceConfig({ loadBalancingConfig: [{ outlier_detection: { child_policy: [{ pick_frist: {} }] } }] })).toThrow(
+      /^loadBalancingConfig\[0\]\.outlier_detection\.child_policy\[0\]: .*"pick_frist"; did you mean "pick_first"/,
+    );
+    expect(() => validateServiceConfig({ loadBalancingConfig: [{ some_go_only_policy: {} }] })).toThrow(
+      'loadBalancingConfig: none of its policies ("some_go_only_policy") is registered with grpc-js, so a channel would use pick_first',
+    );
+    // A policy of another gRPC implementation, with a fallback grpc-js knows, is what the list is for.
+    expect(validateServiceConfig({ loadBalancingConfig: [{ some_go_only_policy: {} }, { peak_ewma_experimental: {} }] })).toBe(1);
+    expect(validateServiceConfig({ loadBalancingConfig: [] })).toBe(0);
+  });
+
+  it('says to call register() when our policy is not registered yet, which grpc-js would skip', () => {
+    jest.isolateModules(() => {
+      // A fresh @grpc/grpc-js and a fresh copy of ours: nothing registered.
+      const fresh = require('../../src') as typeof import('../../src');
+      const grpc = require('@grpc/grpc-js') as typeof import('@grpc/grpc-js');
+      expect(grpc.experimental.isLoadBalancerNameRegistered('peak_ewma_experimental')).toBe(false);
+      expect(() => fresh.validateServiceConfig({ loadBalancingConfig: [{ peak_ewma_experimental: {} }] })).toThrow(
+        'loadBalancingConfig[0]: "peak_ewma_experimental" is not registered with grpc-js yet: call register() from grpc-js-peak-ewma before creating channels',
+      );
+      fresh.register();
+      expect(fresh.validateServiceConfig({ loadBalancingConfig: [{ peak_ewma_experimental: {} }] })).toBe(1);
+    });
+  });
+
   it('runs registered policies through grpc-js\'s own parser too', () => {
     const stringDuration = { loadBalancingConfig: [{ outlier_detection: { interval: '10s', child_policy: [{ round_robin: {} }] } }] };
     expect(() => validateServiceConfig(stringDuration)).toThrow(/loadBalancingConfig\[0\]: outlier_detection: .*interval/);

@@ -291,13 +291,17 @@ describe('validateServiceConfig', () => {
   // registered policies, grpc-js's own prefixed with the index. Checked by prefix: a regex over a path of
   // arbitrary policy names backtracks catastrophically. A grpc-js TypeError wrapped into an Error is not clean.
   const STRUCTURAL_PREFIXES = ['service config must be a JSON object', 'service config is not valid JSON', 'loadBalancingConfig'];
+  // validateServiceConfig also rejects a key its parser never read (a misspelt field), under any name.
+  const UNKNOWN_FIELD = / is not a field of this policy( \(did you mean "[A-Za-z_]+"\?\))?: grpc-js would ignore it$/;
   const WRAPPED_CRASH = /Cannot read properties|is not a function|Cannot convert|Maximum call stack/;
 
   function expectCleanValidationError(error: unknown): void {
     check(error instanceof Error, `threw a non-Error: ${String(error)}`);
     const { constructor: ctor, message } = error as Error;
     check(ctor === Error || ctor === ConfigError, `threw ${ctor.name}: ${message}`);
-    if (message.startsWith(PEAK_EWMA_POLICY_NAME)) {
+    if (UNKNOWN_FIELD.test(message) && (message.startsWith(`${PEAK_EWMA_POLICY_NAME}: field "`) || message.startsWith(`${LEAST_REQUEST_POLICY_NAME}: field "`))) {
+      check(ctor === ConfigError, `an unknown field is a ConfigError: ${message}`);
+    } else if (message.startsWith(PEAK_EWMA_POLICY_NAME)) {
       expectCleanRejection(error, PEAK_EWMA_POLICY_NAME, PEAK_FIELD_NAMES);
     } else if (message.startsWith(LEAST_REQUEST_POLICY_NAME)) {
       expectCleanRejection(error, LEAST_REQUEST_POLICY_NAME, LEAST_FIELD_NAMES);
@@ -344,7 +348,11 @@ describe('validateServiceConfig', () => {
    */
   it.each(PROTOTYPE_KEYS)('treats a policy named %s as someone else\'s, not as a parser', (name) => {
     const entry = JSON.parse(`{"${name}": {}}`) as object;
-    expect(tryParse(() => validateServiceConfig({ loadBalancingConfig: [entry] }))).toEqual({ ok: true, value: 0 });
+    expect(tryParse(() => validateServiceConfig({ loadBalancingConfig: [entry, { round_robin: {} }] }))).toEqual({ ok: true, value: 0 });
+    // Alone, it is a list grpc-js knows nothing of: a clean error saying so, not a crash.
+    const alone = tryParse(() => validateServiceConfig({ loadBalancingConfig: [entry] }));
+    expect(alone.ok).toBe(false);
+    expect(((alone as { error: Error }).error).message).toMatch(/^loadBalancingConfig: none of its policies .* is registered with grpc-js/);
   });
 
   it('rejects absurdly deep child policy nesting with an Error, not a stack overflow', () => {
