@@ -6,6 +6,7 @@ import { experimental, logVerbosity } from '@grpc/grpc-js';
 import { LoadModel } from '../core/load-model';
 import { LoadBalancingEngine } from '../core/engine';
 import { ConfigError } from './config-fields';
+import { parseNotingUnknownFields, quotedName, unknownFieldRule } from './unknown-fields';
 
 /** What both policies' config classes provide to the shared balancer. */
 export interface EndpointPickingConfig extends experimental.TypedLoadBalancingConfig {
@@ -32,14 +33,39 @@ export function reportConfigError(error: Error): void {
 }
 
 /**
- * Parses with `parse`, logging a rejection; the error thrown leaves out the
- * policy name, which grpc-js's parseLoadBalancingConfig prefixes itself.
+ * Parses `policyName`'s config with `parse`, logging a rejection, and a field
+ * the parser does not know (ignored, as gRFC A21 says, but most often a
+ * misspelling that leaves a setting at its default). The error thrown leaves
+ * out the policy name, which grpc-js's parseLoadBalancingConfig prefixes
+ * itself.
  */
-export function createFromJsonReporting<T>(obj: unknown, parse: (obj: unknown) => T): T {
+export function createFromJsonReporting<T>(policyName: string, obj: unknown, parse: (obj: unknown) => T): T {
   try {
-    return parse(obj);
+    const { value, unknownFields, knownFields } = parseNotingUnknownFields(obj, parse);
+    for (const field of unknownFields) {
+      reportUnknownField(policyName, field, knownFields);
+    }
+    return value;
   } catch (error) {
     reportConfigError(error as Error);
     throw error instanceof ConfigError ? new Error(error.detail) : error;
   }
+}
+
+// (policy, field) pairs already reported: grpc-js parses a channel's config
+// again at each resolver update, and one line per process says it.
+const reportedUnknownFields = new Set<string>();
+const MAX_REPORTED_UNKNOWN_FIELDS = 256;
+
+function reportUnknownField(policyName: string, field: string, knownFields: readonly string[]): void {
+  const key = JSON.stringify([policyName, field]);
+  if (reportedUnknownFields.has(key) || reportedUnknownFields.size >= MAX_REPORTED_UNKNOWN_FIELDS) {
+    return;
+  }
+  reportedUnknownFields.add(key);
+  experimental.log(
+    logVerbosity.ERROR,
+    `grpc-js-peak-ewma: ${policyName}: field ${quotedName(field)} ${unknownFieldRule(field, knownFields)}, ` +
+      'so it is ignored (validateServiceConfig rejects it)',
+  );
 }

@@ -63,7 +63,7 @@ export class LeastRequestLoadBalancingConfig implements EndpointPickingConfig {
 
   /** grpc-js's entry point: parses `obj`, logging a rejection at ERROR (grpc-js itself would not). */
   static createFromJson(obj: unknown): LeastRequestLoadBalancingConfig {
-    return createFromJsonReporting(obj, LeastRequestLoadBalancingConfig.parse);
+    return createFromJsonReporting(LEAST_REQUEST_POLICY_NAME, obj, LeastRequestLoadBalancingConfig.parse);
   }
 
   /** Parses the JSON config; throws a {@link ConfigError} naming the field and the rule. */

@@ -272,7 +272,7 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
   }
 
   static createFromJson(obj: unknown): PeakEwmaLoadBalancingConfig {
-    return createFromJsonReporting(obj, PeakEwmaLoadBalancingConfig.parse);
+    return createFromJsonReporting(PEAK_EWMA_POLICY_NAME, obj, PeakEwmaLoadBalancingConfig.parse);
   }
 
   /** Like createFromJson, without logging. */

@@ -7,10 +7,10 @@
  * error for a misspelt field or policy name.
  */
 import { experimental } from '@grpc/grpc-js';
-import { closest, distance } from 'fastest-levenshtein';
 import { ConfigError } from './config-fields';
 import { LeastRequestLoadBalancingConfig, LEAST_REQUEST_POLICY_NAME } from './least-request-config';
 import { PeakEwmaLoadBalancingConfig, PEAK_EWMA_POLICY_NAME } from './peak-ewma-config';
+import { nearName, parseNotingUnknownFields, quotedName as quoted, unknownFieldRule } from './unknown-fields';
 
 // A Map, not an object: policy names are untrusted input ("__proto__", "constructor").
 const PARSERS = new Map<string, (obj: unknown) => unknown>([
@@ -126,33 +126,14 @@ export function validateLoadBalancingConfigList(list: unknown, path = 'loadBalan
 }
 
 /**
- * Parses `config` with `parser`, then rejects any key the parser never read.
- * The parsers ignore unknown keys, as grpc-js must (gRFC A21: a newer
- * config may carry fields an older client lacks); so a misspelt field keeps
- * its default without a word. Reads are recorded through a proxy, so the
- * parser stays the one list of fields (both casings count as read).
+ * Parses `config` with `parser`, then rejects any key the parser never read
+ * (unknown-fields.ts): grpc-js would ignore it, so a misspelt field would
+ * keep its default without a word.
  */
 function parseStrictly(policyName: string, parser: (obj: unknown) => unknown, config: unknown): void {
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
-    parser(config); // throws the parser's own "must be a JSON object"
-    return;
-  }
-  const read = new Set<string>();
-  const view = new Proxy(config as Record<string, unknown>, {
-    get(target, key) {
-      if (typeof key === 'string') {
-        read.add(key);
-      }
-      return Reflect.get(target, key);
-    },
-  });
-  parser(view);
-  for (const key of Object.keys(config)) {
-    if (!read.has(key)) {
-      const suggestion = nearName(key, [...read]);
-      const hint = suggestion === undefined ? '' : ` (did you mean ${quoted(suggestion)}?)`;
-      throw new ConfigError(policyName, key, `is not a field of this policy${hint}: grpc-js would ignore it`);
-    }
+  const { unknownFields, knownFields } = parseNotingUnknownFields(config, parser);
+  if (unknownFields.length > 0) {
+    throw new ConfigError(policyName, unknownFields[0], `${unknownFieldRule(unknownFields[0], knownFields)}: grpc-js would ignore it`);
   }
 }
 
@@ -178,29 +159,6 @@ function checkPolicyName(name: string, where: string): void {
         '(grpc-js skips a policy it does not know)',
     );
   }
-}
-
-/**
- * The name in `candidates` that `name` is most likely a misspelling of: equal
- * but for case and underscores, or at most one edit per four letters away
- * (and at least one); undefined if none is that close.
- */
-function nearName(name: string, candidates: readonly string[]): string | undefined {
-  if (candidates.length === 0 || name.length > 100) {
-    return undefined;
-  }
-  const folded = (text: string): string => text.toLowerCase().replace(/[_-]/g, '');
-  const exact = candidates.find((candidate) => folded(candidate) === folded(name));
-  if (exact !== undefined) {
-    return exact;
-  }
-  const best = closest(name, candidates as string[]);
-  return distance(name, best) <= Math.max(1, Math.floor(best.length / 4)) ? best : undefined;
-}
-
-/** A name as the messages quote it: JSON, cut at 40 characters (names are untrusted input). */
-function quoted(name: string): string {
-  return JSON.stringify(name.length > 40 ? name.slice(0, 40) + '…' : name);
 }
 
 function parseJson(text: string): unknown {

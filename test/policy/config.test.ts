@@ -2,6 +2,7 @@
  * Service-config parsing: defaults, both casings, durations in both proto3
  * JSON forms, and a precise error for each broken rule.
  */
+import { experimental, logVerbosity, setLogger, setLogVerbosity } from '@grpc/grpc-js';
 import {
   LeastRequestLoadBalancingConfig,
   PEAK_EWMA_DEFAULTS,
@@ -262,6 +263,32 @@ describe('validateServiceConfig', () => {
     // A policy of another gRPC implementation, with a fallback grpc-js knows, is what the list is for.
     expect(validateServiceConfig({ loadBalancingConfig: [{ some_go_only_policy: {} }, { peak_ewma_experimental: {} }] })).toBe(1);
     expect(validateServiceConfig({ loadBalancingConfig: [] })).toBe(0);
+  });
+
+  it('a channel\'s own parse logs a misspelt field at ERROR, once per field, and keeps the default as grpc-js must', () => {
+    const lines: string[] = [];
+    setLogger({ error: (...args: unknown[]) => lines.push(args.join(' ')) });
+    setLogVerbosity(logVerbosity.ERROR);
+    try {
+      const parsed = experimental.parseLoadBalancingConfig({ peak_ewma_experimental: { decayTme: '5s', choiceCount: 3 } });
+      expect(parsed).toBeInstanceOf(PeakEwmaLoadBalancingConfig);
+      expect((parsed as PeakEwmaLoadBalancingConfig).settings.decayMs).toBe(PEAK_EWMA_DEFAULTS.decayMs);
+      expect((parsed as PeakEwmaLoadBalancingConfig).choiceCount).toBe(3);
+      expect(lines).toEqual([
+        'grpc-js-peak-ewma: peak_ewma_experimental: field "decayTme" is not a field of this policy (did you mean "decayTime"?), ' +
+          'so it is ignored (validateServiceConfig rejects it)',
+      ]);
+      // grpc-js parses the config again at every resolver update: one line per process says it.
+      experimental.parseLoadBalancingConfig({ peak_ewma_experimental: { decayTme: '5s' } });
+      experimental.parseLoadBalancingConfig({ least_request_experimental: { choiceCount: 2, colour: 'blue' } });
+      expect(lines).toHaveLength(2);
+      expect(lines[1]).toMatch(/^grpc-js-peak-ewma: least_request_experimental: field "colour" is not a field of this policy, so it is ignored/);
+      // Known fields, in either casing, log nothing.
+      experimental.parseLoadBalancingConfig({ peak_ewma_experimental: { decay_time: '5s', rotationGate: 1.5 } });
+      expect(lines).toHaveLength(2);
+    } finally {
+      setLogger(console);
+    }
   });
 
   it('says to call register() when our policy is not registered yet, which grpc-js would skip', () => {
