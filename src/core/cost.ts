@@ -118,7 +118,11 @@ export function estimateWith(
   return withPendingWaitMs(load, capStaleMs(currentMs, stale, fleet), nowMs, settings);
 }
 
-/** The latency sample a finished call contributes, or null for none. */
+/**
+ * The latency sample a finished call contributes, or null for none: the
+ * estimate it is judged against computed here (`estimateMs`, defaultRtt
+ * before the first sample). The model's accounting calls `sampleWith`.
+ */
 export function sampleForOutcome(
   load: EndpointLoad,
   outcome: CallOutcome,
@@ -130,6 +134,25 @@ export function sampleForOutcome(
 ): number | null {
   const needsEstimate = outcome === CallOutcome.FAILURE && load.hasSample;
   const estimateNowMs = needsEstimate ? estimateMs(load, nowMs, settings, fleet, traffic) : settings.defaultRttMs;
+  return sampleWith(load, outcome, elapsedMs, estimateNowMs, settings, fleet);
+}
+
+/**
+ * `sampleForOutcome` given the endpoint's estimate now (`estimateMs`, or
+ * defaultRtt before its first sample), which the caller already has: the
+ * error penalty (error-penalty.ts) on the fleet average, scaled by the
+ * probe back-off for the failures in a row this outcome makes
+ * (probe-backoff.ts). `elapsedMs` in the unit the estimate is kept in
+ * (methods.ts `normalisedElapsedMs` when the call has a method).
+ */
+export function sampleWith(
+  load: EndpointLoad,
+  outcome: CallOutcome,
+  elapsedMs: number,
+  estimateNowMs: number,
+  settings: PeakEwmaSettings,
+  fleet?: FleetRtt,
+): number | null {
   return sampleFrom(outcome, elapsedMs, estimateNowMs, settings, fleetRttOf(fleet), probeBackoffFactor(failuresInARowAfter(load, outcome), settings));
 }
 

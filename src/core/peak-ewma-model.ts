@@ -4,12 +4,11 @@
  * the ejection budget — and the accounting of each finished call into an
  * endpoint's estimate, its mean and its failure count.
  */
-import { costFromEstimate, estimateMs, estimateWith, fleetRttOf, peakEwmaCost } from './cost';
+import { costFromEstimate, estimateMs, estimateWith, peakEwmaCost, sampleWith } from './cost';
 import { ejectionLineMs, isEjected, lineBaseMs, medianIsLineBase } from './ejection';
 import { budgetApplies } from './ejection-budget';
 import { EjectionRanking } from './ejection-ranking';
 import { CallOutcome, EndpointLoad } from './endpoint-load';
-import { sampleFrom } from './error-penalty';
 import { FleetRtt } from './fleet-rtt';
 import { CandidateRating, LoadModel } from './load-model';
 import { recordMeanSample } from './mean';
@@ -19,7 +18,7 @@ import { unsampledCost } from './new-endpoint';
 import { blendRttMs } from './peak-ewma';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 import { Refusal } from './pick-paths';
-import { failuresAfterEjectingAnswer, failuresInARowAfter, probeBackoffFactor } from './probe-backoff';
+import { failuresAfterEjectingAnswer, failuresInARowAfter } from './probe-backoff';
 import { refusalOf, rotates } from './rotation';
 import { isStale } from './staleness';
 import { BalancerTraffic } from './traffic';
@@ -162,7 +161,7 @@ export class PeakEwmaModel implements LoadModel {
     if (outcome === CallOutcome.FAILURE) {
       load.failedAtMs = nowMs;
     }
-    const sampleMs = sampleFrom(outcome, judgedMs, estimateNowMs, settings, fleetRttOf(fleet), probeBackoffFactor(failures, settings));
+    const sampleMs = sampleWith(load, outcome, judgedMs, estimateNowMs, settings, fleet);
     if (sampleMs === null || !(sampleMs >= 0) || !Number.isFinite(sampleMs)) {
       load.consecutiveFailures = failures;
       return;

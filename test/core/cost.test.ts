@@ -85,6 +85,33 @@ describe('what a finished call teaches the estimate', () => {
     fleet.record(40, 0, 1_000);
     expect(sampleForOutcome(load, CallOutcome.FAILURE, 0.1, 0, penalised, fleet)).toBe(120);
   });
+
+  // The same rule as the model applies it (recordCall → sampleWith), read
+  // back from the estimate it keeps: on an endpoint with no sample yet the
+  // first sample replaces the prior, so load.rttMs is the sample itself.
+  it('the model keeps those samples: a first failure is factor × max(defaultRtt, fleet)', () => {
+    const penalised = { ...SETTINGS, errorPenaltyFactor: 3 };
+    const firstFailure = (fleetMs?: number): number => {
+      const model = new PeakEwmaModel(penalised);
+      if (fleetMs !== undefined) {
+        model.fleet.record(fleetMs, 0, penalised.decayMs);
+      }
+      const fresh = new EndpointLoad();
+      model.recordCall(fresh, CallOutcome.FAILURE, 0.1, 0);
+      return fresh.rttMs;
+    };
+    // No fleet average: max(0.1, defaultRtt 10, 3 × 10) = 30.
+    expect(firstFailure()).toBe(30);
+    // Fleet average 40 ms: max(0.1, 10, 3 × max(10, 40)) = 120.
+    expect(firstFailure(40)).toBe(120);
+    // Fleet average 4 ms, below defaultRtt: the base stays 10, so 30.
+    expect(firstFailure(4)).toBe(30);
+    // With errorPenaltyFactor 1 a failure is a plain sample: 0.1.
+    const plain = new PeakEwmaModel(SETTINGS);
+    const fresh = new EndpointLoad();
+    plain.recordCall(fresh, CallOutcome.FAILURE, 0.1, 0);
+    expect(fresh.rttMs).toBe(0.1);
+  });
 });
 
 describe('the error penalty is bounded', () => {

@@ -109,12 +109,17 @@ describe('the ejection budget', () => {
     model.beforePick(loads, 0);
     expect(ejectedOf(model, loads)).toEqual([false, false, false, false, true, false]);
 
-    // One endpoint leaves READY: the next pick ranks the five at once.
+    // One endpoint leaves READY: the next pick ranks the five at once. The
+    // line standing since the last ranking is 16's ratio, 1.6 × F = 16 ms,
+    // which would put out both 20 and 40 ms; ranked again, the budget's one
+    // goes to 40 and the line rises to the next slowest's ratio, 20 ms.
+    loads[3].meanRttMs = 20;
     loads[5].meanRttMs = 40;
     const five = [loads[0], loads[1], loads[2], loads[3], loads[5]];
     model.beforePick(five, 0);
     // (Five is a small fleet, judged against the median of its means, small-fleet.ts: 10 ms here, as F.)
     expect(ejectedOf(model, five)).toEqual([false, false, false, false, true]);
+    expect(model.ejectionLineMs).toBe(20);
   });
 
   it('is not spent on an endpoint that is stale, which is never ejected (it is due a probe)', () => {

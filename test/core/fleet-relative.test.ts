@@ -256,29 +256,30 @@ describe('pending-aware estimate', () => {
     expect(load.busySinceMs).toBe(20);
   });
 
-  it('a stalled backend stops attracting calls about one estimate after it stalls', () => {
-    const clock = new ManualClock();
-    const model = new PeakEwmaModel(TUNED);
-    const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: clock.now, random: seededRandom(4) });
-    const loads = [new EndpointLoad(), new EndpointLoad()];
-    for (const load of loads) {
-      const started = engine.callStarted(load);
-      clock.advance(10);
-      engine.callEnded(load, CallOutcome.SUCCESS, started);
-    }
-    // Backend 0 stalls: nothing it gets answers. One pick per ms for 100 ms.
-    let sentToStalled = 0;
-    for (let t = 0; t < 100; t++) {
-      clock.advance(1);
-      const chosen = engine.pick(loads);
-      const started = engine.callStarted(loads[chosen]);
-      if (chosen === 0) {
-        sentToStalled++;
-      } else {
-        engine.callEnded(loads[1], CallOutcome.SUCCESS, started - 9); // a 10 ms answer
+  it('a stalled backend stops attracting calls once its call has waited past its estimate', () => {
+    /** Picks out of 100 sent to the stalled endpoint, with or without pendingAware. */
+    const sentToStalled = (pendingAware: boolean): number => {
+      const clock = new ManualClock();
+      clock.set(1_000);
+      const model = new PeakEwmaModel({ ...TUNED, pendingAware });
+      model.fleet.record(10, 1_000, 2_000);
+      const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: clock.now, random: seededRandom(4) });
+      // Both answered in 10 ms just now and hold one call each: backend 0's
+      // has waited 50 ms (it stalled), backend 1's 1 ms.
+      const loads = [sampled(10, 1_000, 1), sampled(10, 1_000, 1)];
+      loads[0].busySinceMs = 1_000 - 50;
+      loads[1].busySinceMs = 1_000 - 1;
+      let sent = 0;
+      for (let i = 0; i < 100; i++) {
+        sent += engine.pick(loads) === 0 ? 1 : 0;
       }
-    }
-    expect(sentToStalled).toBeLessThan(10);
+      return sent;
+    };
+    // Counting the wait, backend 0 is at least 50 ms slow: 5 × the fleet,
+    // above the 2.5 × line, so it is skipped. Without it, the two look the
+    // same and split the picks.
+    expect(sentToStalled(true)).toBe(0);
+    expect(sentToStalled(false)).toBeGreaterThan(20);
   });
 });
 
@@ -314,9 +315,32 @@ describe('PeakEwmaModel.rate, the pick path', () => {
         const rating = new CandidateRating();
         model.rate(load, s.nowMs, rating);
         expect(rating.cost).toBe(model.cost(load, s.nowMs));
-        expect(rating.ejected).toBe(model.ejected(load, s.nowMs));
+        // model.ejected() is rate() itself, so the ejection is checked
+        // against the rule written out here (ejection.ts, the peak signal,
+        // no budget or small-fleet line in these settings): a sampled
+        // endpoint whose estimate is above R × the fleet average, once the
+        // fleet has one; never with ejection off (TEXTBOOK).
+        const settings = model.settings;
+        const expected =
+          load.hasSample &&
+          !!settings.ejectionRatio &&
+          model.fleet.hasSample &&
+          estimateMs(load, s.nowMs, settings, model.fleet, model.traffic) > settings.ejectionRatio * model.fleet.rttMs;
+        expect(rating.ejected).toBe(expected);
+        expect(model.ejected(load, s.nowMs)).toBe(expected);
       }),
       { numRuns: 2_000 },
     );
+    // Random estimates rarely land near the line: at it, the rule is strict.
+    // Fleet 10 ms, R 2.5: the line is 25 ms; sampled just now, nothing in
+    // flight, so the estimate is the stored one.
+    const model = new PeakEwmaModel(TUNED);
+    model.fleet.record(10, 0, 2_000);
+    const rating = new CandidateRating();
+    const judged = (rttMs: number): boolean => {
+      model.rate(sampled(rttMs, 100), 100, rating);
+      return rating.ejected;
+    };
+    expect([24.97, 25, 25.03].map(judged)).toEqual([false, false, true]);
   });
 });

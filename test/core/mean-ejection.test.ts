@@ -10,7 +10,7 @@
  * added up to several per cent of all calls (docs/tuning.md §12).
  */
 import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, seededRandom } from '../../src/core';
-import { MEAN_SAMPLE_WEIGHT, meanSamplesAfter, nextMeanRttMs, STALE_ANSWER_WEIGHT } from '../../src/core/mean';
+import { meanSamplesAfter, nextMeanRttMs, STALE_ANSWER_WEIGHT } from '../../src/core/mean';
 import { probeBackoffFactor } from '../../src/core/probe-backoff';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 
@@ -46,7 +46,8 @@ describe('the mean signal', () => {
     load.meanSamples = meanSamplesAfter(load, false);
     load.hasSample = true;
     load.meanRttMs = 40;
-    expect(nextMeanRttMs(load, 8, false)).toBe(40 + MEAN_SAMPLE_WEIGHT * (8 - 40));
+    // A full window (a first answer counts as 8): 8 ms moves M an eighth of the way from 40, 40 − 32/8.
+    expect(nextMeanRttMs(load, 8, false)).toBe(36);
     // A probe of an endpoint that was merely unpicked (stale) moves it halfway: news, but one answer.
     expect(STALE_ANSWER_WEIGHT).toBe(0.5);
     expect(nextMeanRttMs(load, 8, true)).toBe(40 + STALE_ANSWER_WEIGHT * (8 - 40));
@@ -73,12 +74,16 @@ describe('the mean signal', () => {
       const since = answers.slice(0, i + 1);
       if (since.length <= 8) {
         expect(load.meanRttMs).toBeCloseTo(since.reduce((a, b) => a + b) / since.length, 9);
+      } else {
+        // From the 9th answer on, each moves M an eighth of the way from the last: the plain mean of
+        // the first 8 is 220 / 8 = 27.5, then 27.5 + (10 − 27.5)/8 = 25.3125, + (30 − 25.3125)/8, ...
+        expect(load.meanRttMs).toBeCloseTo([25.3125, 25.8984375, 28.9111328125, 26.5472412109375][i - 8], 9);
       }
       expect(load.meanSamples).toBe(Math.min(since.length, 8));
     });
-    // From the 9th answer on, each weighs 1/8 again.
+    // ... and so does the next, whatever its sample: 26.547... + (90 − 26.547...)/8.
     const before = load.meanRttMs;
-    expect(nextMeanRttMs(load, 90, false)).toBe(before + MEAN_SAMPLE_WEIGHT * (90 - before));
+    expect(nextMeanRttMs(load, 90, false)).toBe(before + (90 - before) / 8);
   });
 
   it('does not start afresh after the probe of an endpoint that was not ejected (stale for want of turns): its answer counts half', () => {
@@ -89,7 +94,7 @@ describe('the mean signal', () => {
     const afterProbe = before + STALE_ANSWER_WEIGHT * (14 - before);
     expect(load.meanRttMs).toBe(afterProbe);
     model.recordCall(load, CallOutcome.SUCCESS, 22, probedAt + 1);
-    expect(load.meanRttMs).toBe(afterProbe + MEAN_SAMPLE_WEIGHT * (22 - afterProbe));
+    expect(load.meanRttMs).toBe(afterProbe + (22 - afterProbe) / 8); // a full window: an eighth of the way
   });
 
   it('keeps a typical endpoint in on one slow answer after an idle spell, and puts it out on two (line 1.5 × F)', () => {

@@ -57,14 +57,25 @@ function closedLoop(
   return { perEndpoint, firstCallOf };
 }
 
-function defaultEngine(seed: number): { engine: LoadBalancingEngine; clock: ManualClock } {
-  const config = new PeakEwmaLoadBalancingConfig();
-  const clock = new ManualClock();
-  const engine = new LoadBalancingEngine({ model: config.createModel(), choiceCount: config.choiceCount, clock: clock.now, random: seededRandom(seed) });
-  return { engine, clock };
-}
+/**
+ * The product's defaults, and the same without the rotation: the rotation
+ * offers every endpoint its turn whatever its cost, so under the defaults a
+ * new endpoint is probed even if its cost were the old fixed defaultRtt;
+ * without it the cost alone must let it in, which is what issue 14 fixed.
+ */
+const CONFIGS: readonly [string, () => PeakEwmaLoadBalancingConfig][] = [
+  ['product defaults', () => new PeakEwmaLoadBalancingConfig()],
+  ['no rotation', () => PeakEwmaLoadBalancingConfig.parse({ rotationGate: 0, rotationMargin: 0 })],
+];
 
-describe('a new endpoint joins a warm fleet (product defaults)', () => {
+describe.each(CONFIGS)('a new endpoint joins a warm fleet (%s)', (_name, makeConfig) => {
+  function engineFor(seed: number): { engine: LoadBalancingEngine; clock: ManualClock } {
+    const config = makeConfig();
+    const clock = new ManualClock();
+    const engine = new LoadBalancingEngine({ model: config.createModel(), choiceCount: config.choiceCount, clock: clock.now, random: seededRandom(seed) });
+    return { engine, clock };
+  }
+
   it.each([
     // service ms, σ, seed: the issue's case (a steady 2 ms service), then noisy, faster and slower ones.
     [2, 0, 1],
@@ -72,7 +83,7 @@ describe('a new endpoint joins a warm fleet (product defaults)', () => {
     [1, 0.3, 3],
     [20, 0.3, 4],
   ])('%s ms service, σ %s, seed %s: probed within 20 picks and a fair share of 80,000 calls with 3 in flight', (serviceMs, sigma, seed) => {
-    const { engine, clock } = defaultEngine(seed);
+    const { engine, clock } = engineFor(seed);
     const loads = [0, 1, 2, 3].map(() => new EndpointLoad());
     closedLoop(engine, clock, loads, 20_000, 3, serviceMs, sigma, seed);
     loads.push(new EndpointLoad());
@@ -86,7 +97,7 @@ describe('a new endpoint joins a warm fleet (product defaults)', () => {
   });
 
   it('is probed at the first pick that draws it, one call at a time until its first answer', () => {
-    const { engine, clock } = defaultEngine(5);
+    const { engine, clock } = engineFor(5);
     const loads = [0, 1, 2, 3].map(() => new EndpointLoad());
     closedLoop(engine, clock, loads, 20_000, 3, 2, 0.3, 5);
     const fresh = new EndpointLoad();

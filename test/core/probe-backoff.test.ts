@@ -7,7 +7,7 @@
  * failed calls; a busy client, whose probes the 1 s floor paces, is nearly
  * unchanged; an isolated failure is not backed off at all.
  */
-import { CallOutcome, EndpointLoad, PeakEwmaModel, PeakEwmaSettings, sampleForOutcome } from '../../src/core';
+import { CallOutcome, EndpointLoad, PeakEwmaModel, PeakEwmaSettings } from '../../src/core';
 import { failuresInARowAfter, probeBackoffFactor, probeFairSharesOf } from '../../src/core/probe-backoff';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 import { crashLoop, probesBetween } from '../support/crash-loop';
@@ -40,13 +40,17 @@ describe('the back-off factor', () => {
   it('scales the failure penalty, and the model keeps the count', () => {
     const model = new PeakEwmaModel(CAP_8);
     const load = new EndpointLoad();
-    const samples: number[] = [];
+    const estimates: number[] = [];
     for (let call = 0; call < 6; call++) {
-      samples.push(sampleForOutcome(load, CallOutcome.FAILURE, 0.1, 0, CAP_8)!);
       model.recordCall(load, CallOutcome.FAILURE, 0.1, 0);
+      estimates.push(load.rttMs);
     }
-    // f × defaultRtt = 50 ms (no fleet average yet) × 1, 2, 4, 8, 8, 8.
-    expect(samples).toEqual([50, 100, 200, 400, 400, 400]);
+    // The estimate the model keeps, not a sample computed beside it: each
+    // failure's sample is max(elapsed, E, f × defaultRtt × back-off) =
+    // 5 × 10 ms (no fleet average yet) × 1, 2, 4, 8, 8, 8; the first replaces
+    // the prior, each later one is above the estimate at the same instant
+    // (nothing decayed), so the peak takes it (or keeps 400 ms at the cap).
+    expect(estimates).toEqual([50, 100, 200, 400, 400, 400]);
     expect(load.consecutiveFailures).toBe(6);
     model.recordCall(load, CallOutcome.SUCCESS, 1, 1);
     expect(load.consecutiveFailures).toBe(0);

@@ -46,8 +46,12 @@ describe('stale: maxEjectionTime old AND K fair shares of the balancer\'s calls 
   slow.hasSample = true;
   slow.sampledAtMs = 0;
   slow.sampledAtCall = 100;
-  const traffic = new BalancerTraffic();
-  traffic.readyEndpoints = 20;
+  // Each test sets the balancer's calls (and READY count) it needs on a fresh count of 20 READY.
+  let traffic: BalancerTraffic;
+  beforeEach(() => {
+    traffic = new BalancerTraffic();
+    traffic.readyEndpoints = 20;
+  });
   const decayed = (nowMs: number): number => 500 * Math.exp(-nowMs / SLOW_DECAY.decayMs);
 
   it('is not stale after maxEjectionTime while fewer than K × READY calls went out since the sample', () => {
@@ -70,7 +74,6 @@ describe('stale: maxEjectionTime old AND K fair shares of the balancer\'s calls 
     traffic.readyEndpoints = 2;
     traffic.callsStarted = 100 + 20 * 2;
     expect(estimateMs(slow, 1_000, SLOW_DECAY, fleet, traffic)).toBe(10);
-    traffic.readyEndpoints = 20;
   });
 
   it('is the time-only rule with probeFairShares 0 or absent, or without traffic', () => {
@@ -110,11 +113,23 @@ describe('the engine keeps the traffic count; the model stamps each sample with 
     expect(load.sampledAtCall).toBe(1);
   });
 
-  it('a model without traffic (least_request) is left alone', () => {
-    const engine = new LoadBalancingEngine({ model: leastRequestModel, choiceCount: 2, clock: () => 0, random: seededRandom(1) });
+  it('a model without traffic or time (least_request) is left alone: its calls are counted, no clock is read', () => {
+    let clockReads = 0;
+    const clock = (): number => {
+      clockReads++;
+      return 0;
+    };
+    const engine = new LoadBalancingEngine({ model: leastRequestModel, choiceCount: 2, clock, random: seededRandom(1) });
     const loads = [new EndpointLoad(), new EndpointLoad()];
-    engine.callStarted(loads[engine.pick(loads)]);
-    expect(leastRequestModel.traffic).toBeUndefined();
+    let index = -1;
+    expect(() => {
+      index = engine.pick(loads);
+      const started = engine.callStarted(loads[index]);
+      expect(loads[index].outstanding).toBe(1);
+      engine.callEnded(loads[index], CallOutcome.SUCCESS, started);
+    }).not.toThrow();
+    expect(loads.map((load) => [load.outstanding, load.callsStarted])).toEqual(loads.map((_, i) => [0, i === index ? 1 : 0]));
+    expect(clockReads).toBe(0);
   });
 });
 

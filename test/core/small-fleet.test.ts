@@ -78,12 +78,14 @@ describe('the small fleet: the line a multiple of the median mean', () => {
     expect(model.ejectionLineMs).toBe(1.5 * 12); // two picks since: not yet
     model.beforePick(loads, 0);
     expect(model.ejectionLineMs).toBe(1.5 * 20); // the third
-    model.beforePick(loads.slice(1), 0);
-    expect(model.ejectionLineMs).toBe(1.5 * 20); // n changed: at once (of 20 and 60, the faster)
-    model.beforePick([loads[0], loads[2]], 0);
-    expect(model.ejectionLineMs).toBe(1.5 * 20); // the same n: not yet
-    model.beforePick([loads[0], loads[2]], 0);
-    expect(model.ejectionLineMs).toBe(1.5 * 10); // the n-th (second) pick since
+    const two = [loads[0], loads[2]];
+    model.beforePick(two, 0);
+    expect(model.ejectionLineMs).toBe(1.5 * 10); // n changed: at once (of 10 and 60, the faster; the line was 1.5 × 20)
+    loads[0].meanRttMs = 12;
+    model.beforePick(two, 0);
+    expect(model.ejectionLineMs).toBe(1.5 * 10); // the same n: not yet
+    model.beforePick(two, 0);
+    expect(model.ejectionLineMs).toBe(1.5 * 12); // the n-th (second) pick since
   });
 
   it('leaves the peak signal judged against F, and the budget ranks ratios to the median', () => {

@@ -6,7 +6,17 @@
  */
 import { createNoopMeter } from '@opentelemetry/api';
 import { callOnce } from '../../scripts/lib/probe-service';
-import { BALANCER_METRIC_SPECS, getLoadBalancerStats, METHOD_METRIC_SPECS, METRIC_SPECS, PICKS_METRIC, register, registerLoadBalancerMetrics, STATS_LABEL_OPTION } from '../../src';
+import {
+  BALANCER_METRIC_SPECS,
+  callMarker,
+  getLoadBalancerStats,
+  METHOD_METRIC_SPECS,
+  METRIC_SPECS,
+  PICKS_METRIC,
+  register,
+  registerLoadBalancerMetrics,
+  STATS_LABEL_OPTION,
+} from '../../src';
 import { startBackends, stopBackends, TestBackend } from '../support/backends';
 import { clientFor, runTraffic, sleep } from '../support/traffic';
 import { Observation, RecordingMeter } from './support/recording-meter';
@@ -99,6 +109,11 @@ describe('registerLoadBalancerMetrics', () => {
       const cost = valuesOf(observations, 'grpc.lb.peak_ewma.cost', label);
       const fleetRttMs = getLoadBalancerStats().find((stats) => stats.label === label)!.fleetRttMs!;
       expect(fleetRttMs).toBeGreaterThan(0);
+      // The balancer's fleet average, one series per balancer (no endpoint):
+      // nothing answered between the collection and the stats, so it is the
+      // same number.
+      const fleetSeries = observations.filter((o) => o.name === 'grpc.lb.peak_ewma.fleet_rtt' && o.attributes['grpc.lb.label'] === label);
+      expect(fleetSeries.map((o) => [o.value, o.attributes['grpc.lb.endpoint']])).toEqual([[fleetRttMs, undefined]]);
       for (const [address, value] of estimate) {
         // Nothing in flight: cost = E × 1, times E ÷ fleet above the fleet
         // (fleetPenaltyExponent 1), where E is the estimate floored at the
@@ -144,6 +159,40 @@ describe('registerLoadBalancerMetrics', () => {
         expect(o.attributes['grpc.lb.policy']).toBe('peak_ewma_experimental');
         expect(o.attributes['grpc.lb.instance']).toBe(instanceId);
       }
+    } finally {
+      handle.unregister();
+      client.close();
+    }
+  });
+
+  it('reports per-method series for a channel scoring per method: each method\'s calls and baseline, as the balancer counts them', async () => {
+    const label = 'metrics-methods';
+    const client = clientFor(backends, [{ peak_ewma_experimental: { methodScoring: 'latency' } }], {
+      [STATS_LABEL_OPTION]: label,
+      interceptors: [callMarker],
+    });
+    const meter = new RecordingMeter();
+    const handle = registerLoadBalancerMetrics(meter);
+    try {
+      const traffic = await runTraffic(client, { concurrency: 2, maxCalls: 30, maxDurationMs: 10_000 });
+      expect(traffic.failures).toEqual([]);
+      // Nothing is in flight now, so the collection and the stats read the same counts and averages.
+      const observations = await meter.collect();
+      const methods = getLoadBalancerStats().find((stats) => stats.label === label)!.methods;
+      // callMarker named every call's method: Probe's Call, each of the 30 started on this channel.
+      expect(methods.map((m) => m.method)).toEqual(['/loadtest.Probe/Call']);
+      expect(methods[0].calls).toBeGreaterThanOrEqual(30);
+      expect(methods[0].baselineMs).toBeGreaterThan(0);
+      const perMethod = (name: string): Map<string, number> =>
+        new Map(
+          observations
+            .filter((o) => o.name === name && o.attributes['grpc.lb.label'] === label)
+            .map((o) => [String(o.attributes['grpc.lb.method']), o.value]),
+        );
+      const expectedCalls = new Map(methods.map((m) => [m.method, m.calls]));
+      const expectedBaseline = new Map(methods.map((m) => [m.method, m.baselineMs]));
+      expect(perMethod('grpc.lb.peak_ewma.method_calls')).toEqual(expectedCalls);
+      expect(perMethod('grpc.lb.peak_ewma.method_baseline')).toEqual(expectedBaseline);
     } finally {
       handle.unregister();
       client.close();
