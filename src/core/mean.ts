@@ -24,9 +24,6 @@ import { PeakEwmaSettings } from './peak-ewma-settings';
  */
 const MEAN_WINDOW = 8;
 
-/** The weight of one answer in M once it has MEAN_WINDOW of them. */
-export const MEAN_SAMPLE_WEIGHT = 1 / MEAN_WINDOW;
-
 /** The largest sample the mean takes, in units of R × F. */
 const MEAN_SAMPLE_CAP = 2;
 
