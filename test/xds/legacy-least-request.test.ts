@@ -4,10 +4,31 @@
  * misbehaving if @grpc/grpc-js-xds changes the internals it wraps.
  */
 import { logVerbosity, setLogVerbosity } from '@grpc/grpc-js';
+import type { Cluster__Output } from '@grpc/grpc-js-xds/build/src/generated/envoy/config/cluster/v3/Cluster';
+import { CDS_TYPE_URL, decodeSingleResource } from '@grpc/grpc-js-xds/build/src/resources';
+import { ClusterResourceType } from '@grpc/grpc-js-xds/build/src/xds-resource-type/cluster-resource-type';
+import { loadResource } from '../../scripts/xds/fixtures';
+import { ProtoJson } from '../../scripts/xds/proto-json';
+import { controlPlaneRoot } from '../../scripts/xds/resource-types';
 import { registerXds } from '../../src/xds';
 import { legacyLeastRequestConfig } from '../../src/xds/legacy-least-request';
 
 const CLUSTER_MODULE = '@grpc/grpc-js-xds/build/src/xds-resource-type/cluster-resource-type';
+const ISTIO_CLUSTER = loadResource('clusters/istio-least-request.yaml');
+const CONTEXT = { bootstrap: { certificateProviders: {} } };
+
+/** The validator's signature; the field is private in grpc-js-xds's typings. */
+type Validate = (context: unknown, message: Cluster__Output) =>
+  | { valid: true; result: { lbPolicyConfig: unknown } }
+  | { valid: false; errors: string[] };
+
+const controlPlaneJson = new ProtoJson(controlPlaneRoot());
+const clusterType = controlPlaneJson.root.lookupType('envoy.config.cluster.v3.Cluster');
+
+/** A Cluster in fixture form, encoded as the control plane sends it and decoded by grpc-js-xds's own decoder. */
+function decodeCluster(resource: Record<string, unknown>): Cluster__Output {
+  return decodeSingleResource(CDS_TYPE_URL, controlPlaneJson.encodeMessage(clusterType, resource, 'cluster')) as Cluster__Output;
+}
 
 beforeAll(() => {
   setLogVerbosity(logVerbosity.NONE);
@@ -32,6 +53,27 @@ test('choice_count is carried (the policy clamps above 10); below 2 is rejected 
       `lb_policy LEAST_REQUEST: least_request_lb_config.choice_count must be >= 2 (gRFC A48), got ${bad}`,
     );
   }
+});
+
+test('the installed validator NACKs a LEAST_REQUEST Cluster for its other fields too, with both errors', () => {
+  const host = ClusterResourceType.get() as unknown as { validateResource: Validate };
+  const cluster = decodeCluster({
+    ...ISTIO_CLUSTER,
+    least_request_lb_config: { choice_count: 1 },
+    lrs_server: { ads: {} }, // grpc-js-xds wants lrs_server.self
+  });
+  expect(host.validateResource(CONTEXT, cluster)).toEqual({
+    valid: false,
+    errors: [
+      'lb_policy LEAST_REQUEST: least_request_lb_config.choice_count must be >= 2 (gRFC A48), got 1',
+      'lrs_server set but lrs_server.self unset',
+    ],
+  });
+  // The other field alone: grpc-js-xds's error, through the shim.
+  expect(host.validateResource(CONTEXT, decodeCluster({ ...ISTIO_CLUSTER, lrs_server: { ads: {} } }))).toEqual({
+    valid: false,
+    errors: ['lrs_server set but lrs_server.self unset'],
+  });
 });
 
 describe('the wrapped validator is checked at install', () => {
@@ -74,14 +116,26 @@ describe('the wrapped validator is checked at install', () => {
     });
   });
 
-  test('the real one passes, and a second install does not wrap twice', () => {
+  test('the real one passes and is replaced by a wrapper that turns LEAST_REQUEST into the gRFC A48 tree; a second install does not wrap twice', () => {
     jest.isolateModules(() => {
-      const { ClusterResourceType } = require(CLUSTER_MODULE) as typeof import('@grpc/grpc-js-xds/build/src/xds-resource-type/cluster-resource-type');
-      const host = ClusterResourceType.get() as unknown as { validateResource: unknown };
+      // A fresh grpc-js-xds (and grpc-js) in this registry: its validator is not wrapped yet.
+      const { ClusterResourceType: isolatedType } = require(CLUSTER_MODULE) as typeof import('@grpc/grpc-js-xds/build/src/xds-resource-type/cluster-resource-type');
+      const host = isolatedType.get() as unknown as { validateResource: Validate };
+      const original = host.validateResource;
+      const probe = decodeCluster(ISTIO_CLUSTER);
+      expect(original.call(host, CONTEXT, probe)).toEqual({
+        valid: false,
+        errors: ['load_balancing_policy unset and unsupported lb_policy: LEAST_REQUEST'],
+      });
+      // registerXds() of this registry: our policies and xds_wrr_locality, which the tree names, and the install.
+      (require('../../src/xds') as typeof import('../../src/xds')).registerXds();
+      const installed = host.validateResource;
+      expect(installed).not.toBe(original);
+      const result = installed.call(host, CONTEXT, probe);
+      expect(result.valid).toBe(true);
+      expect(result.valid && result.result.lbPolicyConfig).toEqual([tree(2)]);
       install();
-      const wrapped = host.validateResource;
-      install();
-      expect(host.validateResource).toBe(wrapped);
+      expect(host.validateResource).toBe(installed);
     });
   });
 });

@@ -7,7 +7,13 @@ import { experimental, logVerbosity, setLogVerbosity } from '@grpc/grpc-js';
 import { convertToLoadBalancingConfig } from '@grpc/grpc-js-xds/build/src/lb-policy-registry';
 import type { LoadBalancingPolicy__Output } from '@grpc/grpc-js-xds/build/src/generated/envoy/config/cluster/v3/LoadBalancingPolicy';
 import { ProtoJson } from '../../scripts/xds/proto-json';
-import { PEAK_EWMA_TYPE_URL, registerXds, XDS_TYPED_STRUCT_TYPE_URL } from '../../src/xds';
+import {
+  LEAST_REQUEST_TYPE_URL,
+  PEAK_EWMA_TYPE_URL,
+  registerXds,
+  UDPA_TYPED_STRUCT_TYPE_URL,
+  XDS_TYPED_STRUCT_TYPE_URL,
+} from '../../src/xds';
 import { loadProtoRoot, PEAK_EWMA_PROTO } from '../../src/xds/proto-root';
 
 const WRR_LOCALITY = 'type.googleapis.com/envoy.extensions.load_balancing_policies.wrr_locality.v3.WrrLocality';
@@ -19,6 +25,7 @@ const json = new ProtoJson(
     'envoy/extensions/load_balancing_policies/wrr_locality/v3/wrr_locality.proto',
     'envoy/extensions/load_balancing_policies/round_robin/v3/round_robin.proto',
     'xds/type/v3/typed_struct.proto',
+    'udpa/type/v1/typed_struct.proto',
   ]),
 );
 
@@ -43,7 +50,7 @@ beforeAll(() => {
   registerXds(); // idempotent
 });
 
-test('registerXds registers our policies and the xds: resolver', () => {
+test('registerXds registers our two policies and grpc-js-xds\'s xds_wrr_locality with grpc-js', () => {
   expect(experimental.isLoadBalancerNameRegistered('peak_ewma_experimental')).toBe(true);
   expect(experimental.isLoadBalancerNameRegistered('least_request_experimental')).toBe(true);
   expect(experimental.isLoadBalancerNameRegistered('xds_wrr_locality')).toBe(true);
@@ -73,12 +80,18 @@ test('a PeakEwma our policy rejects, under WrrLocality, throws instead of being 
     .toThrow(/Error parsing .*PeakEwma LoadBalancingPolicy named child: grpc-js rejects the converted config/);
 });
 
-test('an invalid TypedStruct under WrrLocality throws too: our validating TypedStruct converter replaced grpc-js-xds\'s', () => {
-  const typedStruct = { '@type': XDS_TYPED_STRUCT_TYPE_URL, type_url: 'x/peak_ewma_experimental', value: { choiceCount: 1 } };
-  expect(() => convertToLoadBalancingConfig(policyList(wrrLocality(typedStruct)))).toThrow(
-    /Error parsing type.googleapis.com\/xds.type.v3.TypedStruct LoadBalancingPolicy named child: .*"choiceCount" must be at least 2, got 1/,
-  );
-});
+// Both URLs: grpc-js-xds registers its own non-validating converter for each, and it would ACK this
+// child config, which then throws, uncaught, on the next address update (crash-hole.test.ts).
+test.each([XDS_TYPED_STRUCT_TYPE_URL, UDPA_TYPED_STRUCT_TYPE_URL])(
+  'an invalid %s under WrrLocality throws too: our validating TypedStruct converter replaced grpc-js-xds\'s',
+  (typeUrl) => {
+    const typedStruct = { '@type': typeUrl, type_url: 'x/peak_ewma_experimental', value: { choiceCount: 1 } };
+    const escaped = typeUrl.replace(/[.\/]/g, (c) => `\\${c}`);
+    expect(() => convertToLoadBalancingConfig(policyList(wrrLocality(typedStruct)))).toThrow(
+      new RegExp(`Error parsing ${escaped} LoadBalancingPolicy named child: .*"choiceCount" must be at least 2, got 1`),
+    );
+  },
+);
 
 test('a TypedStruct naming an unregistered policy is skipped in favour of the next entry', () => {
   const unknown = { '@type': XDS_TYPED_STRUCT_TYPE_URL, type_url: 'x/not_registered', value: {} };
@@ -86,7 +99,12 @@ test('a TypedStruct naming an unregistered policy is skipped in favour of the ne
 });
 
 describe('the internal registry is checked at registration', () => {
-  afterEach(() => jest.resetModules());
+  afterEach(() => {
+    // doMock outlives isolateModules: without these, a later test here would get an earlier one's mock.
+    jest.dontMock('@grpc/grpc-js-xds/build/src/lb-policy-registry');
+    jest.dontMock('../../src/xds/policy-protos');
+    jest.resetModules();
+  });
 
   test('a registry without registerLbPolicy fails loudly, naming the supported range and the installed version', () => {
     jest.isolateModules(() => {
@@ -105,6 +123,27 @@ describe('the internal registry is checked at registration', () => {
       });
       const { loadRegisterLbPolicy } = require('../../src/xds/xds-registry') as typeof import('../../src/xds/xds-registry');
       expect(() => loadRegisterLbPolicy()).toThrow(/cannot load it .*lb-policy-registry.*Install @grpc\/grpc-js-xds@1\.14\.1/);
+    });
+  });
+
+  test('registerXds precompiles the PGV validators of all four policy type URLs, and a failure there stops it before anything is registered', () => {
+    jest.isolateModules(() => {
+      const precompileValidators = jest.fn(() => {
+        throw new Error('unknown validation rule (precompile stand-in)');
+      });
+      jest.doMock('../../src/xds/policy-protos', () => ({
+        ...jest.requireActual('../../src/xds/policy-protos'),
+        precompileValidators,
+      }));
+      const isolated = require('../../src/xds') as typeof import('../../src/xds');
+      expect(() => isolated.registerXds()).toThrow('unknown validation rule (precompile stand-in)');
+      expect(precompileValidators).toHaveBeenCalledTimes(1);
+      expect([...(precompileValidators.mock.calls[0] as unknown as [string[]])[0]].sort()).toEqual(
+        [PEAK_EWMA_TYPE_URL, LEAST_REQUEST_TYPE_URL, XDS_TYPED_STRUCT_TYPE_URL, UDPA_TYPED_STRUCT_TYPE_URL].sort(),
+      );
+      // This module registry's grpc-js: the throw came before our policies were registered.
+      const grpcJs = require('@grpc/grpc-js') as typeof import('@grpc/grpc-js');
+      expect(grpcJs.experimental.isLoadBalancerNameRegistered('peak_ewma_experimental')).toBe(false);
     });
   });
 });
