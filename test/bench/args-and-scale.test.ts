@@ -17,9 +17,6 @@ import {
 } from '../../scripts/bench/scale';
 import { behaviourOf, fleetRoles, SINGLE_METHOD } from '../../scripts/model';
 import {
-  QUICK_SCENARIOS,
-  QUICK_TIMELINE,
-  REFERENCE_TIMELINE,
   SCENARIOS,
   scenarioById,
   shortId,
@@ -34,13 +31,13 @@ describe('bench CLI arguments', () => {
   it('defaults to the quick load suite in the reference layout', () => {
     const options = parseArgs([]);
     expect(options.suites).toEqual(['load']);
-    expect(options.scenarios).toEqual(QUICK_SCENARIOS);
+    expect(options.scenarios).toEqual(['s01', 's02', 's03', 's10']);
     expect(options.policies).toEqual([...POLICY_IDS]);
     expect(options.layouts).toEqual(['reference']);
     expect(options.durationS).toBe(45);
     expect(options.repeats).toBe(5);
-    expect(options.scale).toEqual(DEFAULT_SCALE);
-    expect(options.scale).toMatchObject({ slots: 8, timeFactor: 16 });
+    // 8 slots as the reference, time × 16, 70 % of the fleet's capacity.
+    expect(options.scale).toEqual({ slots: 8, timeFactor: 16, load: 0.7 });
     expect(options.clientsPerPolicy).toBe(2);
     expect(options.uniformClients).toBe(8);
     expect(options.report).toBe(false);
@@ -147,9 +144,10 @@ describe('scale', () => {
   });
 
   it('keeps the reference timeline proportions for shorter windows', () => {
-    expect(timelineFor(90, 20)).toEqual(REFERENCE_TIMELINE);
+    // The reference's: 20 s warm-up, 90 s measured, faults over 20–60 s.
+    expect(timelineFor(90, 20)).toEqual({ warmupMs: 20_000, measureS: 90, faultStartS: 20, faultEndS: 60 });
     // 45 s is the simulator's quick timeline.
-    expect(timelineFor(45)).toEqual(QUICK_TIMELINE);
+    expect(timelineFor(45)).toEqual({ warmupMs: 10_000, measureS: 45, faultStartS: 10, faultEndS: 30 });
     expect(timelineFor(30)).toEqual({ warmupMs: 7000, measureS: 30, faultStartS: 7, faultEndS: 20 });
   });
 });

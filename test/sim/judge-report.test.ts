@@ -125,7 +125,7 @@ describe('goodputSummary', () => {
     return seed;
   };
 
-  it("with callers that wait (closed loop), gives peak_ewma's OK calls/s over round_robin's per scenario, as 5-seed means", () => {
+  it("with callers that wait (closed loop), gives peak_ewma's OK calls/s over round_robin's per scenario, as means over the seeds (two here: s01 (90 + 100) / 2 = 95 against 50)", () => {
     const closed: Judgement = {
       meta: { arrivals: 'closed' },
       seeds: [withGoodput(gridSeed(1, { s01: 36, s02: 30 }), { s01: 90, s02: 98 }), withGoodput(gridSeed(2, { s01: 36, s02: 30 }), { s01: 100, s02: 100 })],

@@ -3,7 +3,7 @@
  * by construction (the simulator passes every call's method to the engine
  * either way): a run with methodScoring "latency" (the default) and one with
  * "off" give the same JSON to the last digit. And s13 reports latency per
- * method group, with the oracle.
+ * method group, and there per-method scoring changes the picks.
  */
 import { executeRun } from '../../scripts/sim/execute';
 import { RunResult } from '../../scripts/sim/results';

@@ -80,6 +80,9 @@ describe('OracleFleetView', () => {
     const view = new OracleFleetView(backends);
     let callId = 0;
     let checked = 0;
+    // Checks made while a backend had calls waiting, and while every slot was busy (the cached "every slot busy" case).
+    let queued = 0;
+    let full = 0;
     const mismatches: string[] = [];
     for (let step = 0; step < 3000; step++) {
       const nowMs = step * 0.7;
@@ -117,12 +120,19 @@ describe('OracleFleetView', () => {
           }
         }
         checked++;
+        queued += backends[id].queueLength > 0 ? 1 : 0;
+        full += backends[id].behaviour.slots > 0 && backends[id].inService >= backends[id].behaviour.slots ? 1 : 0;
       }
     }
     expect(mismatches.slice(0, 5)).toEqual([]);
     expect(checked).toBe(3 * 1000 + 4 * 2000);
-    // The run exercised queues (the cached "every slot busy" case).
-    expect(backends.some((b) => b.counters.skipped > 0) || callId > 1000).toBe(true);
+    // The run exercised queues and full backends, not only idle ones: a call every 1.2 ms on average (0.6 per
+    // 0.7 ms step) of ~10 ms over 3–4 backends of 2–4 slots is about full load. Of the 11,000 checks, 6,152
+    // saw calls waiting and 7,780 every slot busy (seed 3); over a quarter each is the floor.
+    expect(queued).toBeGreaterThan(checked / 4);
+    expect(full).toBeGreaterThan(checked / 4);
+    // And every backend dropped queued calls whose deadline passed (the start-time rule's deadline branch).
+    expect(backends.map((b) => b.counters.skipped > 0)).toEqual([true, true, true, true]);
   });
 
   it('computes capacity from the behaviour and the median', () => {

@@ -58,6 +58,26 @@ describe('oracle-ready', () => {
     expect(counts(oracleOver(backends, 0.99).oracle, 30, 3)).toEqual([15, 0, 15]);
   });
 
+  it('draws the line by hand-computed speeds at the reference 8 slots: throttled 1/3, noisy 0.38, flaky and gc 0.95 of a normal pod', () => {
+    // Relative speeds (model/roles.ts, model/capacity.ts): noisy 1/(2·e^(0.8²/2 − 0.3²/2)) = 0.3798; throttled
+    // 4 of 8 slots at 1.5× the time = 1/3; flaky answers 95 % of its calls; gc is paused 500 ms of every 10 s = 0.95.
+    const backends = fleet(['normal', 'noisy', 'throttled', 'flaky', 'gc'], 8);
+    const shown = (healthy: number) => counts(oracleOver(backends, healthy).oracle, 60, 5).map((n) => n > 0);
+    expect(shown(0.96)).toEqual([true, false, false, false, false]);
+    expect(shown(0.94)).toEqual([true, false, false, true, true]);
+    expect(shown(0.38)).toEqual([true, false, false, true, true]);
+    expect(shown(0.37)).toEqual([true, true, false, true, true]);
+    expect(shown(0.34)).toEqual([true, true, false, true, true]);
+    expect(shown(0.33)).toEqual([true, true, true, true, true]);
+  });
+
+  it("knows s10's fault: a pod cut from 8 slots to 4 has half the capacity, shown at healthy 0.49 and hidden at 0.51", () => {
+    const backends = fleet(['normal', 'normal'], 8);
+    backends[1].setBehaviour({ slots: 4 });
+    expect(counts(oracleOver(backends, 0.49).oracle, 20, 2)).toEqual([10, 10]);
+    expect(counts(oracleOver(backends, 0.51).oracle, 20, 2)).toEqual([20, 0]);
+  });
+
   it('shows every READY backend when none is healthy (none answers)', () => {
     const backends = fleet(['normal', 'normal']);
     backends.forEach((b) => b.setBehaviour({ mode: 'unavailable' }));

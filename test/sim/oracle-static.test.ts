@@ -50,21 +50,45 @@ describe('oracle-static', () => {
   });
 
   it('splits calls in proportion to speed^k, and gives none to a backend that cannot answer', () => {
-    // normal, noisy (twice the median, σ 0.8), throttled (1.5×), flaky (5 % errors), crash-looping.
-    const backends = fleet(['normal', 'noisy', 'throttled', 'flaky', 'normal']);
-    backends[4].setBehaviour({ mode: 'unavailable' });
+    // At the reference's 8 slots, so the throttled pod's half is 4 slots, not the 1 that halfSlots(1) keeps.
+    const backends = fleet(['normal', 'noisy', 'throttled', 'flaky', 'gc', 'normal'], 8);
+    backends[5].setBehaviour({ mode: 'unavailable' });
+    // Each pod's speed relative to a normal one, by hand from model/roles.ts and model/capacity.ts
+    // (slots / mean service time, a lognormal's mean being median·e^(σ²/2); GC pauses and failed calls answer nothing):
+    const relative = [
+      1, // normal: 8 slots, median ×1, σ 0.3
+      1 / (2 * Math.exp(0.8 ** 2 / 2 - 0.3 ** 2 / 2)), // noisy: median ×2, σ 0.8: 0.3798
+      4 / 8 / 1.5, // throttled: 4 slots of 8, each 1.5× slower: 1/3
+      1 - 0.05, // flaky: as fast, but 5 % of its calls fail, and a failure is no answer: 0.95
+      1 - 500 / 10_000, // gc: paused 500 ms of every 10 s: 0.95
+      0, // crash-looping: answers nothing
+    ];
+    expect(relative[1]).toBeCloseTo(0.3798, 4);
+    backends.forEach((b, id) => expect({ id, speed: staticCapacity(b.behaviour) / staticCapacity(backends[0].behaviour) }).toEqual({ id, speed: expect.closeTo(relative[id], 9) }));
     for (const exponent of [1, 3]) {
       const policy = new StaticOraclePolicy(backends, seededRandom(3), exponent);
-      policy.setReady([0, 1, 2, 3, 4]);
-      const sent = counts(policy, 100_000, 5);
-      const weights = backends.map((b) => staticCapacity(b.behaviour) ** exponent);
+      policy.setReady([0, 1, 2, 3, 4, 5]);
+      const sent = counts(policy, 100_000, 6);
+      const weights = relative.map((speed) => speed ** exponent);
       const total = weights.reduce((a, b) => a + b, 0);
-      sent.forEach((n, id) => expect(n / 100_000).toBeCloseTo(weights[id] / total, 3));
-      expect(sent[4]).toBe(0);
+      sent.forEach((n, id) => expect({ id, exponent, share: n / 100_000 }).toEqual({ id, exponent, share: expect.closeTo(weights[id] / total, 3) }));
+      expect(sent[5]).toBe(0);
     }
-    // The speeds themselves: a noisy pod's mean is 2·e^(0.32 − 0.045) of a normal one's.
-    expect(staticCapacity(backends[1].behaviour) / staticCapacity(backends[0].behaviour)).toBeCloseTo(1 / (2 * Math.exp(0.32 - 0.045)), 9);
-    expect(staticCapacity(backends[3].behaviour) / staticCapacity(backends[0].behaviour)).toBeCloseTo(0.95, 9);
+  });
+
+  it("knows s10's fault: a pod cut from 8 slots to 4 serves half as much, so it gets (1/2)^k of the other's calls", () => {
+    const backends = fleet(['normal', 'normal'], 8);
+    backends[1].setBehaviour({ slots: 4 });
+    for (const [exponent, slowShare] of [
+      [1, 1 / 3], // 1/2 : 1
+      [2, 1 / 5], // 1/4 : 1
+      [3, 1 / 9], // 1/8 : 1
+    ]) {
+      const policy = new StaticOraclePolicy(backends, seededRandom(1), exponent);
+      policy.setReady([0, 1]);
+      const [fast, slow] = counts(policy, 9_000, 2);
+      expect({ exponent, share: slow / (fast + slow) }).toEqual({ exponent, share: expect.closeTo(slowShare, 3) });
+    }
   });
 
   it('knows a fault the moment it starts (the bound reads speeds, not queues)', () => {

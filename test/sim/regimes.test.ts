@@ -67,7 +67,7 @@ describe('regime grid (reduced)', () => {
     ]);
   });
 
-  it('defaults: an identical fleet (s02) within 2 % of round_robin (4 % at 1 slot × 64 clients), where two random draws (the rotation off) are 1.3–2× round_robin at 1 and 2 slots', () => {
+  it('defaults: an identical fleet (s02) within 2 % of round_robin (4 % at 1 slot × 64 clients), where two random draws (the rotation off) are 1.3–2.1× round_robin at 1 and 2 slots', () => {
     // On the light clients' timeline (LIGHT_CLIENTS_TIMELINE).
     const p99 = (label: string, policy: string) => p99ByCell(label, policy, CELLS, ['s02']);
     const roundRobin = p99('round_robin', 'round_robin');
@@ -83,7 +83,8 @@ describe('regime grid (reduced)', () => {
       });
     const withinBound = (cell: string, ratio: number) => ratio <= (cell === '1x64' ? 1.04 : 1.02);
     expect(verdict(byDefault, all, withinBound).filter((entry) => !entry.met)).toEqual([]);
-    expect(verdict(draws, low, (_cell, ratio) => ratio >= 1.3).filter((entry) => !entry.met)).toEqual([]);
+    // Seed 1: 1.954 (1x8), 2.089 (1x64), 1.561 (2x8), 1.634 (2x64).
+    expect(verdict(draws, low, (_cell, ratio) => ratio >= 1.3 && ratio <= 2.1).filter((entry) => !entry.met)).toEqual([]);
   });
 });
 
@@ -144,7 +145,11 @@ describe('planSmallFleets', () => {
   it('runs at the fleet it names: the brownout of three sends a third of its calls to the slow pod under round_robin', () => {
     const [run] = planSmallFleets({ seed: 1, timeline: { warmupMs: 1_000, measureS: 4, faultStartS: 0, faultEndS: 4 }, policies: ['round_robin'] }).filter((r) => r.key === '3b-2x8' && r.spec.scenario.startsWith('s03'));
     const result = executeRun(run.spec).groups[0];
-    // Pod 0 at a fifth of its speed takes a third of round_robin's calls and cannot keep up: a fleet of 20 would lose 1/20.
+    // Three pods, and round_robin gives pod 0 its third whatever its speed (the calls still in flight at the
+    // window's edges make it 0.334 at this seed; ±0.01 is the bound)...
+    expect(result.share).toHaveLength(3);
+    expect(Math.abs(result.share[0] - 1 / 3)).toBeLessThan(0.01);
+    // ... which, at a fifth of its speed, it cannot keep up with: a fleet of 20 would lose 1/20.
     expect(result.errorRate).toBeGreaterThan(0.2);
   });
 });

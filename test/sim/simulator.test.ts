@@ -59,7 +59,11 @@ describe('simulator (reduced reference layout)', () => {
     const first = strip(executeRun(spec));
     expect(strip(executeRun(spec))).toEqual(first);
     expect(strip(executeRun({ ...spec, seed: 8 }))).not.toEqual(first);
-    expect(first.calls).toBeGreaterThan(20_000);
+    // The rate: 70 % of 20 pods × 8 slots / 10.46 ms (the mean of a 10 ms median, σ 0.3) = 15,296 calls/s, over 4 clients.
+    expect(first.ratePerClientRps).toBe(Math.floor((0.7 * 15_296) / 4)); // 2,676
+    // Each client sends from its start, somewhere in the first second, to the end at 8 s: between 7 s and 8 s of calls.
+    expect(first.calls).toBeGreaterThan(4 * 2_676 * 7); // 74,928
+    expect(first.calls).toBeLessThanOrEqual(4 * 2_676 * 8 + 4); // 85,636
   });
 });
 

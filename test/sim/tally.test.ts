@@ -57,9 +57,33 @@ describe('--tally in a run', () => {
       const sum = (pick: (row: GroupTally['rows'][number]) => number) => group.rows.reduce((s, row) => s + pick(row), 0);
       expect(sum((row) => row.sharePct)).toBeCloseTo(100, 1);
       expect(sum((row) => row.overPoints)).toBeCloseTo(group.overPct, 1);
-      // Calls end after the warm-up: most of the run's calls, not all.
-      expect(group.calls).toBeGreaterThan(0.7 * (withTally.calls / 2));
     }
+    // The tally counts every call that ends after the warm-up (world.ts endCall); the metrics count those that end
+    // in the measured window. So the tally has every measured call, plus those still in flight when the window
+    // closes: each was sent less than its deadline (500 ms) before the end, so at most 4 clients × 148 calls/s × 0.5 s.
+    expect(withTally.ratePerClientRps).toBe(148);
+    withTally.groups.forEach((result, g) => {
+      const measured = result.phases.window.okCalls + result.phases.window.failedCalls;
+      const group = tally![g];
+      expect(group.policy).toBe(result.policy);
+      expect(group.calls - measured).toBeGreaterThanOrEqual(0);
+      expect(group.calls - measured).toBeLessThanOrEqual(4 * 148 * 0.5);
+    });
+  });
+
+  it('counts failed calls: with a bound no call reaches, the points over are the failures, 100 × the error rate', () => {
+    const result = run(1e9);
+    result.groups.forEach((group, g) => {
+      const tally = result.tally![g];
+      const measured = group.phases.window.okCalls + group.phases.window.failedCalls;
+      const failed = Math.round((tally.overPct * tally.calls) / 100);
+      // Both runs fail calls at slots 1 (calls past their deadline), so a tally that dropped failures would show 0.
+      expect(group.failedCalls).toBeGreaterThan(5);
+      // Every failure the metrics counted, and at most the calls the tally counts beyond them (those ending after the window).
+      expect(failed).toBeGreaterThanOrEqual(group.failedCalls);
+      expect(failed - group.failedCalls).toBeLessThanOrEqual(tally.calls - measured);
+      expect(tally.overPct).toBeCloseTo(100 * group.errorRate, 1);
+    });
   });
 
   it('round_robin reports no path; peak_ewma sends most calls to healthy pods as rotation turns and refuses noisy pods most of theirs', () => {
