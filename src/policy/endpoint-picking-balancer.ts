@@ -14,7 +14,7 @@ import { endpointKey } from './endpoint-key';
 import { EndpointPickingConfig } from './endpoint-picking-config';
 import { EndpointPicker, PickableEndpoint, PickContext } from './picker';
 import { RetiredLoads } from './retired-loads';
-import { BalancerStatsSource, registerStatsSource, unregisterStatsSource } from './stats';
+import { BalancerStatsSource, describeEngine, registerStatsSource, unregisterStatsSource } from './stats';
 import { Tracer } from './trace';
 
 const { LeafLoadBalancer, QueuePicker, UnavailablePicker } = experimental;
@@ -227,6 +227,10 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
     } else {
       config.configure(this.context.engine);
       this.context.countsStreams = config.countsStreams;
+    }
+    if (this.tracer.enabled) {
+      // Read back from the engine: the stats' config is the JSON we were given, this is what runs.
+      this.tracer.info(`instance ${this.instanceId} engine: ${describeEngine(this.context.engine)}`);
     }
   }
 

@@ -179,6 +179,18 @@ function toStats(raw: ReturnType<BalancerStatsSource['statsSnapshot']>): Balance
   };
 }
 
+/**
+ * What `engine` runs now, read back from the engine itself (its choiceCount
+ * and, under peak_ewma, its model's settings), not from the config it was
+ * handed: the config-applied trace line, so that a config update the engine
+ * did not take shows. @internal
+ */
+export function describeEngine(engine: LoadBalancingEngine): string {
+  const model = engine.model;
+  const settings = model instanceof PeakEwmaModel ? ` ${JSON.stringify(model.settings)}` : '';
+  return `choiceCount=${engine.choiceCount}${settings}`;
+}
+
 function methodViews(engine: LoadBalancingEngine | null): MethodStatsView[] {
   const model = engine?.model;
   const methods = model?.methods;

@@ -16,10 +16,12 @@ export class Tracer {
    * per-pick tracing is on.
    */
   readonly picksEnabled: boolean;
+  /** Whether this tracer is switched on at all (GRPC_TRACE), so a costlier line can be skipped when it is not. */
+  readonly enabled: boolean;
 
   constructor(readonly name: string) {
-    const enabled = !enabledTracers.has('-' + name) && (enabledTracers.has('all') || enabledTracers.has(name));
-    this.picksEnabled = enabled && verbosity === 'DEBUG';
+    this.enabled = !enabledTracers.has('-' + name) && (enabledTracers.has('all') || enabledTracers.has(name));
+    this.picksEnabled = this.enabled && verbosity === 'DEBUG';
   }
 
   info(text: string): void {

@@ -94,7 +94,14 @@ describe('examples', () => {
     // toss. The examples are still run exactly as a user would run them.
     serviceConfig = await runExample('examples/service-config.ts', env);
     openTelemetry = await runExample('examples/opentelemetry.ts', env);
-    xds = await runExample('examples/xds-client.ts', { ...env, GRPC_XDS_BOOTSTRAP: bootstrap.file });
+    // Traced at INFO: the balancer's "engine:" lines say what its engine runs after each config (read
+    // back from the engine), which the stats table's config (the JSON it was handed) cannot.
+    xds = await runExample('examples/xds-client.ts', {
+      ...env,
+      GRPC_XDS_BOOTSTRAP: bootstrap.file,
+      GRPC_TRACE: 'peak_ewma',
+      GRPC_VERBOSITY: 'INFO',
+    });
     k8sClient = await runExample('examples/kubernetes/client.ts', {
       GRPC_TARGET: `dns:///localhost:${ordersServer.port}`,
       SERVICE_CONFIG_FILE: serviceConfigFromConfigMap(tempDir),
@@ -146,6 +153,8 @@ describe('examples', () => {
       const counted = pairs(picksLine![1].replace(/ \([^)]*\)/, ''));
       const traceCounts = Object.fromEntries(Object.keys(counted).map((path) => [path, paths.filter((p) => p === path).length]));
       expect(traceCounts).toEqual(counted);
+      // The reasons are printed exactly when some turn was refused.
+      expect(reasons !== null).toBe(counted.refused > 0);
       if (reasons !== null) {
         const byReason = pairs(reasons[1]);
         expect(Object.keys(byReason)).toEqual(['inFlight', 'failure', 'mean']);
@@ -212,6 +221,15 @@ describe('examples', () => {
       const [first, second] = parseStatsTables(xds.stdout);
       expect(second.instanceId).toBe(first.instanceId);
       expect(second.config).toMatchObject({ decayTime: '2s' });
+      // The engine took it, not only the stored config: the instance's engine ran τ = 10 s, then 2 s.
+      const engineDecays = [...xds.stderr.matchAll(/peak_ewma \| instance (\d+) engine: choiceCount=(\d+) (\{.*\})$/gm)].map(
+        (match) => ({ instanceId: Number(match[1]), choiceCount: Number(match[2]), decayMs: JSON.parse(match[3]).decayMs }),
+      );
+      withOutputOnFailure(xds, () => {
+        expect(new Set(engineDecays.map((line) => line.instanceId))).toEqual(new Set([first.instanceId]));
+        expect(engineDecays[0]).toEqual({ instanceId: first.instanceId, choiceCount: 2, decayMs: 10_000 });
+        expect(engineDecays[engineDecays.length - 1]).toEqual({ instanceId: first.instanceId, choiceCount: 2, decayMs: 2_000 });
+      });
       expect(sum(second.endpoints.map((endpoint) => endpoint.calls))).toBe(CALLS + 10);
       for (const endpoint of second.endpoints) {
         const before = first.endpoints.find((e) => e.address === endpoint.address)!;

@@ -57,6 +57,11 @@ describe('peak_ewma_experimental under a hedgingPolicy', () => {
       const stats = getLoadBalancerStats().find((s) => s.label === label)!;
       expect(stats.policy).toBe('peak_ewma_experimental');
       expect(stats.fleetRttMs).not.toBeNull();
+      // Whatever the event loop did: no call failed, so no endpoint may count a failure. A hedge loser
+      // scored as one would leave its endpoint failed in a row (every call has a loser) and make the
+      // rotation refuse it turns for a recent failure.
+      expect(stats.refusals!.failure).toBe(0);
+      expect(stats.endpoints.map((endpoint) => endpoint.failuresInARow)).toEqual([0, 0]);
       for (const endpoint of stats.endpoints) {
         // Our policy placed the attempts: both endpoints took a fair part.
         expect(endpoint.shareOfCalls).toBeGreaterThan(0.3);

@@ -3,16 +3,30 @@
  * The rejection must at least be visible in grpc-js's log at its default
  * verbosity, and validateServiceConfig must throw the same error up front.
  */
-import { credentials, setLogger } from '@grpc/grpc-js';
+import { credentials, logVerbosity, setLogger, setLogVerbosity } from '@grpc/grpc-js';
 import { getLoadBalancerStats, register, STATS_LABEL_OPTION, validateServiceConfig } from '../../src';
 import { callOnce, createProbeClient } from '../../scripts/lib/probe-service';
 import { startBackends, stopBackends } from '../support/backends';
 
 register();
 
+/** The verbosity grpc-js read from the environment at load (its default ERROR), to restore. */
+function environmentVerbosity(): logVerbosity {
+  const name = (process.env.GRPC_NODE_VERBOSITY ?? process.env.GRPC_VERBOSITY ?? '').toUpperCase();
+  return name === 'DEBUG' || name === 'INFO' || name === 'NONE' ? logVerbosity[name] : logVerbosity.ERROR;
+}
+
 it('logs the rejected config at ERROR, and the channel runs pick_first instead', async () => {
-  const logged: string[] = [];
-  setLogger({ error: (...args: unknown[]) => logged.push(args.join(' ')) });
+  // grpc-js sends a DEBUG or INFO line to `error` when the logger has no method of that level, and
+  // prints it whenever the verbosity allows: so one capture per level, at grpc-js's default verbosity,
+  // or a rejection logged at DEBUG would pass under GRPC_VERBOSITY=DEBUG.
+  const logged: Record<'debug' | 'info' | 'error', string[]> = { debug: [], info: [], error: [] };
+  setLogger({
+    debug: (...args: unknown[]) => logged.debug.push(args.join(' ')),
+    info: (...args: unknown[]) => logged.info.push(args.join(' ')),
+    error: (...args: unknown[]) => logged.error.push(args.join(' ')),
+  });
+  setLogVerbosity(logVerbosity.ERROR);
   const backends = await startBackends(2);
   const serviceConfig = { loadBalancingConfig: [{ peak_ewma_experimental: { decayTime: '-3s' } }] };
   const client = createProbeClient('ipv4:' + backends.map((b) => b.address).join(','), credentials.createInsecure(), {
@@ -20,13 +34,23 @@ it('logs the rejected config at ERROR, and the channel runs pick_first instead',
     [STATS_LABEL_OPTION]: 'rejected',
   });
   try {
-    await callOnce(client, 5_000);
-    expect(logged.some((line) => /rejected load balancing config: peak_ewma_experimental: field "decayTime"/.test(line))).toBe(true);
+    const servedBy: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      servedBy.push(await callOnce(client, 5_000));
+    }
+    const rejection = /rejected load balancing config: peak_ewma_experimental: field "decayTime"/;
+    expect(logged.error.filter((line) => rejection.test(line)).length).toBeGreaterThan(0);
     expect(getLoadBalancerStats().filter((s) => s.label === 'rejected')).toEqual([]);
+    // pick_first: every call on one backend, none on the other (ours would spread them).
+    expect(new Set(servedBy).size).toBe(1);
+    const idle = backends.filter((backend) => backend.id !== servedBy[0]);
+    expect(idle).toHaveLength(1);
+    expect(idle[0].calls).toBe(0);
     expect(() => validateServiceConfig(serviceConfig)).toThrow(/peak_ewma_experimental: field "decayTime"/);
   } finally {
     client.close();
     stopBackends(backends);
     setLogger(console);
+    setLogVerbosity(environmentVerbosity());
   }
 });

@@ -156,11 +156,31 @@ describe.each([PEAK_EWMA_POLICY_NAME, LEAST_REQUEST_POLICY_NAME])('%s: shared sk
 
   it('applies a config update to the live instance without losing state', async () => {
     await runTraffic(client, { concurrency: 2, maxCalls: 30, maxDurationMs: 10_000 });
-    const before = callsByAddress();
-    target.setServiceConfig([{ [policy]: { choiceCount: 3 } }]);
+    const before = stats();
+    const callsBefore = callsByAddress();
+    // The engine's own view, not the stored JSON: candidatesPerPick reads the
+    // engine's choiceCount, ejectionLineMs peak_ewma's live model settings.
+    expect(before.candidatesPerPick).toBe(2);
+    if (policy === PEAK_EWMA_POLICY_NAME) {
+      expect(before.ejectionLineMs).not.toBeNull();
+    }
+    const update = policy === PEAK_EWMA_POLICY_NAME ? { choiceCount: 3, ejectionRatio: 0 } : { choiceCount: 3 };
+    target.setServiceConfig([{ [policy]: update }]);
     await waitFor('the new config to reach the balancer', () => JSON.stringify(stats().config).includes('"choiceCount":3'));
     const live = stats();
-    expect(live.config).toMatchObject({ [policy]: { choiceCount: 3 } });
-    expect(callsByAddress()).toEqual(before);
+    expect(live.config).toMatchObject({ [policy]: update });
+    // The same instance took it: its engine compares 3 candidates now...
+    expect(live.instanceId).toBe(before.instanceId);
+    expect(live.candidatesPerPick).toBe(3);
+    if (policy === PEAK_EWMA_POLICY_NAME) {
+      // ...and its model runs the new settings (ejection off: no line).
+      expect(live.ejectionLineMs).toBeNull();
+    }
+    // ...and kept every endpoint's record.
+    expect(callsByAddress()).toEqual(callsBefore);
+    // The updated engine serves.
+    const after = await runTraffic(client, { concurrency: 2, maxCalls: 10, maxDurationMs: 10_000 });
+    expect(after.failures).toEqual([]);
+    expect(stats().instanceId).toBe(before.instanceId);
   });
 });

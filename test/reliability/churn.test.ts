@@ -30,9 +30,10 @@ describe(`churn: an endpoint replaced every 100 ms for ${DURATION_MS / 1000} s u
     });
     expect(violationsOf(report)).toEqual([]);
     expect(report.unexpectedFailures + report.allowedFailures).toBe(0);
+    // Each tick's removal reached the balancer: violationsOf counts every update after which the stats did
+    // not list exactly the published endpoints. (The script's tick and removal counters are its own: it
+    // runs at least minTicks ticks and counts one removal per tick, whatever the balancer saw.)
     // Enough happened for the checks to mean something.
-    expect(report.ticks).toBeGreaterThanOrEqual(20);
-    expect(report.endpointsRemoved).toBe(report.ticks);
     expect(report.rpcsOk).toBeGreaterThan(report.ticks);
     expect(report.distinctBackendsServed).toBeGreaterThan(report.ticks / 2);
     expect(report.outstandingSamples).toBeGreaterThan(10); // every 5 ms, fewer when the machine is starved
@@ -44,7 +45,6 @@ describe(`churn: an endpoint replaced every 100 ms for ${DURATION_MS / 1000} s u
     const report = await runChurnSoak({ ...common, mode: 'hard', label: 'churn-hard', source: resolverSource('churn-hard', POLICY) });
     expect(violationsOf(report)).toEqual([]);
     expect(report.unexpectedFailures).toBe(0);
-    expect(report.endpointsCrashed).toBe(report.ticks);
     expect(report.allowedFailures).toBeGreaterThan(0); // crashes did hit calls in flight
     expect(report.rpcsOk).toBeGreaterThan(report.ticks); // traffic kept flowing (how much failed depends on machine load)
     expect(report.outstandingAtRest).toEqual([0, 0, 0, 0]);

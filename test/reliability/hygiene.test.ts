@@ -43,7 +43,6 @@ test('closing the channel destroys the balancer: it leaves getLoadBalancerStats(
 });
 
 test('a process that used both policies and closed its channels and servers exits by itself', () => {
-  const started = Date.now();
   const result = spawnSync(
     path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx'),
     [path.join(__dirname, 'support', 'natural-exit.ts')],
@@ -54,7 +53,6 @@ test('a process that used both policies and closed its channels and servers exit
   const report = JSON.parse(result.stdout.trim().split('\n').pop()!);
   expect(report.used).toEqual(['least_request_experimental', 'peak_ewma_experimental']);
   expect(report.balancersAfterClose).toBe(0);
-  expect(Date.now() - started).toBeLessThan(30_000);
 });
 
 function sourceFiles(dir: string): string[] {
@@ -65,17 +63,33 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-test('every timer src/ starts is unref\'d or cleared in destroy()', () => {
+/** Lines of `text` that start a timer neither unref'd nor said to be cleared in destroy() within the next 8 lines. */
+function timerOffenders(text: string): string[] {
+  const lines = text.split('\n');
   const offenders: string[] = [];
-  for (const file of sourceFiles(path.join(REPO_ROOT, 'src'))) {
-    const lines = fs.readFileSync(file, 'utf8').split('\n');
-    lines.forEach((line, index) => {
-      if (!/\bset(Timeout|Interval)\s*\(/.test(line) || /^\s*(\*|\/\/)/.test(line)) return;
-      const statement = lines.slice(index, index + 8).join('\n');
-      if (!/\.unref\(\)|cleared in destroy\(\)/.test(statement)) {
-        offenders.push(`${path.relative(REPO_ROOT, file)}:${index + 1}: ${line.trim()}`);
-      }
-    });
-  }
+  lines.forEach((line, index) => {
+    if (!/\bset(Timeout|Interval)\s*\(/.test(line) || /^\s*(\*|\/\/)/.test(line)) return;
+    const statement = lines.slice(index, index + 8).join('\n');
+    if (!/\.unref\(\)|cleared in destroy\(\)/.test(statement)) {
+      offenders.push(`${index + 1}: ${line.trim()}`);
+    }
+  });
+  return offenders;
+}
+
+test('the timer scan flags a bare timer and passes an unref\'d, a cleared or a commented one', () => {
+  // src/ has no timer today, so the scan below has never had anything to flag: it must be able to.
+  expect(timerOffenders('const a = 1;\nsetTimeout(f, 5);\n')).toEqual(['2: setTimeout(f, 5);']);
+  expect(timerOffenders('this.timer = setInterval(() => tick(), 5);')).toEqual(['1: this.timer = setInterval(() => tick(), 5);']);
+  expect(timerOffenders('setTimeout(f, 5).unref();')).toEqual([]);
+  expect(timerOffenders('const t = setTimeout(\n  f,\n  5,\n);\nt.unref();')).toEqual([]);
+  expect(timerOffenders('this.timer = setInterval(f, 5); // cleared in destroy()')).toEqual([]);
+  expect(timerOffenders('// setTimeout(f, 5) would block exit\n * setInterval(f) in a doc comment')).toEqual([]);
+});
+
+test('every timer src/ starts is unref\'d or cleared in destroy()', () => {
+  const offenders = sourceFiles(path.join(REPO_ROOT, 'src')).flatMap((file) =>
+    timerOffenders(fs.readFileSync(file, 'utf8')).map((offender) => `${path.relative(REPO_ROOT, file)}:${offender}`),
+  );
   expect(offenders).toEqual([]);
 });

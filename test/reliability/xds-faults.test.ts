@@ -86,26 +86,30 @@ describe('xDS faults', () => {
     expect(endpoints()).toEqual([b0.address, b1.address].sort());
 
     const traffic = background(client);
-    controlPlane.close();
-    controlPlane = null;
-    // Gone for 2 s at least: the ADS stream has ended and the reconnects (backoff from 1 s) are refused...
-    await sleep(2_000);
-    // ...and until 20 calls have been served meanwhile, however slow the machine: a count, not a rate
-    // (a loaded machine has managed 32 in those 2 s, against 150 on a quiet one).
-    await waitFor('20 calls while the control plane is gone', () => traffic.results.length >= 20, 30_000, 20);
-    expect(endpoints()).toEqual([b0.address, b1.address].sort()); // same balancer, same endpoints
+    try {
+      controlPlane.close();
+      controlPlane = null;
+      // Gone for 2 s at least: the ADS stream has ended and the reconnects (backoff from 1 s) are refused...
+      await sleep(2_000);
+      // ...and until 20 calls have been served meanwhile, however slow the machine: a count, not a rate
+      // (a loaded machine has managed 32 in those 2 s, against 150 on a quiet one).
+      await waitFor('20 calls while the control plane is gone', () => traffic.results.length >= 20, 30_000, 20);
+      expect(endpoints()).toEqual([b0.address, b1.address].sort()); // same balancer, same endpoints
 
-    // Back on the same address, with b2 added meanwhile. b0 and b1 slower than b2's defaultRtt (10 ms)
-    // from now on, so that P2C takes b2 whenever it draws it: otherwise b2 gets its first call only
-    // once an event-loop stall has pushed both other estimates above 10 ms, which a quiet machine may
-    // not do before the wait below gives up.
-    for (const backend of [b0, b1]) backend.behaviour.delayMs = 20;
-    controlPlane = await startControlPlane(port, [b0.address, b1.address, b2.address]);
-    // The ADS channel reconnects on grpc-js's backoff (1 s × 1.6^n, ±20 %): the next attempt is at most
-    // about 0.75 × the outage away, so 40 s covers an outage of up to 50 s.
-    await waitFor('the client to resubscribe and see b2', () => endpoints().length === 3, 40_000, 50);
-    await waitFor('b2 to serve', () => b2.calls > 0, 10_000);
-    await traffic.stop();
+      // Back on the same address, with b2 added meanwhile. b0 and b1 slower than b2's defaultRtt (10 ms)
+      // from now on, so that P2C takes b2 whenever it draws it: otherwise b2 gets its first call only
+      // once an event-loop stall has pushed both other estimates above 10 ms, which a quiet machine may
+      // not do before the wait below gives up.
+      for (const backend of [b0, b1]) backend.behaviour.delayMs = 20;
+      controlPlane = await startControlPlane(port, [b0.address, b1.address, b2.address]);
+      // The ADS channel reconnects on grpc-js's backoff (1 s × 1.6^n, ±20 %): the next attempt is at most
+      // about 0.75 × the outage away, so 40 s covers an outage of up to 50 s.
+      await waitFor('the client to resubscribe and see b2', () => endpoints().length === 3, 40_000, 50);
+      await waitFor('b2 to serve', () => b2.calls > 0, 10_000);
+    } finally {
+      // Stopped on failure too: calls left running would outlive the test and its client.
+      await traffic.stop();
+    }
 
     // Every call (including the 20+ while the control plane was gone) succeeded.
     expect(traffic.results.filter((result) => result.error !== null)).toEqual([]);
