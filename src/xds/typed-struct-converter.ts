@@ -9,6 +9,15 @@
  * xds_wrr_locality is ACKed and then crashes the process. Ours parses its
  * output as grpc-js will and throws (→ NACK). A TypedStruct without a value
  * means an empty config ({}), as in grpc-go.
+ *
+ * Parsing the top level is not enough for the policies grpc-js-xds builds
+ * its tree from: their createFromJson checks only the shape of what they
+ * carry (xds_wrr_locality: that child_policy is an array; cds: that cluster
+ * is a string). Named in a TypedStruct, a bad child is then ACKed and throws,
+ * uncaught, at the next address update, and a cds naming its own cluster
+ * recurses until the stack overflows: either ends the process. A TypedStruct
+ * names a policy for A52's escape hatch, not a piece of the xDS tree, so
+ * these names are refused wherever they appear in its config.
  */
 import { experimental, LoadBalancingConfig } from '@grpc/grpc-js';
 import { assertGrpcAccepts } from './grpc-accepts';
@@ -16,6 +25,19 @@ import { decodeValidated, EncodedAny } from './policy-protos';
 import { typeNameOfUrl } from './proto-root';
 import { DecodedStruct, flattenStruct } from './struct';
 import { UDPA_TYPED_STRUCT_TYPE_URL, XDS_TYPED_STRUCT_TYPE_URL } from './type-urls';
+
+/** grpc-js-xds's tree policies (cds → xds_cluster_impl → priority → …); grpc-js-lb-internals.md. */
+const XDS_TREE_POLICIES: ReadonlySet<string> = new Set([
+  'cds',
+  'xds_cluster_impl',
+  'xds_cluster_manager',
+  'priority',
+  'weighted_target',
+  'xds_wrr_locality',
+]);
+
+/** Child lists followed when looking for tree policies; deeper nesting is refused. */
+const MAX_CHILD_DEPTH = 32;
 
 interface TypedStructView {
   type_url?: string;
@@ -30,8 +52,53 @@ export function convertTypedStruct(typedConfig: EncodedAny): LoadBalancingConfig
   const policyName = typeNameOfUrl(typedStruct.type_url ?? '');
   // grpc-js checks registration with `in`: "constructor" or "toString" would
   // look registered. No real policy has such a name; skip it like any unknown one.
-  if (policyName === '' || policyName in Object.prototype || !experimental.isLoadBalancerNameRegistered(policyName)) {
+  if (policyName === '' || policyName in Object.prototype) {
     return null;
   }
-  return assertGrpcAccepts({ [policyName]: flattenStruct(typedStruct.value ?? {}) });
+  // Refused even where grpc-js-xds is not loaded (the name then unregistered): never a TypedStruct's.
+  refuseTreePolicy(policyName, 'TypedStruct.type_url');
+  if (!experimental.isLoadBalancerNameRegistered(policyName)) {
+    return null;
+  }
+  const config = { [policyName]: flattenStruct(typedStruct.value ?? {}) };
+  refuseTreePolicyChildren(config, 0);
+  return assertGrpcAccepts(config);
+}
+
+function refuseTreePolicy(name: string, where: string): void {
+  if (XDS_TREE_POLICIES.has(name)) {
+    throw new Error(
+      `${where}: policy "${name}" is one grpc-js-xds builds the xDS tree from and cannot be named in a TypedStruct ` +
+        '(its children would be checked only when endpoints arrive, and a bad one would end the process)',
+    );
+  }
+}
+
+/**
+ * Throws if a policy in the `child_policy` / `childPolicy` lists of `entry`
+ * (`{name: config}`), at any depth, is one of grpc-js-xds's tree policies.
+ */
+function refuseTreePolicyChildren(entry: Record<string, unknown>, depth: number): void {
+  if (depth >= MAX_CHILD_DEPTH) {
+    throw new Error(`TypedStruct.value: child policies nested deeper than ${MAX_CHILD_DEPTH} levels`);
+  }
+  for (const [name, config] of Object.entries(entry)) {
+    if (typeof config !== 'object' || config === null) {
+      continue;
+    }
+    for (const key of ['child_policy', 'childPolicy']) {
+      const children = (config as Record<string, unknown>)[key];
+      if (!Array.isArray(children)) {
+        continue;
+      }
+      children.forEach((child, index) => {
+        if (typeof child === 'object' && child !== null && !Array.isArray(child)) {
+          for (const childName of Object.keys(child)) {
+            refuseTreePolicy(childName, `TypedStruct.value ${name}.${key}[${index}]`);
+          }
+          refuseTreePolicyChildren(child as Record<string, unknown>, depth + 1);
+        }
+      });
+    }
+  }
 }

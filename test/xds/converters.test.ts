@@ -152,6 +152,22 @@ describe('TypedStruct → {<name>: <struct>}', () => {
     expect(convertTypedStruct(typedStruct('example.com/round_robin'))).toEqual({ round_robin: {} });
   });
 
+  test("a name of grpc-js-xds's own tree is refused (→ NACK), at the top or in a child list, whose children grpc-js-xds would check only when endpoints arrive", () => {
+    for (const name of ['xds_wrr_locality', 'cds', 'priority', 'weighted_target', 'xds_cluster_impl', 'xds_cluster_manager']) {
+      expect(() => convertTypedStruct(typedStruct(`type.googleapis.com/${name}`, { child_policy: [{ round_robin: {} }] }))).toThrow(
+        `TypedStruct.type_url: policy "${name}" is one grpc-js-xds builds the xDS tree from and cannot be named in a TypedStruct`,
+      );
+    }
+    // outlier_detection is grpc-js's own and registered here; its child list is searched too.
+    const nested = { child_policy: [{ pick_first: {} }, { xds_wrr_locality: { child_policy: [{ peak_ewma_experimental: { choiceCount: 1 } }] } }] };
+    expect(() => convertTypedStruct(typedStruct('type.googleapis.com/outlier_detection', nested))).toThrow(
+      'TypedStruct.value outlier_detection.child_policy[1]: policy "xds_wrr_locality" is one grpc-js-xds builds the xDS tree from',
+    );
+    // A leaf policy with ordinary children still converts.
+    const fine = { child_policy: [{ round_robin: {} }] };
+    expect(convertTypedStruct(typedStruct('type.googleapis.com/outlier_detection', fine))).toEqual({ outlier_detection: fine });
+  });
+
   test('a registered name with a config grpc-js rejects throws (→ NACK), naming the problem', () => {
     expect(() => convertTypedStruct(typedStruct('example.com/peak_ewma_experimental', { decayTime: -3 }))).toThrow(
       'field "decayTime" must be a duration string ("10s") or {seconds, nanos}, got -3',

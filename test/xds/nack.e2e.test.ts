@@ -69,6 +69,8 @@ const CRASH_CASES: [string, number][] = [
   ['wrr-locality-peak-ewma-rejected.yaml', 2],
   ['wrr-locality-typed-struct-rejected.yaml', 3],
   ['wrr-locality-udpa-typed-struct-rejected.yaml', 2],
+  ['typed-struct-xds-wrr-locality-rejected.yaml', 3],
+  ['typed-struct-cds-self-rejected.yaml', 2],
 ];
 
 test.each(CRASH_CASES)('the crash case %s: NACKed, then an EDS update (%i endpoints) is served and the process lives', async (fixture, endpointCount) => {
