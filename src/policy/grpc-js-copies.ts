@@ -26,9 +26,20 @@ const ENTRY_TAIL = path.join('node_modules', '@grpc', 'grpc-js', ENTRY_FILE);
 /** The package directory of a copy, from its entry file. */
 const packageDir = (entryFile: string) => entryFile.slice(0, -ENTRY_FILE.length - 1);
 
-/** The entry file of the copy this package imports and registers into. */
-function ourEntry(): string {
-  return require.resolve('@grpc/grpc-js');
+/**
+ * The entry file of the copy this package imports and registers into, or
+ * null where there is no file to name: in a bundle (esbuild, webpack: one
+ * file, no node_modules, as AWS CDK packages a Lambda) grpc-js is inlined
+ * and resolving it throws. A bundle holds one copy, so there is nothing on
+ * disk to compare; the checks by path are then skipped.
+ */
+function ourEntry(): string | null {
+  try {
+    const entry: unknown = require.resolve('@grpc/grpc-js');
+    return typeof entry === 'string' ? entry : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Entry files of every copy loaded through require() so far (ESM-only loads are not seen). */
@@ -49,10 +60,11 @@ function applicationEntry(): string | null {
   }
 }
 
-function secondCopyError(ours: string, other: string, how: string): Error {
+function secondCopyError(ours: string | null, other: string, how: string): Error {
+  const where = ours === null ? 'the copy bundled with it' : packageDir(ours);
   return new Error(
     `grpc-js-peak-ewma: two copies of @grpc/grpc-js: this package registers its policies into ` +
-      `${packageDir(ours)}, but ${how} ${packageDir(other)}. A channel made with that copy does not see ` +
+      `${where}, but ${how} ${other.endsWith(ENTRY_FILE) ? packageDir(other) : other}. A channel made with that copy does not see ` +
       `peak_ewma_experimental or least_request_experimental and silently uses pick_first. Dedupe them ` +
       `(npm ls @grpc/grpc-js; npm dedupe), or, if your channels use the first copy, say so: ` +
       `register({ grpcJs: require('@grpc/grpc-js') }).`,
@@ -71,6 +83,9 @@ export function assertSameGrpcJs(choice: GrpcJsChoice = {}): void {
       throw secondCopyError(ours, theirs ?? 'an unknown location', 'the grpcJs given to register() is');
     }
     return;
+  }
+  if (ours === null) {
+    return; // bundled: one copy, nothing on disk to compare
   }
   const other = loadedEntries().find((file) => file !== ours);
   if (other !== undefined) {

@@ -1,0 +1,52 @@
+/**
+ * An application bundled with esbuild (AWS CDK's NodejsFunction packages a
+ * Lambda so: one file, no node_modules) holds one grpc-js, inlined. register()
+ * must work there. It threw "Cannot find module '@grpc/grpc-js'", even with
+ * the { grpcJs } escape hatch: grpc-js-copies.ts resolved grpc-js on disk
+ * before anything else. The bundle runs from a directory outside any
+ * node_modules tree, as a deployed one does.
+ */
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+// Under the repository (its /tmp/ is git-ignored), so that esbuild resolves @grpc/grpc-js from node_modules.
+const SRC_DIR = path.join(ROOT, 'tmp', `bundled-register-${process.pid}`);
+// Outside any node_modules tree, as a deployed bundle is.
+const OUT_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'bundled-register-'));
+
+afterAll(() => {
+  fs.rmSync(SRC_DIR, { recursive: true, force: true });
+  fs.rmSync(OUT_DIR, { recursive: true, force: true });
+});
+
+function bundleAndRun(body: string): string {
+  fs.mkdirSync(SRC_DIR, { recursive: true });
+  const entry = path.join(SRC_DIR, 'app.ts');
+  fs.writeFileSync(
+    entry,
+    `import * as grpc from '@grpc/grpc-js';\n` +
+      `import { register, PEAK_EWMA_POLICY_NAME } from ${JSON.stringify(path.join(ROOT, 'src'))};\n` +
+      `function attempt(step: string, run: () => void) {\n` +
+      `  try { run(); console.log(step + ': ok'); } catch (e) { console.log(step + ': ' + (e as Error).message.split('\\n')[0]); }\n` +
+      `}\n${body}\n`,
+  );
+  const out = path.join(OUT_DIR, 'app.js');
+  execFileSync(
+    path.join(ROOT, 'node_modules', '.bin', 'esbuild'),
+    [entry, '--bundle', '--platform=node', `--outfile=${out}`, '--log-level=error'],
+    { cwd: ROOT },
+  );
+  return execFileSync(process.execPath, [out], { cwd: OUT_DIR, encoding: 'utf8' }).trim();
+}
+
+it('register() works in an esbuild bundle deployed without node_modules, and our policy is then registered', () => {
+  const output = bundleAndRun(
+    `attempt('register()', () => register());\n` +
+      `attempt('register({ grpcJs })', () => register({ grpcJs: grpc }));\n` +
+      `console.log('registered: ' + grpc.experimental.isLoadBalancerNameRegistered(PEAK_EWMA_POLICY_NAME));`,
+  );
+  expect(output.split('\n')).toEqual(['register(): ok', 'register({ grpcJs }): ok', 'registered: true']);
+});
