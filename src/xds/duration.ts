@@ -10,6 +10,37 @@ export interface DurationObject {
 
 const NANOS_PER_SECOND = 1_000_000_000n;
 
+/** google/protobuf/duration.proto: seconds within ±315,576,000,000 (about 10,000 years). */
+const MAX_DURATION_SECONDS = 315_576_000_000n;
+const MAX_DURATION_NANOS = 999_999_999;
+
+/**
+ * Why `duration` is not a valid google.protobuf.Duration, or null if it is
+ * one. duration.proto: seconds within ±315,576,000,000; nanos within
+ * ±999,999,999 and, when seconds is not 0, of the same sign. On the wire
+ * anything fits; summed as it came, `{seconds: 1, nanos: -500000000}` would
+ * quietly mean 0.5 s where Envoy refuses the Cluster.
+ */
+export function durationProblem(duration: DurationObject): string | null {
+  let seconds: bigint;
+  try {
+    seconds = BigInt(duration.seconds ?? 0);
+  } catch {
+    return 'seconds must be a whole number';
+  }
+  const nanos = duration.nanos ?? 0;
+  if (seconds > MAX_DURATION_SECONDS || seconds < -MAX_DURATION_SECONDS) {
+    return `seconds must be within ±${MAX_DURATION_SECONDS}`;
+  }
+  if (!Number.isInteger(nanos) || nanos > MAX_DURATION_NANOS || nanos < -MAX_DURATION_NANOS) {
+    return `nanos must be within ±${MAX_DURATION_NANOS}`;
+  }
+  if ((seconds > 0n && nanos < 0) || (seconds < 0n && nanos > 0)) {
+    return 'nanos must have the sign of seconds';
+  }
+  return null;
+}
+
 export function durationToNanos(duration: DurationObject): bigint {
   return BigInt(duration.seconds ?? 0) * NANOS_PER_SECOND + BigInt(duration.nanos ?? 0);
 }

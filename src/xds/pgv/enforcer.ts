@@ -29,6 +29,7 @@ import {
 } from './checks';
 import { FieldRules, fieldRules, isMessageExempt, isOneofRequired } from './rules';
 import { WRAPPER_SCALAR_KINDS } from '../well-known';
+import { durationProblem, DurationObject } from '../duration';
 
 type Decoded = Record<string, unknown>;
 
@@ -229,7 +230,16 @@ function compileMessageField(type: protobuf.Type, rules: FieldRules): ValueValid
     const kindRules = rules[kind] ?? {};
     required ||= kindRules.required === true;
     const checks = kind === 'duration' ? durationChecks(kindRules) : anyChecks(kindRules);
-    checkPresent = (value, path, violations) => runChecks(checks, kind, value, path, violations);
+    checkPresent = (value, path, violations) => {
+      // A Duration must be one before any rule compares it (duration.ts), with or without rules.
+      const problem = kind === 'duration' ? durationProblem(value as DurationObject) : null;
+      if (problem !== null) {
+        const { seconds, nanos } = value as DurationObject;
+        violations.push(`${path}: is not a valid google.protobuf.Duration: ${problem}, got {seconds: ${seconds ?? 0}, nanos: ${nanos ?? 0}}`);
+        return;
+      }
+      runChecks(checks, kind, value, path, violations);
+    };
   } else {
     rejectKinds(rules, ['message']);
     if (messageRules.skip === true) {
