@@ -64,7 +64,12 @@ function ejectionLineRatio(settings: PeakEwmaSettings, state?: EjectionRanking):
  */
 export function ejectionLineMs(settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): number | null {
   const ratio = ejectionLineRatio(settings, state);
-  return ratio && fleet.hasSample ? ratio * lineBaseMs(settings, fleet, state) : null;
+  if (!ratio || !fleet.hasSample) {
+    return null;
+  }
+  // A base of 0 (every answer so far took 0 ms on the clock) draws no line: a multiple of it would be NaN.
+  const baseMs = lineBaseMs(settings, fleet, state);
+  return baseMs > 0 ? ratio * baseMs : null;
 }
 
 export function exceedsEjectionLine(estimateMs: number, settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): boolean {

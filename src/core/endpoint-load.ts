@@ -33,9 +33,11 @@ export class EndpointLoad {
   sampledAtCall = 0;
   hasSample = false;
   /**
-   * A plain moving average of the samples, for `ejectionSignal` "mean"
+   * A plain moving average of the answers, for `ejectionSignal` "mean"
    * (mean.ts) and the rotation's gate (rotation.ts); meaningless until
-   * `hasSample`.
+   * `hasMean`, which comes later than `hasSample` for an endpoint whose
+   * first calls failed (a failure is the error penalty's sample, not an
+   * answer M takes).
    */
   meanRttMs = 0;
   /**
@@ -44,12 +46,23 @@ export class EndpointLoad {
    * most 8: the next one weighs weight/(this + weight) (mean.ts).
    */
   meanSamples = 0;
+
+  /** Whether M has taken an answer: until then `meanRttMs` is no mean, not a 0 ms one. */
+  get hasMean(): boolean {
+    return this.meanSamples > 0;
+  }
   /**
    * Failed calls (errors; deadlines and cancels do not count) since its last
    * success, and with `ejectionSignal` "mean" answers that left it ejected:
    * the probe back-off's count.
    */
   consecutiveFailures = 0;
+  /**
+   * Whether the last call that raised `consecutiveFailures` was an error
+   * (else an answer that left it ejected); a deadline or a cancel in
+   * between leaves it as it is, as it leaves the count (probe-backoff.ts).
+   */
+  lastFailureWasError = false;
   /**
    * `consecutiveFailures` when a probe last restarted M (mean.ts): the
    * back-off that probe's answer suspended, resumed if M ejects the

@@ -61,7 +61,9 @@ export const STALE_ANSWER_WEIGHT = 0.5;
 /**
  * The mean signal after a sample of `sampleMs` that carries `weight` of an
  * average answer's evidence (methods.ts `answerWeight`; 1 with one method):
- * the sample itself for a first answer or the probe that restarts M (the
+ * the sample itself for a first answer (also one that follows failures,
+ * which M does not take, and may arrive as a stale endpoint's probe) or the
+ * probe that restarts M (the
  * probe of an endpoint M had ejected), else the moving average, the next
  * answer weighing weight/(meanSamples + weight) (see `meanSamplesAfter`).
  * A stale endpoint's answer moves M by min(weight, STALE_ANSWER_WEIGHT), so
@@ -69,7 +71,7 @@ export const STALE_ANSWER_WEIGHT = 0.5;
  * endpoint that was merely unpicked.
  */
 export function nextMeanRttMs(load: EndpointLoad, sampleMs: number, stale: boolean, weight = 1, restarts = false): number {
-  if (!load.hasSample || restarts) {
+  if (!load.hasMean || restarts) {
     return sampleMs;
   }
   if (stale) {

@@ -18,7 +18,7 @@ import { unsampledCost } from './new-endpoint';
 import { blendRttMs } from './peak-ewma';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 import { Refusal } from './pick-paths';
-import { failuresAfterEjectingAnswer, failuresInARowAfter } from './probe-backoff';
+import { countFailures, failuresAfterEjectingAnswer, failuresInARowAfter } from './probe-backoff';
 import { refusalOf, rotates } from './rotation';
 import { isStale } from './staleness';
 import { BalancerTraffic } from './traffic';
@@ -45,7 +45,8 @@ export class PeakEwmaModel implements LoadModel {
       return NaN;
     }
     const signalMs = settings.ejectionSignal === 'mean' ? load.meanRttMs : estimateMs(load, nowMs, settings, fleet, this.traffic);
-    return signalMs / lineBaseMs(settings, fleet, this.ejection);
+    const baseMs = lineBaseMs(settings, fleet, this.ejection);
+    return baseMs > 0 ? signalMs / baseMs : NaN;
   };
   // `ejected`'s scratch rating, so that the stats path allocates nothing either.
   private readonly statsRating = new CandidateRating();
@@ -163,11 +164,12 @@ export class PeakEwmaModel implements LoadModel {
     }
     const sampleMs = sampleWith(load, outcome, judgedMs, estimateNowMs, settings, fleet);
     if (sampleMs === null || !(sampleMs >= 0) || !Number.isFinite(sampleMs)) {
-      load.consecutiveFailures = failures;
+      countFailures(load, outcome, failures, false);
       return;
     }
     // With the mean signal an answer that leaves the endpoint ejected is a failed probe too (mean.ts).
-    load.consecutiveFailures = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight, this.ejection) ? failuresAfterEjectingAnswer(load) : failures;
+    const ejectingAnswer = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight, this.ejection);
+    countFailures(load, outcome, ejectingAnswer ? failuresAfterEjectingAnswer(load) : failures, ejectingAnswer);
     if (load.hasSample) {
       // The blend starts from what the cost used: a stale estimate from the
       // fleet average, not from an old peak.

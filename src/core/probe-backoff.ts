@@ -79,10 +79,29 @@ export function probeFairSharesOf(load: EndpointLoad, settings: PeakEwmaSettings
 /**
  * Whether `load`'s failures in a row end in an error, rather than in an
  * answer slow enough to leave it ejected (which counts as a failed probe
- * too): its last sample is the error's, since `failedAtMs` is stamped with it.
+ * too). Kept as a flag by `countFailures`: until 2026-12-05 it was read off
+ * the timestamps (the last sample the error's), and a deadline after the
+ * errors, which counts nothing, took a step off the back-off.
  */
 export function failuresEndInAnError(load: EndpointLoad): boolean {
-  return load.consecutiveFailures > 0 && load.failedAtMs >= load.sampledAtMs;
+  return load.consecutiveFailures > 0 && load.lastFailureWasError;
+}
+
+/**
+ * Stores `count`, the failures in a row after a call that ended with
+ * `outcome` (`ejectingAnswer`: an answer that left the endpoint ejected, a
+ * failed probe), and what raised it last: an error, or a slow answer. A
+ * deadline or a cancel leaves both as they were.
+ */
+export function countFailures(load: EndpointLoad, outcome: CallOutcome, count: number, ejectingAnswer: boolean): void {
+  if (ejectingAnswer) {
+    load.lastFailureWasError = false;
+  } else if (outcome === CallOutcome.FAILURE) {
+    load.lastFailureWasError = true;
+  } else if (count === 0) {
+    load.lastFailureWasError = false;
+  }
+  load.consecutiveFailures = count;
 }
 
 /**

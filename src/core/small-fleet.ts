@@ -49,8 +49,9 @@ import { EndpointLoad } from './endpoint-load';
 export const SMALL_FLEET_MAX = 5;
 
 /**
- * The median of the sampled endpoints' means M in ms (the lower middle one
- * of an even count), or 0, judged against F: no answer yet, or more than
+ * The median of the means M in ms of the endpoints that have one (the lower
+ * middle one of an even count; an endpoint that has only failed has none),
+ * or 0, judged against F: no answer yet, or more than
  * SMALL_FLEET_MAX endpoints. `means` is scratch, so that it allocates
  * nothing once warm; taken when the budget ranks (ejection-ranking.ts).
  */
@@ -58,7 +59,7 @@ export function smallFleetMedianMs(candidates: readonly EndpointLoad[], means: n
   means.length = 0;
   if (candidates.length <= SMALL_FLEET_MAX) {
     for (const load of candidates) {
-      if (load.hasSample) {
+      if (load.hasMean) {
         means.push(load.meanRttMs);
       }
     }

@@ -172,7 +172,7 @@ function toStats(raw: ReturnType<BalancerStatsSource['statsSnapshot']>): Balance
       shareOfCalls: totalCalls > 0 ? load.callsStarted / totalCalls : 0,
       msSinceLastSample: load.hasSample ? nowMs - load.sampledAtMs : null,
       ejected: model instanceof PeakEwmaModel && model.ejected(load, nowMs),
-      meanMs: model instanceof PeakEwmaModel && keepsMean(model.settings) && load.hasSample ? load.meanRttMs : null,
+      meanMs: model instanceof PeakEwmaModel && keepsMean(model.settings) && load.hasMean ? load.meanRttMs : null,
       failuresInARow: load.consecutiveFailures,
     })),
     methods: methodViews(raw.engine),

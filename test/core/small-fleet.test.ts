@@ -21,6 +21,7 @@ function sampled(meansMs: (number | null)[]): EndpointLoad[] {
     if (meanMs !== null) {
       load.hasSample = true;
       load.meanRttMs = meanMs;
+      load.meanSamples = 8; // a whole window of answers (EndpointLoad.hasMean)
     }
     return load;
   });

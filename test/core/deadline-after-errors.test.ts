@@ -1,0 +1,61 @@
+/**
+ * A deadline leaves the failures in a row as they were (probe-backoff.ts):
+ * after two errors the probe interval is K·2^2 = 40 fair shares, and the gate
+ * refuses the endpoint for its failures. Until 2026-12-05 "the run ends in an
+ * error" was read off the timestamps, so a deadline after the errors (a
+ * sample, not a failure) halved the interval and relabelled the refusal as
+ * the mean's. `EndpointLoad.lastFailureWasError` keeps it.
+ */
+import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, Refusal, seededRandom } from '../../src/core';
+import { isStale } from '../../src/core/staleness';
+import { probeFairSharesOf } from '../../src/core/probe-backoff';
+import { PeakEwmaLoadBalancingConfig } from '../../src/policy/peak-ewma-config';
+
+const settings = new PeakEwmaLoadBalancingConfig().settings; // defaults: K 10, cap 8, T 1 s
+
+function run(withDeadline: boolean, calls = 60, eachMs = 20) {
+  const clock = new ManualClock(1_000);
+  const model = new PeakEwmaModel(settings);
+  const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: clock.now, random: seededRandom(1) });
+  const [a, c] = [new EndpointLoad(), new EndpointLoad()];
+  const call = (load: EndpointLoad, ms: number, outcome = CallOutcome.SUCCESS) => {
+    const start = engine.callStarted(load);
+    clock.advance(ms);
+    engine.callEnded(load, outcome, start);
+  };
+  engine.pick([a, c]);
+  for (let i = 0; i < 20; i++) call(a, 10);
+  call(c, 10);
+  call(c, 1, CallOutcome.FAILURE);
+  call(c, 1, CallOutcome.FAILURE);
+  if (withDeadline) {
+    call(c, 20, CallOutcome.DEADLINE_EXCEEDED); // counts no failure: the count stays 2
+  }
+  const countAfter = c.consecutiveFailures;
+  const interval = probeFairSharesOf(c, settings);
+  // 60 calls (30 fair shares of 2 endpoints) over 1.2 s: past T, under K·2^2 = 40 fair shares
+  for (let i = 0; i < calls; i++) call(a, eachMs);
+  return { countAfter, interval, stale: isStale(c, clock.now(), settings, model.fleet, model.traffic), refusal: model.refusalOf(c, clock.now()), mean: c.meanRttMs };
+}
+
+describe('a deadline after errors', () => {
+  it('leaves the failures in a row and their probe interval as they were', () => {
+    const errorsOnly = run(false);
+    const thenDeadline = run(true);
+    expect(errorsOnly.countAfter).toBe(2);
+    expect(thenDeadline.countAfter).toBe(2); // the count is left, as documented
+    expect(errorsOnly.interval).toBe(40); // K·2^j, j = 2, the last an error
+    expect(errorsOnly.stale).toBe(false);
+    expect(thenDeadline.interval).toBe(40); // the last of the 2 failures is still an error
+    expect(thenDeadline.stale).toBe(false);
+  });
+
+  it('is still refused as a failure (its failures in a row end in an error)', () => {
+    // 30 calls over 1.2 s: past T (no failure within it), 15 fair shares: not stale either way
+    const thenDeadline = run(true, 30, 40);
+    expect(thenDeadline.stale).toBe(false);
+    expect(run(false, 30, 40).refusal).toBe(Refusal.failure);
+    expect(thenDeadline.mean).toBeLessThan(1.45 * 10);
+    expect(thenDeadline.refusal).toBe(Refusal.failure); // the errors' doing, not its mean's (M = 11.25, under the gate 1.45 × F)
+  });
+});
