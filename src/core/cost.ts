@@ -134,26 +134,27 @@ export function sampleForOutcome(
 ): number | null {
   const needsEstimate = outcome === CallOutcome.FAILURE && load.hasSample;
   const estimateNowMs = needsEstimate ? estimateMs(load, nowMs, settings, fleet, traffic) : settings.defaultRttMs;
-  return sampleWith(load, outcome, elapsedMs, estimateNowMs, settings, fleet);
+  return sampleWith(outcome, elapsedMs, estimateNowMs, failuresInARowAfter(load, outcome), settings, fleet);
 }
 
 /**
- * `sampleForOutcome` given the endpoint's estimate now (`estimateMs`, or
- * defaultRtt before its first sample), which the caller already has: the
- * error penalty (error-penalty.ts) on the fleet average, scaled by the
- * probe back-off for the failures in a row this outcome makes
- * (probe-backoff.ts). `elapsedMs` in the unit the estimate is kept in
- * (methods.ts `normalisedElapsedMs` when the call has a method).
+ * `sampleForOutcome` given what the caller already has: the endpoint's
+ * estimate now (`estimateMs`, or defaultRtt before its first sample) and
+ * the failures in a row this outcome makes (probe-backoff.ts
+ * `failuresInARowAfter`). The error penalty (error-penalty.ts) on the fleet
+ * average, scaled by their probe back-off. `elapsedMs` in the unit the
+ * estimate is kept in (methods.ts `normalisedElapsedMs` when the call has a
+ * method).
  */
 export function sampleWith(
-  load: EndpointLoad,
   outcome: CallOutcome,
   elapsedMs: number,
   estimateNowMs: number,
+  failuresInARow: number,
   settings: PeakEwmaSettings,
   fleet?: FleetRtt,
 ): number | null {
-  return sampleFrom(outcome, elapsedMs, estimateNowMs, settings, fleetRttOf(fleet), probeBackoffFactor(failuresInARowAfter(load, outcome), settings));
+  return sampleFrom(outcome, elapsedMs, estimateNowMs, settings, fleetRttOf(fleet), probeBackoffFactor(failuresInARow, settings));
 }
 
 /** The fleet average, or undefined before its first sample. */

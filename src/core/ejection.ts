@@ -40,11 +40,15 @@ export function medianIsLineBase(settings: PeakEwmaSettings): boolean {
 
 /**
  * What the line is a multiple of, in ms: where `medianIsLineBase`, the small
- * fleet's median of the means if there is one (small-fleet.ts); else F.
+ * fleet's median of the means if there is one (small-fleet.ts); else F. Null
+ * when there is no base to draw a line from: before the fleet's first
+ * answer, or while F is 0 (every answer so far took 0 ms on the clock: a
+ * multiple of it, or a ratio to it, would be NaN).
  */
-export function lineBaseMs(settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): number {
+export function lineBaseMs(settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): number | null {
   const medianMs = state?.medianMs ?? 0;
-  return medianMs > 0 && medianIsLineBase(settings) ? medianMs : fleet.rttMs;
+  const baseMs = medianMs > 0 && medianIsLineBase(settings) ? medianMs : fleet.rttMs;
+  return fleet.hasSample && baseMs > 0 ? baseMs : null;
 }
 
 /**
@@ -59,17 +63,13 @@ function ejectionLineRatio(settings: PeakEwmaSettings, state?: EjectionRanking):
 
 /**
  * The ejection line now, in ms: its ratio × its base; null with ejection off
- * or before the fleet's first answer. What every judgement below compares
+ * or without a base (`lineBaseMs`). What every judgement below compares
  * with, and what the stats report (`ejectionLineMs`).
  */
 export function ejectionLineMs(settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): number | null {
   const ratio = ejectionLineRatio(settings, state);
-  if (!ratio || !fleet.hasSample) {
-    return null;
-  }
-  // A base of 0 (every answer so far took 0 ms on the clock) draws no line: a multiple of it would be NaN.
-  const baseMs = lineBaseMs(settings, fleet, state);
-  return baseMs > 0 ? ratio * baseMs : null;
+  const baseMs = ratio ? lineBaseMs(settings, fleet, state) : null;
+  return baseMs === null ? null : ratio * baseMs;
 }
 
 export function exceedsEjectionLine(estimateMs: number, settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): boolean {

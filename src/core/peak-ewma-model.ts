@@ -46,7 +46,7 @@ export class PeakEwmaModel implements LoadModel {
     }
     const signalMs = settings.ejectionSignal === 'mean' ? load.meanRttMs : estimateMs(load, nowMs, settings, fleet, this.traffic);
     const baseMs = lineBaseMs(settings, fleet, this.ejection);
-    return baseMs > 0 ? signalMs / baseMs : NaN;
+    return baseMs === null ? NaN : signalMs / baseMs;
   };
   // `ejected`'s scratch rating, so that the stats path allocates nothing either.
   private readonly statsRating = new CandidateRating();
@@ -162,7 +162,7 @@ export class PeakEwmaModel implements LoadModel {
     if (outcome === CallOutcome.FAILURE) {
       load.failedAtMs = nowMs;
     }
-    const sampleMs = sampleWith(load, outcome, judgedMs, estimateNowMs, settings, fleet);
+    const sampleMs = sampleWith(outcome, judgedMs, estimateNowMs, failures, settings, fleet);
     if (sampleMs === null || !(sampleMs >= 0) || !Number.isFinite(sampleMs)) {
       countFailures(load, outcome, failures, false);
       return;

@@ -91,15 +91,13 @@ export function failuresEndInAnError(load: EndpointLoad): boolean {
  * Stores `count`, the failures in a row after a call that ended with
  * `outcome` (`ejectingAnswer`: an answer that left the endpoint ejected, a
  * failed probe), and what raised it last: an error, or a slow answer. A
- * deadline or a cancel leaves both as they were.
+ * deadline or a cancel leaves the flag as it was, and so does a success:
+ * the count is then 0, and only an error or an ejecting answer raises it
+ * again, each setting the flag.
  */
 export function countFailures(load: EndpointLoad, outcome: CallOutcome, count: number, ejectingAnswer: boolean): void {
-  if (ejectingAnswer) {
-    load.lastFailureWasError = false;
-  } else if (outcome === CallOutcome.FAILURE) {
-    load.lastFailureWasError = true;
-  } else if (count === 0) {
-    load.lastFailureWasError = false;
+  if (ejectingAnswer || outcome === CallOutcome.FAILURE) {
+    load.lastFailureWasError = !ejectingAnswer;
   }
   load.consecutiveFailures = count;
 }

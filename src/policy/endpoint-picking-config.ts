@@ -5,8 +5,8 @@
 import { experimental, logVerbosity } from '@grpc/grpc-js';
 import { LoadModel } from '../core/load-model';
 import { LoadBalancingEngine } from '../core/engine';
-import { ConfigError } from './config-fields';
-import { parseNotingUnknownFields, quotedName, unknownFieldRule } from './unknown-fields';
+import { ConfigError, describe } from './config-fields';
+import { parseNotingUnknownFields, unknownFieldRule } from './unknown-fields';
 
 /** What both policies' config classes provide to the shared balancer. */
 export interface EndpointPickingConfig extends experimental.TypedLoadBalancingConfig {
@@ -65,7 +65,7 @@ function reportUnknownField(policyName: string, field: string, knownFields: read
   reportedUnknownFields.add(key);
   experimental.log(
     logVerbosity.ERROR,
-    `grpc-js-peak-ewma: ${policyName}: field ${quotedName(field)} ${unknownFieldRule(field, knownFields)}, ` +
+    `grpc-js-peak-ewma: ${policyName}: field ${describe(field)} ${unknownFieldRule(field, knownFields)}, ` +
       'so it is ignored (validateServiceConfig rejects it)',
   );
 }

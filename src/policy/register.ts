@@ -24,3 +24,13 @@ export function register(choice: GrpcJsChoice = {}): void {
     LeastRequestLoadBalancingConfig,
   );
 }
+
+/**
+ * Whether grpc-js knows the policy `name`, a name from untrusted input (a
+ * service config, a TypedStruct's type_url). grpc-js checks registration
+ * with `in` on a plain object, so "constructor" or "toString" look
+ * registered to it and then fail inside it; no real policy has such a name.
+ */
+export function isPolicyRegistered(name: string): boolean {
+  return !(name in Object.prototype) && experimental.isLoadBalancerNameRegistered(name);
+}

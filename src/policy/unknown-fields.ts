@@ -10,6 +10,7 @@
  * parse (endpoint-picking-config.ts) logs it, once per policy and field.
  */
 import { closest, distance } from 'fastest-levenshtein';
+import { describe } from './config-fields';
 
 /** A parse's result, and the keys of the config object it never read. */
 export interface NotedParse<T> {
@@ -48,7 +49,7 @@ export function parseNotingUnknownFields<T>(config: unknown, parse: (obj: unknow
  */
 export function unknownFieldRule(field: string, knownFields: readonly string[]): string {
   const suggestion = nearName(field, knownFields);
-  return `is not a field of this policy${suggestion === undefined ? '' : ` (did you mean ${quotedName(suggestion)}?)`}`;
+  return `is not a field of this policy${suggestion === undefined ? '' : ` (did you mean ${describe(suggestion)}?)`}`;
 }
 
 /**
@@ -67,9 +68,4 @@ export function nearName(name: string, candidates: readonly string[]): string | 
   }
   const best = closest(name, candidates as string[]);
   return distance(name, best) <= Math.max(1, Math.floor(best.length / 4)) ? best : undefined;
-}
-
-/** A name as messages quote it: JSON, cut at 40 characters (names are untrusted input). */
-export function quotedName(name: string): string {
-  return JSON.stringify(name.length > 40 ? name.slice(0, 40) + '…' : name);
 }

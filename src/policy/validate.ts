@@ -7,10 +7,11 @@
  * error for a misspelt field or policy name.
  */
 import { experimental } from '@grpc/grpc-js';
-import { ConfigError } from './config-fields';
 import { LeastRequestLoadBalancingConfig, LEAST_REQUEST_POLICY_NAME } from './least-request-config';
 import { PeakEwmaLoadBalancingConfig, PEAK_EWMA_POLICY_NAME } from './peak-ewma-config';
-import { nearName, parseNotingUnknownFields, quotedName as quoted, unknownFieldRule } from './unknown-fields';
+import { isPolicyRegistered } from './register';
+import { ConfigError, describe as quoted } from './config-fields';
+import { nearName, parseNotingUnknownFields, unknownFieldRule } from './unknown-fields';
 
 // A Map, not an object: policy names are untrusted input ("__proto__", "constructor").
 const PARSERS = new Map<string, (obj: unknown) => unknown>([
@@ -19,7 +20,25 @@ const PARSERS = new Map<string, (obj: unknown) => unknown>([
 ]);
 
 /** Nesting limit for child policies; grpc-js-xds stops at 16 (gRFC A52). */
-const MAX_DEPTH = 32;
+export const MAX_CHILD_POLICY_DEPTH = 32;
+
+/** The keys a policy's config carries its child policies under, as grpc-js's own policies spell them. */
+const CHILD_POLICY_KEYS = ['childPolicy', 'child_policy'] as const;
+
+/** The child policy lists `config` carries (any value found under a child key), with their keys. */
+export function childPolicyLists(config: unknown): [key: string, list: unknown][] {
+  if (typeof config !== 'object' || config === null) {
+    return [];
+  }
+  const lists: [string, unknown][] = [];
+  for (const key of CHILD_POLICY_KEYS) {
+    const list = (config as Record<string, unknown>)[key];
+    if (list !== undefined) {
+      lists.push([key, list]);
+    }
+  }
+  return lists;
+}
 
 /**
  * Policy names a misspelt one is matched against: ours, and those grpc-js
@@ -66,7 +85,7 @@ export function validateServiceConfig(serviceConfig: unknown): number {
   const entries = list as Record<string, unknown>[];
   entries.forEach((entry, index) => {
     const name = Object.keys(entry)[0];
-    if (isRegistered(name)) {
+    if (isPolicyRegistered(name)) {
       try {
         experimental.parseLoadBalancingConfig(entry as Record<string, object>);
       } catch (error) {
@@ -75,7 +94,7 @@ export function validateServiceConfig(serviceConfig: unknown): number {
     }
   });
   const names = entries.map((entry) => Object.keys(entry)[0]);
-  if (names.length > 0 && !names.some(isRegistered)) {
+  if (names.length > 0 && !names.some(isPolicyRegistered)) {
     throw new Error(
       `loadBalancingConfig: none of its policies (${names.map(quoted).join(', ')}) is registered with grpc-js, ` +
         'so a channel would use pick_first',
@@ -84,19 +103,10 @@ export function validateServiceConfig(serviceConfig: unknown): number {
   return checked;
 }
 
-/**
- * Whether grpc-js knows the policy `name`. grpc-js checks registration with
- * `in`, so "constructor" or "toString" look registered to it; no real policy
- * has such a name.
- */
-function isRegistered(name: string): boolean {
-  return !(name in Object.prototype) && experimental.isLoadBalancerNameRegistered(name);
-}
-
 /** Validates a `loadBalancingConfig` list; returns the number of our entries checked. */
 export function validateLoadBalancingConfigList(list: unknown, path = 'loadBalancingConfig', depth = 0): number {
-  if (depth > MAX_DEPTH) {
-    throw new Error(`${path}: child policies nested deeper than ${MAX_DEPTH} levels`);
+  if (depth > MAX_CHILD_POLICY_DEPTH) {
+    throw new Error(`${path}: child policies nested deeper than ${MAX_CHILD_POLICY_DEPTH} levels`);
   }
   if (!Array.isArray(list)) {
     throw new Error(`${path} must be an array`);
@@ -113,13 +123,8 @@ export function validateLoadBalancingConfigList(list: unknown, path = 'loadBalan
       checked++;
     }
     checkPolicyName(name, `${path}[${index}]`);
-    if (typeof config === 'object' && config !== null) {
-      for (const childKey of ['childPolicy', 'child_policy']) {
-        const children = (config as Record<string, unknown>)[childKey];
-        if (children !== undefined) {
-          checked += validateLoadBalancingConfigList(children, `${path}[${index}].${name}.${childKey}`, depth + 1);
-        }
-      }
+    for (const [childKey, children] of childPolicyLists(config)) {
+      checked += validateLoadBalancingConfigList(children, `${path}[${index}].${name}.${childKey}`, depth + 1);
     }
   });
   return checked;
@@ -142,7 +147,7 @@ function parseStrictly(policyName: string, parser: (obj: unknown) => unknown, co
  * ours before `register()`, or a near miss of a registered name.
  */
 function checkPolicyName(name: string, where: string): void {
-  if (isRegistered(name)) {
+  if (isPolicyRegistered(name)) {
     return;
   }
   if (PARSERS.has(name)) {
@@ -151,7 +156,7 @@ function checkPolicyName(name: string, where: string): void {
         'before creating channels (grpc-js skips a policy it does not know)',
     );
   }
-  const known = [...PARSERS.keys(), ...OTHER_POLICY_NAMES.filter(isRegistered)];
+  const known = [...PARSERS.keys(), ...OTHER_POLICY_NAMES.filter(isPolicyRegistered)];
   const suggestion = nearName(name, known);
   if (suggestion !== undefined) {
     throw new Error(

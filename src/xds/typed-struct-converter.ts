@@ -19,7 +19,9 @@
  * names a policy for A52's escape hatch, not a piece of the xDS tree, so
  * these names are refused wherever they appear in its config.
  */
-import { experimental, LoadBalancingConfig } from '@grpc/grpc-js';
+import { LoadBalancingConfig } from '@grpc/grpc-js';
+import { isPolicyRegistered } from '../policy/register';
+import { childPolicyLists, MAX_CHILD_POLICY_DEPTH } from '../policy/validate';
 import { assertGrpcAccepts } from './grpc-accepts';
 import { decodeValidated, EncodedAny } from './policy-protos';
 import { typeNameOfUrl } from './proto-root';
@@ -36,9 +38,6 @@ const XDS_TREE_POLICIES: ReadonlySet<string> = new Set([
   'xds_wrr_locality',
 ]);
 
-/** Child lists followed when looking for tree policies; deeper nesting is refused. */
-const MAX_CHILD_DEPTH = 32;
-
 interface TypedStructView {
   type_url?: string;
   value?: DecodedStruct;
@@ -50,14 +49,9 @@ export function convertTypedStruct(typedConfig: EncodedAny): LoadBalancingConfig
   }
   const typedStruct = decodeValidated<TypedStructView>(typedConfig, typedConfig.type_url);
   const policyName = typeNameOfUrl(typedStruct.type_url ?? '');
-  // grpc-js checks registration with `in`: "constructor" or "toString" would
-  // look registered. No real policy has such a name; skip it like any unknown one.
-  if (policyName === '' || policyName in Object.prototype) {
-    return null;
-  }
   // Refused even where grpc-js-xds is not loaded (the name then unregistered): never a TypedStruct's.
   refuseTreePolicy(policyName, 'TypedStruct.type_url');
-  if (!experimental.isLoadBalancerNameRegistered(policyName)) {
+  if (!isPolicyRegistered(policyName)) {
     return null;
   }
   const config = { [policyName]: flattenStruct(typedStruct.value ?? {}) };
@@ -79,15 +73,11 @@ function refuseTreePolicy(name: string, where: string): void {
  * (`{name: config}`), at any depth, is one of grpc-js-xds's tree policies.
  */
 function refuseTreePolicyChildren(entry: Record<string, unknown>, depth: number): void {
-  if (depth >= MAX_CHILD_DEPTH) {
-    throw new Error(`TypedStruct.value: child policies nested deeper than ${MAX_CHILD_DEPTH} levels`);
+  if (depth >= MAX_CHILD_POLICY_DEPTH) {
+    throw new Error(`TypedStruct.value: child policies nested deeper than ${MAX_CHILD_POLICY_DEPTH} levels`);
   }
   for (const [name, config] of Object.entries(entry)) {
-    if (typeof config !== 'object' || config === null) {
-      continue;
-    }
-    for (const key of ['child_policy', 'childPolicy']) {
-      const children = (config as Record<string, unknown>)[key];
+    for (const [key, children] of childPolicyLists(config)) {
       if (!Array.isArray(children)) {
         continue;
       }
