@@ -15,7 +15,12 @@
  *   { xds_wrr_locality: { child_policy: [ { least_request_experimental: { choiceCount } } ] } }
  *
  * gRFC A52: a Cluster with `load_balancing_policy` set is left to
- * grpc-js-xds; that field wins over `lb_policy`.
+ * grpc-js-xds; that field wins over `lb_policy`. Unless the operator turned
+ * A52 off (GRPC_EXPERIMENTAL_XDS_CUSTOM_LB_CONFIG set to anything but
+ * "true"): grpc-js-xds then ignores `load_balancing_policy` and reads
+ * `lb_policy` alone, and so does the shim, as grpc-go and grpc-java do with
+ * their switch off; the setting is read from grpc-js-xds, which read it once
+ * at its load.
  *
  * The way in is the narrowest we found: the CDS validator's private
  * `validateResource` on grpc-js-xds's one ClusterResourceType instance is
@@ -38,10 +43,12 @@ import { incompatible, requireXdsInternal } from './xds-registry';
 
 type ClusterModule = typeof import('@grpc/grpc-js-xds/build/src/xds-resource-type/cluster-resource-type');
 type ResourcesModule = typeof import('@grpc/grpc-js-xds/build/src/resources');
+type EnvironmentModule = typeof import('@grpc/grpc-js-xds/build/src/environment');
 type ValidateResource = (context: XdsDecodeContext, message: Cluster__Output) => ValidationResult<CdsUpdate>;
 
 const CLUSTER_MODULE = '@grpc/grpc-js-xds/build/src/xds-resource-type/cluster-resource-type';
 const RESOURCES_MODULE = '@grpc/grpc-js-xds/build/src/resources';
+const ENVIRONMENT_MODULE = '@grpc/grpc-js-xds/build/src/environment';
 /** Marks our wrapper, so a second install (e.g. a second copy of this package) does not wrap it again. */
 const WRAPPED = Symbol.for('grpc-js-peak-ewma.legacyLeastRequest');
 /** What grpc-js-xds 1.14 makes of lb_policy ROUND_ROBIN; the probe checks it still does. */
@@ -114,6 +121,15 @@ function checkOriginal(validate: ValidateResource): void {
   }
 }
 
+/** Whether grpc-js-xds reads `load_balancing_policy` (gRFC A52 on), as it decided at its load. */
+function customLbConfigOn(): boolean {
+  const on = requireXdsInternal<EnvironmentModule>(ENVIRONMENT_MODULE).EXPERIMENTAL_CUSTOM_LB_CONFIG;
+  if (typeof on !== 'boolean') {
+    throw incompatible(ENVIRONMENT_MODULE, 'EXPERIMENTAL_CUSTOM_LB_CONFIG is not a boolean');
+  }
+  return on;
+}
+
 /** Makes grpc-js-xds's CDS validation accept `lb_policy: LEAST_REQUEST` as gRFC A48 says. Idempotent. */
 export function installLegacyLeastRequest(): void {
   const host = clusterValidatorHost();
@@ -123,8 +139,9 @@ export function installLegacyLeastRequest(): void {
   }
   const validate: ValidateResource = (context, message) => original.call(host, context, message);
   checkOriginal(validate);
+  const readsPolicyField = customLbConfigOn();
   const wrapper: ValidateResource & { [WRAPPED]?: true } = (context, message) => {
-    if (message.load_balancing_policy || message.lb_policy !== 'LEAST_REQUEST') {
+    if ((readsPolicyField && message.load_balancing_policy) || message.lb_policy !== 'LEAST_REQUEST') {
       return validate(context, message);
     }
     let config: LoadBalancingConfig | null = null;

@@ -15,6 +15,8 @@ import { legacyLeastRequestConfig } from '../../src/xds/legacy-least-request';
 
 const CLUSTER_MODULE = '@grpc/grpc-js-xds/build/src/xds-resource-type/cluster-resource-type';
 const ISTIO_CLUSTER = loadResource('clusters/istio-least-request.yaml');
+const ROUND_ROBIN_CLUSTER = loadResource('clusters/round-robin.yaml');
+const ENV = 'GRPC_EXPERIMENTAL_XDS_CUSTOM_LB_CONFIG';
 const CONTEXT = { bootstrap: { certificateProviders: {} } };
 
 /** The validator's signature; the field is private in grpc-js-xds's typings. */
@@ -73,6 +75,35 @@ test('the installed validator NACKs a LEAST_REQUEST Cluster for its other fields
   expect(host.validateResource(CONTEXT, decodeCluster({ ...ISTIO_CLUSTER, lrs_server: { ads: {} } }))).toEqual({
     valid: false,
     errors: ['lrs_server set but lrs_server.self unset'],
+  });
+});
+
+describe('a Cluster with both fields: load_balancing_policy RoundRobin and lb_policy LEAST_REQUEST', () => {
+  const both = () => decodeCluster({ ...ROUND_ROBIN_CLUSTER, lb_policy: 'LEAST_REQUEST' });
+
+  test('with gRFC A52 on (the default): load_balancing_policy wins, the shim stands aside', () => {
+    const host = ClusterResourceType.get() as unknown as { validateResource: Validate };
+    const result = host.validateResource(CONTEXT, both());
+    expect(result.valid && result.result.lbPolicyConfig).toEqual([{ round_robin: {} }]); // the RoundRobin converter's
+  });
+
+  test(`with ${ENV}=false: grpc-js-xds reads lb_policy alone, and so does the shim (it was NACKed)`, () => {
+    const saved = process.env[ENV];
+    process.env[ENV] = 'false'; // grpc-js-xds reads it once, at its load: a fresh registry loads it again
+    try {
+      jest.isolateModules(() => {
+        const { ClusterResourceType: isolatedType } = require(CLUSTER_MODULE) as typeof import('@grpc/grpc-js-xds/build/src/xds-resource-type/cluster-resource-type');
+        const host = isolatedType.get() as unknown as { validateResource: Validate };
+        expect(host.validateResource.call(host, CONTEXT, both())).toEqual({ valid: false, errors: ['unsupported lb_policy: LEAST_REQUEST'] });
+        (require('../../src/xds') as typeof import('../../src/xds')).registerXds();
+        const result = host.validateResource.call(host, CONTEXT, both());
+        expect(result.valid && result.result.lbPolicyConfig).toEqual([tree(2)]);
+      });
+    } finally {
+      if (saved === undefined) delete process.env[ENV];
+      else process.env[ENV] = saved;
+      jest.resetModules();
+    }
   });
 });
 
