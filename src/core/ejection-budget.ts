@@ -21,13 +21,19 @@
  * to the (k+1)-th highest ratio to F, so the k slowest stay out, the next
  * sits on the line (out while its ratio is above where it was ranked), and
  * the others are weighed by their cost like any endpoint. So the budget is
- * k, and the endpoint at its edge part of the time. When the ratios are
+ * k, and the endpoint at its edge part of the time. Where endpoints tie at
+ * the edge (equal signals: pods that all time out at the same deadline),
+ * no line between ratios can part them, and the line on their common
+ * ratio lets every one of them in; so the ranking names which of the tied
+ * make up the k, the first ones in the READY list, and those stay out
+ * until the next ranking while they are over R (`tiedOut`). When the ratios are
  * ranked again: ejection-ranking.ts (every n picks and whenever n changes);
  * between rankings the line stays put in units of its base. A ranking
  * sorts at most n numbers: O(log n) per pick, amortised, and no allocation
  * once warm.
  */
 
+import { EndpointLoad } from './endpoint-load';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 
 /** How many of `endpointCount` endpoints may be ejected at once: ⌊P · n / 100⌋, and at least one. */
@@ -49,6 +55,8 @@ export class EjectionBudget {
   lineRatio = 0;
   /** k as of the last ranking: how many of the endpoints then READY may be out at once; 0 before the first. */
   allowed = 0;
+  /** Rankings so far: the mark of the tied endpoints the latest one keeps out (`EndpointLoad.tiedOutAtRanking`). */
+  private rankings = 0;
   private readonly ratios: number[] = [];
 
   /**
@@ -56,13 +64,23 @@ export class EjectionBudget {
    * `budgetApplies`): `ratioOf` gives an endpoint's signal over the line's
    * base, NaN for one that cannot be ejected now.
    */
-  rank<T>(endpoints: readonly T[], ratioOf: (endpoint: T) => number, settings: PeakEwmaSettings): void {
+  rank(endpoints: readonly EndpointLoad[], ratioOf: (endpoint: EndpointLoad) => number, settings: PeakEwmaSettings): void {
+    this.rankings++;
     this.allowed = ejectionBudget(endpoints.length, settings.maxEjectionPercent ?? 100);
     this.lineRatio = this.rankedLine(endpoints, ratioOf, settings.ejectionRatio ?? 0, this.allowed);
   }
 
+  /**
+   * Whether `load` is one of the endpoints tied at the edge that the latest
+   * ranking keeps out (see the header): what the line cannot say of them.
+   * The caller asks only of an endpoint that is not over the line.
+   */
+  tiedOut(load: EndpointLoad): boolean {
+    return load.tiedOutAtRanking === this.rankings;
+  }
+
   /** R, or the (k+1)-th highest ratio when more than k are over R. */
-  private rankedLine<T>(endpoints: readonly T[], ratioOf: (endpoint: T) => number, ejectionRatio: number, budget: number): number {
+  private rankedLine(endpoints: readonly EndpointLoad[], ratioOf: (endpoint: EndpointLoad) => number, ejectionRatio: number, budget: number): number {
     const over = this.ratios;
     over.length = 0;
     for (const endpoint of endpoints) {
@@ -81,7 +99,21 @@ export class EjectionBudget {
     // (5 backends × 90 % load 44.8 → 48.4 ms, 3 × 2 slots brownout 395 → 447 ms:
     // docs/tuning.md §39): the edge endpoint is over R too, and part of its calls
     // belong elsewhere.
-    return over[budget];
+    const line = over[budget];
+    if (over[budget - 1] === line) {
+      this.markTiedOut(endpoints, ratioOf, line, budget - over.indexOf(line));
+    }
+    return line;
+  }
+
+  /** Marks the first `count` of `endpoints` whose ratio is `line` as kept out by this ranking. */
+  private markTiedOut(endpoints: readonly EndpointLoad[], ratioOf: (endpoint: EndpointLoad) => number, line: number, count: number): void {
+    for (let i = 0; i < endpoints.length && count > 0; i++) {
+      if (ratioOf(endpoints[i]) === line) {
+        endpoints[i].tiedOutAtRanking = this.rankings;
+        count--;
+      }
+    }
   }
 }
 

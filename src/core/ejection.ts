@@ -72,9 +72,25 @@ export function ejectionLineMs(settings: PeakEwmaSettings, fleet: FleetRtt, stat
   return baseMs === null ? null : ratio * baseMs;
 }
 
-export function exceedsEjectionLine(estimateMs: number, settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): boolean {
+function exceedsEjectionLine(signalMs: number, settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): boolean {
   const lineMs = ejectionLineMs(settings, fleet, state);
-  return lineMs !== null && estimateMs > lineMs;
+  return lineMs !== null && signalMs > lineMs;
+}
+
+/**
+ * Whether `signalMs`, `load`'s ejection signal, puts it out: over the line,
+ * or, while over R × the base, one of the endpoints tied at the budget's
+ * edge that its latest ranking keeps out (ejection-budget.ts `tiedOut`).
+ */
+export function signalEjects(load: EndpointLoad, signalMs: number, settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): boolean {
+  if (exceedsEjectionLine(signalMs, settings, fleet, state)) {
+    return true;
+  }
+  if (state === undefined || !state.budget.tiedOut(load) || !budgetApplies(settings)) {
+    return false;
+  }
+  const baseMs = lineBaseMs(settings, fleet, state);
+  return baseMs !== null && signalMs > (settings.ejectionRatio ?? 0) * baseMs;
 }
 
 /**
@@ -84,7 +100,7 @@ export function exceedsEjectionLine(estimateMs: number, settings: PeakEwmaSettin
  */
 export function isEjected(load: EndpointLoad, estimateMs: number, stale: boolean, settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): boolean {
   if (settings.ejectionSignal !== 'mean') {
-    return exceedsEjectionLine(estimateMs, settings, fleet, state);
+    return signalEjects(load, estimateMs, settings, fleet, state);
   }
-  return !stale && exceedsEjectionLine(load.meanRttMs, settings, fleet, state);
+  return !stale && signalEjects(load, load.meanRttMs, settings, fleet, state);
 }

@@ -31,6 +31,8 @@ export class EndpointLoad {
   sampledAtMs = 0;
   /** The balancer's `BalancerTraffic.callsStarted` when the last RTT sample was taken. */
   sampledAtCall = 0;
+  /** The balancer's `BalancerTraffic.sharesNow()` when the last RTT sample was taken. */
+  sampledAtShares = 0;
   hasSample = false;
   /**
    * A plain moving average of the answers, for `ejectionSignal` "mean"
@@ -71,6 +73,11 @@ export class EndpointLoad {
   failuresBeforeProbe = 0;
   /** When its last failed call ended (monotonic ms; -Infinity: never), for the rotation's gate. */
   failedAtMs = -Infinity;
+  /**
+   * The ejection budget's ranking that kept it out of a tie at the edge of
+   * the budget (ejection-budget.ts `tiedOut`); 0: none.
+   */
+  tiedOutAtRanking = 0;
   /** Calls started on this endpoint over its lifetime (for stats). */
   callsStarted = 0;
   /**

@@ -108,7 +108,7 @@ export class LoadBalancingEngine {
     this.pickNowMs = model.ignoresTime ? 0 : this.clock();
     const traffic = model.traffic;
     if (traffic !== undefined) {
-      traffic.readyEndpoints = candidates.length;
+      traffic.setReadyEndpoints(candidates.length);
     }
     model.beforePick?.(candidates, this.pickNowMs);
     const ejected = model.ejects ? this.ejectedCandidate : undefined;

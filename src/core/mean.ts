@@ -13,7 +13,7 @@
  * penalty (error-penalty.ts).
  */
 import { CallOutcome, EndpointLoad } from './endpoint-load';
-import { exceedsEjectionLine } from './ejection';
+import { signalEjects } from './ejection';
 import { EjectionRanking } from './ejection-ranking';
 import { FleetRtt } from './fleet-rtt';
 import { PeakEwmaSettings } from './peak-ewma-settings';
@@ -174,12 +174,12 @@ export function recordMeanSample(
     // backed-off probe, up to 80 fair shares of its calls.
     return false;
   }
-  const restarts = stale && exceedsEjectionLine(load.meanRttMs, settings, fleet, ejection);
+  const restarts = stale && signalEjects(load, load.meanRttMs, settings, fleet, ejection);
   if (restarts) {
     // The back-off this answer may suspend, should M eject it again (probe-backoff.ts).
     load.failuresBeforeProbe = load.consecutiveFailures;
   }
   load.meanRttMs = nextMeanRttMs(load, clampedForMean(sampleMs, settings, fleet), stale, weight, restarts);
   load.meanSamples = meanSamplesAfter(load, restarts, weight);
-  return settings.ejectionSignal === 'mean' && outcome === CallOutcome.SUCCESS && exceedsEjectionLine(load.meanRttMs, settings, fleet, ejection);
+  return settings.ejectionSignal === 'mean' && outcome === CallOutcome.SUCCESS && signalEjects(load, load.meanRttMs, settings, fleet, ejection);
 }

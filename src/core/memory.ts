@@ -48,8 +48,9 @@ export function decayedEstimateMs(rttMs: number, retained: number, settings: Pea
 
 /**
  * The share of the estimate left since its last sample: exp(−Δt/τ), or,
- * with `decayFairShares` C and `traffic`, exp(−min(Δt/τ, Δcalls/(C·n))) with
- * Δcalls the balancer's calls since the sample and n its READY endpoints:
+ * with `decayFairShares` C and `traffic`, exp(−min(Δt/τ, Δs/C)) with Δs
+ * the fair shares of the balancer's calls started since the sample (its
+ * calls ÷ the READY endpoints they were sent among: traffic.ts):
  * a client that sends each endpoint few calls forgets at most 1/e per C
  * fair shares of its own calls instead of per τ.
  */
@@ -59,6 +60,6 @@ export function retainedAt(load: EndpointLoad, nowMs: number, settings: PeakEwma
   if (!shares || traffic === undefined || traffic.readyEndpoints === 0 || !(elapsedMs > 0)) {
     return retainedFraction(elapsedMs, settings.decayMs);
   }
-  const byCalls = (traffic.callsStarted - load.sampledAtCall) / (shares * traffic.readyEndpoints);
+  const byCalls = traffic.sharesSince(load.sampledAtCall, load.sampledAtShares, shares);
   return Math.exp(-Math.min(elapsedMs / settings.decayMs, byCalls));
 }

@@ -181,6 +181,7 @@ export class PeakEwmaModel implements LoadModel {
     }
     load.sampledAtMs = nowMs;
     load.sampledAtCall = this.traffic.callsStarted;
+    load.sampledAtShares = this.traffic.sharesNow();
     if (outcome === CallOutcome.SUCCESS && elapsedMs >= 0 && Number.isFinite(elapsedMs)) {
       fleet.record(elapsedMs, nowMs, settings.decayMs);
       method?.fleet.record(elapsedMs, nowMs, settings.decayMs, fleet);

@@ -1,12 +1,63 @@
 /**
- * What this balancer has sent: the clock the probe interval counts in
- * (`PeakEwmaSettings.probeFairShares`). The engine keeps it: `pick` records
- * how many endpoints were READY, `callStarted` counts the call. Pure state,
- * like `FleetRtt`: reading it changes nothing.
+ * What this balancer has sent: the clock the probe interval and the memory
+ * count in (`probeFairShares`, `decayFairShares`): fair shares of its calls,
+ * a fair share being 1/n of them with n endpoints READY. The engine keeps
+ * it: `pick` records how many endpoints were READY, `callStarted` counts
+ * the call. Pure state, like `FleetRtt`: reading it changes nothing.
+ *
+ * Why shares are summed as they pass, not worked out from the calls since
+ * a sample with today's n: n changes (a pod restarts, a fleet scales) and
+ * the calls sent before the change were shares of the old n. Divided by
+ * the new n, 18 endpoints turning READY made an estimate 1.5 s old with no
+ * sample since count as ten times fresher: it climbed back toward its old
+ * peak and an endpoint due for a probe was ejected again. Within a run of
+ * one n the shares are the calls ÷ n, worked out as before.
  */
 export class BalancerTraffic {
   /** Calls this balancer started, over its lifetime. */
   callsStarted = 0;
+  private ready = 0;
+  /** `callsStarted` when `readyEndpoints` last changed. */
+  private callsAtReadyChange = 0;
+  /** Fair shares (calls ÷ the n they were sent among) started before `callsAtReadyChange`. */
+  private sharesAtReadyChange = 0;
+
   /** READY endpoints at the last pick: each gets a fair share of 1 / this of the calls. */
-  readyEndpoints = 0;
+  get readyEndpoints(): number {
+    return this.ready;
+  }
+
+  /** Records the READY count of a pick. */
+  setReadyEndpoints(count: number): void {
+    if (count === this.ready) {
+      return;
+    }
+    this.sharesAtReadyChange = this.sharesNow();
+    this.callsAtReadyChange = this.callsStarted;
+    this.ready = count;
+  }
+
+  /** Fair shares of this balancer's calls started over its lifetime: what an endpoint's sample records. */
+  sharesNow(): number {
+    // Calls sent while nothing was READY (only a test can) are no endpoint's shares.
+    const sinceChange = this.ready > 0 ? this.callsStarted - this.callsAtReadyChange : 0;
+    return this.sharesAtReadyChange + sinceChange / Math.max(1, this.ready);
+  }
+
+  /**
+   * Fair shares started since a sample taken at `sampledAtCall` calls and
+   * `sampledAtShares` shares, divided by `per`: in the current run of one
+   * READY count, the calls since ÷ (per · n), as this was computed before
+   * shares were summed; across a change, the shares summed since.
+   * Infinity while no endpoint is READY (every share is then overdue).
+   */
+  sharesSince(sampledAtCall: number, sampledAtShares: number, per = 1): number {
+    if (this.ready === 0) {
+      return Infinity;
+    }
+    if (sampledAtCall >= this.callsAtReadyChange) {
+      return (this.callsStarted - sampledAtCall) / (per * this.ready);
+    }
+    return (this.sharesNow() - sampledAtShares) / per;
+  }
 }

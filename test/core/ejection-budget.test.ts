@@ -122,14 +122,36 @@ describe('the ejection budget', () => {
     expect(model.ejectionLineMs).toBe(20);
   });
 
+  it('keeps k out when the slowest tie at its edge: the first of the tied in the READY list, while over R', () => {
+    // Ten endpoints (more than five: judged against F), F = 10 ms; five answer at exactly
+    // 30 ms, as pods that all time out at one deadline do. The default budget is 40 % of
+    // 10, four. No line between ratios parts equal ones: the line on their ratio let
+    // all five in, 50 % of the calls to the slow pods instead of the one at the edge.
+    const { model, loads } = fleetWithMeans({ ...PEAK_EWMA_DEFAULTS }, [10, 30, 10, 30, 30, 10, 30, 10, 30, 10], FLEET_MS);
+    model.beforePick(loads, 0);
+    expect(model.maxEjected).toBe(4);
+    expect(ejectedOf(model, loads)).toEqual([false, true, false, true, true, false, true, false, false, false]);
+    // Ties under a slower one: 40 ms is over the line; three of the four at 30 ms make up the four.
+    const under = fleetWithMeans({ ...PEAK_EWMA_DEFAULTS }, [30, 40, 30, 10, 30, 10, 10, 30, 10, 10], FLEET_MS);
+    under.model.beforePick(under.loads, 0);
+    expect(ejectedOf(under.model, under.loads)).toEqual([true, true, true, false, true, false, false, false, false, false]);
+    // Held out while over R × F: one that heals (its mean 12 ms, under 15) is back in at once,
+    // before the next ranking, as any endpoint under the line is.
+    loads[1].meanRttMs = 12;
+    expect(ejectedOf(model, loads)[1]).toBe(false);
+    // The next ranking names the tied afresh: four of the four left at 30 ms, so all of them.
+    for (let pick = 0; pick < loads.length; pick++) model.beforePick(loads, 0);
+    expect(ejectedOf(model, loads)).toEqual([false, false, false, true, true, false, true, false, true, false]);
+  });
+
   it('is not spent on an endpoint that is stale, which is never ejected (it is due a probe)', () => {
     const settings = settingsWith();
     const { model, loads } = fleetOf(settings, [10, 10, 10, 16, 20, 30]);
     // The 30 ms endpoint has not answered for longer than maxEjectionTime: stale.
     const nowMs = settings.maxEjectionMs! + 1;
     for (const load of loads.slice(0, 5)) load.sampledAtMs = nowMs;
-    model.traffic.callsStarted = 1_000;
-    model.traffic.readyEndpoints = loads.length;
+    model.traffic.setReadyEndpoints(loads.length);
+    model.traffic.callsStarted = 1_000; // 1,000 calls among the six since the stale one's answer
     for (const load of loads.slice(0, 5)) load.sampledAtCall = 1_000;
     model.beforePick(loads, nowMs);
     expect(loads.map((load) => model.ejected(load, nowMs))).toEqual([false, false, false, false, true, false]);

@@ -311,7 +311,7 @@ describe('PeakEwmaModel.rate, the pick path', () => {
         load.busySinceMs = s.busySinceMs;
         load.sampledAtCall = 1_000;
         model.traffic.callsStarted = 1_000 + s.callsSince;
-        model.traffic.readyEndpoints = s.readyEndpoints;
+        model.traffic.setReadyEndpoints(s.readyEndpoints);
         const rating = new CandidateRating();
         model.rate(load, s.nowMs, rating);
         expect(rating.cost).toBe(model.cost(load, s.nowMs));

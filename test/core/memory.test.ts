@@ -7,7 +7,9 @@
  * the textbook, or the fleet average F (the default), so an endpoint not
  * heard from counts as typical, never as the best.
  */
-import { CallOutcome, BalancerTraffic, currentRttMs, EndpointLoad, FleetRtt, PeakEwmaModel, PeakEwmaSettings } from '../../src/core';
+import { CallOutcome, BalancerTraffic, currentRttMs, EndpointLoad, FleetRtt, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, seededRandom } from '../../src/core';
+import { isStale } from '../../src/core/staleness';
+import { PeakEwmaLoadBalancingConfig } from '../../src/policy/peak-ewma-config';
 
 const BASE: PeakEwmaSettings = { decayMs: 2_000, defaultRttMs: 10, penaltyValue: 1e6, errorPenaltyFactor: 5 };
 const C20: PeakEwmaSettings = { ...BASE, decayFairShares: 20 };
@@ -17,8 +19,8 @@ const sampled = (rttMs: number, sampledAtMs: number, sampledAtCall: number): End
 
 function traffic(callsStarted: number, readyEndpoints: number): BalancerTraffic {
   const t = new BalancerTraffic();
+  t.setReadyEndpoints(readyEndpoints);
   t.callsStarted = callsStarted;
-  t.readyEndpoints = readyEndpoints;
   return t;
 }
 
@@ -43,6 +45,77 @@ describe('decayFairShares', () => {
       expect(kept).toBeLessThanOrEqual(100);
       expect(kept).toBeGreaterThanOrEqual(currentRttMs(load, nowMs, BASE) - 1e-9);
     }
+  });
+});
+
+describe('decayFairShares when the READY count changes', () => {
+  // A share is 1/n of the calls sent while n endpoints were READY (src/core/traffic.ts):
+  // endpoints arriving or leaving later do not re-count the calls already sent.
+  const settings = new PeakEwmaLoadBalancingConfig().settings; // C 20, K 10, decay toward F
+  const call = (engine: LoadBalancingEngine, clock: ManualClock, load: EndpointLoad, ms: number) => {
+    const start = engine.callStarted(load);
+    clock.advance(ms);
+    engine.callEnded(load, CallOutcome.SUCCESS, start);
+  };
+
+  it('counts the shares each call was: 100 calls among 2 and 100 among 4 are 75 shares', () => {
+    const t = new BalancerTraffic();
+    t.setReadyEndpoints(2);
+    t.callsStarted = 100;
+    t.setReadyEndpoints(4);
+    t.callsStarted = 200;
+    expect(t.sharesNow()).toBe(75);
+    expect(t.sharesSince(0, 0)).toBe(75);
+    expect(t.sharesSince(150, 62.5)).toBe(12.5); // sampled after the change: calls ÷ n
+    expect(t.sharesSince(50, 25, 5)).toBe(10); // sampled before it, per C = 5
+    t.setReadyEndpoints(0);
+    expect(t.sharesSince(200, 75)).toBe(Infinity); // nothing READY: every share is overdue
+  });
+
+  it('endpoints turning READY between samples neither raise an estimate that no sample touched nor make it fresh', () => {
+    const clock = new ManualClock(1_000);
+    const model = new PeakEwmaModel(settings);
+    const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: clock.now, random: seededRandom(1) });
+    const loads = Array.from({ length: 20 }, () => new EndpointLoad());
+    const [a, b] = loads;
+    engine.pick(loads.slice(0, 2));
+    for (let i = 0; i < 20; i++) call(engine, clock, b, 10);
+    call(engine, clock, a, 100); // a's peak
+    for (let i = 0; i < 150; i++) call(engine, clock, b, 10); // 1.5 s and 150 calls among two: 75 shares
+    engine.pick(loads.slice(0, 2));
+    const before = model.cost(a, clock.now());
+    expect(isStale(a, clock.now(), settings, model.fleet, model.traffic)).toBe(true);
+    // 18 more endpoints turn READY; no time passes, nothing is sampled. Counted with
+    // today's n, the 150 calls were 7.5 shares of 20: a's 100 ms peak came back
+    // (the estimate 10.4 → 72 ms) and it was no longer due a probe.
+    engine.pick(loads);
+    expect(model.cost(a, clock.now())).toBe(before);
+    expect(isStale(a, clock.now(), settings, model.fleet, model.traffic)).toBe(true);
+    // And the calls from now on are shares of 20: 20 more calls are one more share.
+    const shares = model.traffic.sharesNow();
+    for (let i = 0; i < 20; i++) call(engine, clock, b, 10);
+    expect(model.traffic.sharesNow()).toBeCloseTo(shares + 1, 12);
+  });
+
+  it('endpoints leaving between samples do not age an estimate either', () => {
+    const clock = new ManualClock(1_000);
+    const model = new PeakEwmaModel(settings);
+    const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: clock.now, random: seededRandom(1) });
+    const loads = Array.from({ length: 20 }, () => new EndpointLoad());
+    const [a, b] = loads;
+    engine.pick(loads);
+    for (let i = 0; i < 20; i++) call(engine, clock, b, 10);
+    call(engine, clock, a, 100);
+    // A light client: 100 calls over 10 s (5 τ) among 20 are 5 shares, a quarter of C: the calls bind.
+    for (let i = 0; i < 100; i++) call(engine, clock, b, 100);
+    const before = model.cost(a, clock.now());
+    expect(before).toBeGreaterThan(50); // most of a's 100 ms peak is remembered
+    expect(isStale(a, clock.now(), settings, model.fleet, model.traffic)).toBe(false); // 5 of K = 10 shares
+    // 18 leave. Counted with today's n the 100 calls were 50 shares: the peak all but
+    // forgotten, and the endpoint due a probe.
+    engine.pick(loads.slice(0, 2));
+    expect(model.cost(a, clock.now())).toBe(before);
+    expect(isStale(a, clock.now(), settings, model.fleet, model.traffic)).toBe(false);
   });
 });
 

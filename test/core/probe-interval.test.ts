@@ -50,7 +50,7 @@ describe('stale: maxEjectionTime old AND K fair shares of the balancer\'s calls 
   let traffic: BalancerTraffic;
   beforeEach(() => {
     traffic = new BalancerTraffic();
-    traffic.readyEndpoints = 20;
+    traffic.setReadyEndpoints(20);
   });
   const decayed = (nowMs: number): number => 500 * Math.exp(-nowMs / SLOW_DECAY.decayMs);
 
@@ -71,7 +71,7 @@ describe('stale: maxEjectionTime old AND K fair shares of the balancer\'s calls 
   });
 
   it('counts fair shares in READY endpoints: fewer endpoints, fewer calls needed', () => {
-    traffic.readyEndpoints = 2;
+    traffic.setReadyEndpoints(2);
     traffic.callsStarted = 100 + 20 * 2;
     expect(estimateMs(slow, 1_000, SLOW_DECAY, fleet, traffic)).toBe(10);
   });
