@@ -52,6 +52,13 @@ describe('decayFairShares when the READY count changes', () => {
   // A share is 1/n of the calls sent while n endpoints were READY (src/core/traffic.ts):
   // endpoints arriving or leaving later do not re-count the calls already sent.
   const settings = new PeakEwmaLoadBalancingConfig().settings; // C 20, K 10, decay toward F
+  /** An engine with today's defaults and twenty endpoints, none READY until a pick says so. */
+  const twentyEndpoints = () => {
+    const clock = new ManualClock(1_000);
+    const model = new PeakEwmaModel(settings);
+    const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: clock.now, random: seededRandom(1) });
+    return { clock, model, engine, loads: Array.from({ length: 20 }, () => new EndpointLoad()) };
+  };
   const call = (engine: LoadBalancingEngine, clock: ManualClock, load: EndpointLoad, ms: number) => {
     const start = engine.callStarted(load);
     clock.advance(ms);
@@ -73,10 +80,7 @@ describe('decayFairShares when the READY count changes', () => {
   });
 
   it('endpoints turning READY between samples neither raise an estimate that no sample touched nor make it fresh', () => {
-    const clock = new ManualClock(1_000);
-    const model = new PeakEwmaModel(settings);
-    const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: clock.now, random: seededRandom(1) });
-    const loads = Array.from({ length: 20 }, () => new EndpointLoad());
+    const { clock, model, engine, loads } = twentyEndpoints();
     const [a, b] = loads;
     engine.pick(loads.slice(0, 2));
     for (let i = 0; i < 20; i++) call(engine, clock, b, 10);
@@ -98,10 +102,7 @@ describe('decayFairShares when the READY count changes', () => {
   });
 
   it('endpoints leaving between samples do not age an estimate either', () => {
-    const clock = new ManualClock(1_000);
-    const model = new PeakEwmaModel(settings);
-    const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: clock.now, random: seededRandom(1) });
-    const loads = Array.from({ length: 20 }, () => new EndpointLoad());
+    const { clock, model, engine, loads } = twentyEndpoints();
     const [a, b] = loads;
     engine.pick(loads);
     for (let i = 0; i < 20; i++) call(engine, clock, b, 10);
