@@ -11,10 +11,21 @@ import { EndpointLoad } from '../core/endpoint-load';
 import { LoadBalancingEngine } from '../core/engine';
 import { systemRandom } from '../core/random';
 import { endpointKey } from './endpoint-key';
-import { EndpointPickingConfig } from './endpoint-picking-config';
+import { EndpointPickingConfig, parseReportingUnknownFields } from './endpoint-picking-config';
+import { ownPackage } from './own-package';
 import { EndpointPicker, PickableEndpoint, PickContext } from './picker';
 import { RetiredLoads } from './retired-loads';
-import { BalancerStatsSource, describeEngine, registerStatsSource, unregisterStatsSource } from './stats';
+import { describeCopy, registryHolder } from './package-copies';
+import {
+  BalancerStats,
+  BalancerStatsSource,
+  RawBalancerStats,
+  describeEngine,
+  nextInstanceId,
+  registerStatsSource,
+  toStats,
+  unregisterStatsSource,
+} from './stats';
 import { Tracer } from './trace';
 
 const { LeafLoadBalancer, QueuePicker, UnavailablePicker } = experimental;
@@ -32,9 +43,10 @@ interface ManagedEndpoint {
   lastState: ConnectivityState;
 }
 
-export type EndpointPickingConfigClass = abstract new (...args: never[]) => EndpointPickingConfig;
-
-let nextInstanceId = 1;
+export type EndpointPickingConfigClass = (abstract new (...args: never[]) => EndpointPickingConfig) & {
+  /** Parses the policy's JSON config; throws a ConfigError naming the field and the rule. */
+  parse(obj: unknown): EndpointPickingConfig;
+};
 
 /** How pick_first (and we) begin a TRANSIENT_FAILURE message. */
 const CONNECTION_FAILED = 'No connection established';
@@ -43,9 +55,9 @@ const CONNECTION_FAILED = 'No connection established';
  * The skeleton both policies share. Not constructed directly: grpc-js builds
  * the concrete policies from their registered names.
  */
-export abstract class EndpointPickingLoadBalancer implements experimental.LoadBalancer, BalancerStatsSource {
-  /** Unique in this process: tells one balancer instance from its successor. */
-  readonly instanceId = nextInstanceId++;
+export abstract class EndpointPickingLoadBalancer implements experimental.LoadBalancer, BalancerStatsSource, RawBalancerStats {
+  /** Unique in this process, whichever copy of the package made it: tells one balancer instance from its successor. */
+  readonly instanceId = nextInstanceId();
   private readonly endpoints = new Map<string, ManagedEndpoint>();
   /** Records of endpoints that just left the list, for when they come back (retired-loads.ts). */
   private readonly retired = new RetiredLoads();
@@ -62,6 +74,8 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
   private config: EndpointPickingConfig | null = null;
   /** IDLE children at the last state recomputation; lets exitIdle() return at once. */
   private idleEndpoints = 0;
+  /** The last refused config's error line, said once (see ownConfig). */
+  private lastRefusal: string | null = null;
 
   protected constructor(
     private readonly helper: experimental.ChannelControlHelper,
@@ -83,10 +97,11 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
     options: ChannelOptions,
     resolutionNote: string,
   ): boolean {
-    if (!(lbConfig instanceof this.configClass)) {
+    const config = this.ownConfig(lbConfig);
+    if (config === null) {
       return false;
     }
-    const config = lbConfig as unknown as EndpointPickingConfig;
+    this.lastRefusal = null;
     this.applyConfig(config);
     this.config = config;
     this.statsLabel = String(options[STATS_LABEL_OPTION] ?? '');
@@ -194,7 +209,12 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
 
   // --- stats (see stats.ts) ---
 
-  /** @internal Raw state for getLoadBalancerStats(). */
+  /** @internal This balancer's entry in getLoadBalancerStats(), computed by this copy of the package. */
+  balancerStats(): BalancerStats {
+    return toStats(this.statsSnapshot());
+  }
+
+  /** @internal Raw state for balancerStats(). */
   statsSnapshot() {
     const engine = this.context?.engine ?? null;
     return {
@@ -214,6 +234,41 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
   }
 
   // --- internals ---
+
+  /**
+   * `lbConfig` as an instance of this copy's config class, or null to refuse
+   * the update. Another copy of this package that registered after this
+   * balancer was built (package-copies.ts) has grpc-js parse every later
+   * config of the channel with its own class; grpc-js keeps this balancer
+   * for them (same policy name), so it reads the same policy's JSON again.
+   * A config that does not parse here (a newer copy may accept more) is
+   * refused: grpc-js then keeps the channel's last config and this balancer
+   * its endpoints, and a resolver that polls tries again.
+   */
+  private ownConfig(lbConfig: experimental.TypedLoadBalancingConfig): EndpointPickingConfig | null {
+    if (lbConfig instanceof this.configClass) {
+      return lbConfig;
+    }
+    if (lbConfig.getLoadBalancerName() !== this.policyName) {
+      return null;
+    }
+    try {
+      const json = (lbConfig.toJsonObject() as Record<string, unknown>)[this.policyName];
+      return parseReportingUnknownFields(this.policyName, json, (obj) => this.configClass.parse(obj));
+    } catch (error) {
+      const holder = registryHolder(experimental.registerLoadBalancerType);
+      const refusal =
+        `instance ${this.instanceId} refused an update: its ${this.policyName} config was made by another copy of ` +
+        `grpc-js-peak-ewma (${holder === null ? 'one that does not say its version' : describeCopy(holder)}) and does not ` +
+        `parse in this one (${describeCopy(ownPackage())}): ${(error as Error).message}; it keeps its config and endpoints`;
+      // Once until an update is taken: a DNS resolver retries a refused one every few seconds.
+      if (refusal !== this.lastRefusal) {
+        this.lastRefusal = refusal;
+        this.tracer.error(refusal);
+      }
+      return null;
+    }
+  }
 
   private applyConfig(config: EndpointPickingConfig): void {
     if (this.context === null) {

@@ -41,15 +41,20 @@ export function reportConfigError(error: Error): void {
  */
 export function createFromJsonReporting<T>(policyName: string, obj: unknown, parse: (obj: unknown) => T): T {
   try {
-    const { value, unknownFields, knownFields } = parseNotingUnknownFields(obj, parse);
-    for (const field of unknownFields) {
-      reportUnknownField(policyName, field, knownFields);
-    }
-    return value;
+    return parseReportingUnknownFields(policyName, obj, parse);
   } catch (error) {
     reportConfigError(error as Error);
     throw error instanceof ConfigError ? new Error(error.detail) : error;
   }
+}
+
+/** Parses with `parse` (throwing its error), logging each field it does not know once. */
+export function parseReportingUnknownFields<T>(policyName: string, obj: unknown, parse: (obj: unknown) => T): T {
+  const { value, unknownFields, knownFields } = parseNotingUnknownFields(obj, parse);
+  for (const field of unknownFields) {
+    reportUnknownField(policyName, field, knownFields);
+  }
+  return value;
 }
 
 // (policy, field) pairs already reported: grpc-js parses a channel's config

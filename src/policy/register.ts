@@ -3,6 +3,7 @@ import { experimental } from '@grpc/grpc-js';
 import { assertSameGrpcJs, GrpcJsChoice } from './grpc-js-copies';
 import { LeastRequestLoadBalancer } from './least-request';
 import { LEAST_REQUEST_POLICY_NAME, LeastRequestLoadBalancingConfig } from './least-request-config';
+import { claimRegistry } from './package-copies';
 import { PeakEwmaLoadBalancer } from './peak-ewma';
 import { PEAK_EWMA_POLICY_NAME, PeakEwmaLoadBalancingConfig } from './peak-ewma-config';
 
@@ -14,9 +15,19 @@ import { PEAK_EWMA_POLICY_NAME, PeakEwmaLoadBalancingConfig } from './peak-ewma-
  * Throws if the application can end up on another copy of @grpc/grpc-js than
  * the one registered into (grpc-js-copies.ts), for the same reason; pass
  * `{ grpcJs: require('@grpc/grpc-js') }` to name the copy your channels use.
+ *
+ * Where another copy of this package has registered into the same grpc-js,
+ * the higher version keeps the registration, and equal versions the first
+ * (package-copies.ts); the other copy's channels, callMarker, stats and
+ * validateServiceConfig work with it all the same.
  */
 export function register(choice: GrpcJsChoice = {}): void {
   assertSameGrpcJs(choice);
+  // Keyed by grpc-js's registry function: with the { grpcJs } escape hatch two grpc-js copies each have a registry.
+  const registry = experimental.registerLoadBalancerType;
+  if (!claimRegistry(registry, `${PEAK_EWMA_POLICY_NAME} and ${LEAST_REQUEST_POLICY_NAME}`, isPolicyRegistered(PEAK_EWMA_POLICY_NAME))) {
+    return;
+  }
   experimental.registerLoadBalancerType(PEAK_EWMA_POLICY_NAME, PeakEwmaLoadBalancer, PeakEwmaLoadBalancingConfig);
   experimental.registerLoadBalancerType(
     LEAST_REQUEST_POLICY_NAME,

@@ -118,8 +118,16 @@ export interface BalancerStats {
   readonly methods: readonly MethodStatsView[];
 }
 
-/** What a balancer hands over for a snapshot. @internal */
+/**
+ * A live balancer, as the process-wide registry holds it (format 1, below):
+ * it computes its own entry. @internal
+ */
 export interface BalancerStatsSource {
+  balancerStats(): BalancerStats;
+}
+
+/** A balancer's raw state, which toStats turns into its entry. @internal */
+export interface RawBalancerStats {
   statsSnapshot(): {
     instanceId: number;
     policy: string;
@@ -131,7 +139,37 @@ export interface BalancerStatsSource {
   };
 }
 
-const sources = new Set<BalancerStatsSource>();
+/**
+ * One registry per process, whichever copy of this package a balancer comes
+ * from (an application's and a library's: package-copies.ts), so that every
+ * copy's getLoadBalancerStats() lists every copy's balancers. Each source
+ * computes its own entry with its own copy's classes: read by another copy,
+ * its model would fail that copy's `instanceof PeakEwmaModel`, and half the
+ * fields would read null. The 1 in the key is the format of this holder and
+ * of what balancerStats() returns: a copy that changes either (a field of
+ * BalancerStats removed, renamed or retyped, where a reader would misread
+ * it) must take another key, so every source found here answers in the
+ * shape this copy reads; fields added later are extra properties, which
+ * older readers pass on untouched. The instance counter lives here too, as
+ * the ids are unique per process.
+ */
+const STATS_KEY = Symbol.for('grpc-js-peak-ewma.stats.v1');
+
+interface StatsRegistry {
+  readonly sources: Set<BalancerStatsSource>;
+  lastInstanceId: number;
+}
+
+const registry: StatsRegistry = ((globalThis as { [STATS_KEY]?: StatsRegistry })[STATS_KEY] ??= {
+  sources: new Set(),
+  lastInstanceId: 0,
+});
+const sources = registry.sources;
+
+/** An instance id no balancer of any copy in this process has had. @internal */
+export function nextInstanceId(): number {
+  return ++registry.lastInstanceId;
+}
 
 export function registerStatsSource(source: BalancerStatsSource): void {
   sources.add(source);
@@ -141,12 +179,16 @@ export function unregisterStatsSource(source: BalancerStatsSource): void {
   sources.delete(source);
 }
 
-/** A snapshot of every live peak_ewma / least_request balancer in this process. */
+/**
+ * A snapshot of every live peak_ewma / least_request balancer in this
+ * process, those of other copies of this package included.
+ */
 export function getLoadBalancerStats(): BalancerStats[] {
-  return Array.from(sources, (source) => toStats(source.statsSnapshot()));
+  return Array.from(sources, (source) => source.balancerStats());
 }
 
-function toStats(raw: ReturnType<BalancerStatsSource['statsSnapshot']>): BalancerStats {
+/** A balancer's entry from its raw state, with this copy's classes. @internal */
+export function toStats(raw: ReturnType<RawBalancerStats['statsSnapshot']>): BalancerStats {
   const nowMs = raw.engine?.clock() ?? 0;
   const model = raw.engine?.model;
   const totalCalls = raw.endpoints.reduce((sum, endpoint) => sum + endpoint.load.callsStarted, 0);

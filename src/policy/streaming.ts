@@ -7,7 +7,7 @@
  * RTT), so peak_ewma must not sample it nor count it as in flight. The
  * interceptor below tells the picker both without putting anything on the
  * wire: it gives a copy of the call's Metadata a fresh options object that
- * carries, under a private symbol, the call's method path and whether it is
+ * carries, under a symbol of its own, the call's method path and whether it is
  * a stream (a symbol, not a WeakMap keyed by the object: a WeakMap entry per
  * call cost ~1 µs of CPU, the symbol ~30 ns; symbol keys are invisible to
  * JSON and to grpc-js, which reads only its own option names). It marks a copy because grpc-js hands interceptors
@@ -22,9 +22,9 @@
  * of that method (`timedInfoOf`): it carries the engine's `MethodKey`, whose
  * one-entry cache saves the picker a table lookup per call (methods.ts), and
  * the marker allocates nothing for it. At most `MAX_INTERNED_METHODS` paths
- * are kept, process-wide; a client calling more distinct paths than that (a
- * generic proxy) gets a fresh info per call for the others, scored the same,
- * only without the cache.
+ * are kept, per copy of the package; a client calling more distinct paths
+ * than that (a generic proxy) gets a fresh info per call for the others,
+ * scored the same, only without the cache.
  *
  * Without the interceptor the picker sees no method: every call scores as
  * one estimate per endpoint, exactly as before per-method scoring existed.
@@ -32,25 +32,37 @@
 import { InterceptingCall, Interceptor, Metadata } from '@grpc/grpc-js';
 import { MethodKey } from '../core/methods';
 
-/** What the interceptor tells the picker about one call. */
+/**
+ * What the interceptor tells the picker about one call, format 1. Another
+ * copy of this package (an application's and a library's, one grpc-js:
+ * package-copies.ts) may have made it: its `method` is then that copy's
+ * MethodKey, read here by `name` only. A change to this shape needs another
+ * key.
+ */
 interface CallInfo {
   /** The method (its path, e.g. "/pkg.Service/Get") of a timed call; undefined for untimed ones. */
-  readonly method: MethodKey | undefined;
+  readonly method: MethodKey | { readonly name: string } | undefined;
   /** A stream (or a call marked by `markUntimed`): left out of latency and load. */
   readonly untimed: boolean;
 }
 
-const CALL_INFO = Symbol('grpc-js-peak-ewma.callInfo');
+// Symbol.for, not a private symbol: the copy whose callMarker marks a call need not be the one whose picker serves it.
+const CALL_INFO = Symbol.for('grpc-js-peak-ewma.callInfo.v1');
 
 /** The info of every untimed call: a stream has no latency to judge, per method or at all. */
 const UNTIMED: CallInfo = { method: undefined, untimed: true };
 
-/** Method paths whose timed info is kept for reuse, process-wide (~150 bytes each with its key). */
+/** Method paths whose timed info is kept for reuse, per copy of the package (~150 bytes each with its key). */
 export const MAX_INTERNED_METHODS = 1024;
-const timedInfos = new Map<string, CallInfo>();
+
+interface TimedInfo extends CallInfo {
+  readonly method: MethodKey;
+}
+
+const timedInfos = new Map<string, TimedInfo>();
 
 /** The info of a timed call of `path`: the same object for every call of it while interned. */
-function timedInfoOf(path: string): CallInfo {
+function timedInfoOf(path: string): TimedInfo {
   let info = timedInfos.get(path);
   if (info === undefined) {
     info = { method: new MethodKey(path), untimed: false };
@@ -89,7 +101,11 @@ export function isUntimed(metadata: Metadata): boolean {
  */
 export function timedMethodOf(metadata: Metadata): MethodKey | undefined {
   const info = callInfoOf(metadata);
-  return info === undefined || info.untimed ? undefined : info.method;
+  if (info === undefined || info.untimed || info.method === undefined) {
+    return undefined;
+  }
+  // Another copy's key: ours for its name, so that the engine's cache is written only into our keys.
+  return info.method instanceof MethodKey ? info.method : timedInfoOf(info.method.name).method;
 }
 
 /**

@@ -31,4 +31,9 @@ export class Tracer {
   debug(text: string): void {
     experimental.trace(logVerbosity.DEBUG, this.name, text);
   }
+
+  /** A line for every reader, traced or not: grpc-js prints ERROR by default. */
+  error(text: string): void {
+    experimental.log(logVerbosity.ERROR, `grpc-js-peak-ewma: ${this.name}: ${text}`);
+  }
 }

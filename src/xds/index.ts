@@ -7,6 +7,7 @@
  *
  * See docs/xds.md for the field mapping and a Cluster example.
  */
+import { claimRegistry } from '../policy/package-copies';
 import { register as registerPolicies } from '../policy/register';
 import { installLegacyLeastRequest } from './legacy-least-request';
 import { convertLeastRequest } from './least-request-converter';
@@ -57,7 +58,9 @@ let registered = false;
  * and acceptance of the Cluster's old `lb_policy: LEAST_REQUEST` enum (gRFC
  * A48, what Istio's proxyless generator sends; see legacy-least-request.ts).
  * Idempotent. Call it before the first xds:/// channel: a Cluster that
- * arrives earlier naming only these policies is NACKed.
+ * arrives earlier naming only these policies is NACKed. Where another copy
+ * of this package has registered, the higher version keeps the policies and
+ * the converters, equal versions the first (package-copies.ts).
  *
  * Throws if the installed @grpc/grpc-js-xds is outside SUPPORTED_XDS_RANGE
  * or no longer has the internals this relies on, if two copies of
@@ -76,11 +79,15 @@ export function registerXds(): void {
   precompileValidators([PEAK_EWMA_TYPE_URL, LEAST_REQUEST_TYPE_URL, XDS_TYPED_STRUCT_TYPE_URL, UDPA_TYPED_STRUCT_TYPE_URL]);
   registerPolicies();
   grpcJsXds.register();
-  registerLbPolicy(PEAK_EWMA_TYPE_URL, fromTypedConfig(convertPeakEwma));
-  registerLbPolicy(LEAST_REQUEST_TYPE_URL, fromTypedConfig(convertLeastRequest));
-  // After grpcJsXds.register(), which registered its own (non-validating) ones.
-  registerLbPolicy(XDS_TYPED_STRUCT_TYPE_URL, fromTypedConfig(convertTypedStruct));
-  registerLbPolicy(UDPA_TYPED_STRUCT_TYPE_URL, fromTypedConfig(convertTypedStruct));
-  installLegacyLeastRequest();
+  // grpc-js-xds's converter registry is module-global and last-wins too: the
+  // copy of this package that holds it is chosen as for the policies.
+  if (claimRegistry(registerLbPolicy, 'the xDS converters and the lb_policy LEAST_REQUEST shim')) {
+    registerLbPolicy(PEAK_EWMA_TYPE_URL, fromTypedConfig(convertPeakEwma));
+    registerLbPolicy(LEAST_REQUEST_TYPE_URL, fromTypedConfig(convertLeastRequest));
+    // After grpcJsXds.register(), which registered its own (non-validating) ones.
+    registerLbPolicy(XDS_TYPED_STRUCT_TYPE_URL, fromTypedConfig(convertTypedStruct));
+    registerLbPolicy(UDPA_TYPED_STRUCT_TYPE_URL, fromTypedConfig(convertTypedStruct));
+    installLegacyLeastRequest();
+  }
   registered = true;
 }

@@ -49,7 +49,13 @@ type ValidateResource = (context: XdsDecodeContext, message: Cluster__Output) =>
 const CLUSTER_MODULE = '@grpc/grpc-js-xds/build/src/xds-resource-type/cluster-resource-type';
 const RESOURCES_MODULE = '@grpc/grpc-js-xds/build/src/resources';
 const ENVIRONMENT_MODULE = '@grpc/grpc-js-xds/build/src/environment';
-/** Marks our wrapper, so a second install (e.g. a second copy of this package) does not wrap it again. */
+/**
+ * Marks a wrapper of any copy of this package and carries the validator it
+ * wraps, so that the copy serving xDS (package-copies.ts) replaces another
+ * copy's wrapper instead of wrapping it. (A copy from before the original
+ * was carried marks its wrapper `true`; one installs over it, which works,
+ * as each wrapper handles LEAST_REQUEST before the one it wraps sees it.)
+ */
 const WRAPPED = Symbol.for('grpc-js-peak-ewma.legacyLeastRequest');
 /** What grpc-js-xds 1.14 makes of lb_policy ROUND_ROBIN; the probe checks it still does. */
 const ROUND_ROBIN_TREE = [{ xds_wrr_locality: { child_policy: [{ round_robin: {} }] } }];
@@ -73,9 +79,14 @@ export function legacyLeastRequestConfig(cluster: LegacyLeastRequestFields): Loa
   return assertGrpcAccepts({ xds_wrr_locality: { child_policy: [child] } });
 }
 
+type Wrapper = ValidateResource & { [WRAPPED]?: ValidateResource | true };
+
 interface ValidatorHost {
-  validateResource?: ValidateResource & { [WRAPPED]?: true };
+  validateResource?: Wrapper;
 }
+
+/** The wrappers this copy installed. */
+const ownWrappers = new WeakSet<ValidateResource>();
 
 /** grpc-js-xds's ClusterResourceType instance (the one its XdsClient uses), shape-checked. */
 function clusterValidatorHost(): ValidatorHost {
@@ -130,17 +141,22 @@ function customLbConfigOn(): boolean {
   return on;
 }
 
-/** Makes grpc-js-xds's CDS validation accept `lb_policy: LEAST_REQUEST` as gRFC A48 says. Idempotent. */
+/**
+ * Makes grpc-js-xds's CDS validation accept `lb_policy: LEAST_REQUEST` as
+ * gRFC A48 says, replacing another copy's wrapper. Idempotent.
+ */
 export function installLegacyLeastRequest(): void {
   const host = clusterValidatorHost();
-  const original = host.validateResource!;
-  if (original[WRAPPED]) {
+  const current = host.validateResource!;
+  if (ownWrappers.has(current)) {
     return;
   }
+  const wrapped = current[WRAPPED];
+  const original = typeof wrapped === 'function' ? wrapped : current;
   const validate: ValidateResource = (context, message) => original.call(host, context, message);
   checkOriginal(validate);
   const readsPolicyField = customLbConfigOn();
-  const wrapper: ValidateResource & { [WRAPPED]?: true } = (context, message) => {
+  const wrapper: Wrapper = (context, message) => {
     if ((readsPolicyField && message.load_balancing_policy) || message.lb_policy !== 'LEAST_REQUEST') {
       return validate(context, message);
     }
@@ -157,6 +173,7 @@ export function installLegacyLeastRequest(): void {
     }
     return rest.valid ? { valid: true, result: { ...rest.result, lbPolicyConfig: [config!] } } : rest;
   };
-  wrapper[WRAPPED] = true;
+  wrapper[WRAPPED] = original;
+  ownWrappers.add(wrapper);
   host.validateResource = wrapper;
 }
