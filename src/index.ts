@@ -20,7 +20,7 @@ export { callMarker, streamingCallMarker, markUntimed, isUntimed } from './polic
 export { getLoadBalancerStats } from './policy/stats';
 export { STATS_MAX_METHODS } from './policy/stats';
 export type { BalancerStats, EndpointStats, MethodStatsView } from './policy/stats';
-export { STATS_LABEL_OPTION } from './policy/endpoint-picking-balancer';
+export { STATS_LABEL_OPTION } from './policy/stats-label';
 export { PeakEwmaLoadBalancer } from './policy/peak-ewma';
 export { LeastRequestLoadBalancer } from './policy/least-request';
 export * as engine from './core';

@@ -10,6 +10,7 @@ import { systemClock } from '../core/clock';
 import { EndpointLoad } from '../core/endpoint-load';
 import { LoadBalancingEngine } from '../core/engine';
 import { systemRandom } from '../core/random';
+import { EmptyListRetry } from './empty-list-retry';
 import { endpointKey } from './endpoint-key';
 import { EndpointPickingConfig, parseReportingUnknownFields } from './endpoint-picking-config';
 import { ownPackage } from './own-package';
@@ -26,14 +27,12 @@ import {
   toStats,
   unregisterStatsSource,
 } from './stats';
+import { childOptionsOf, statsLabelOf } from './stats-label';
 import { Tracer } from './trace';
 
 const { LeafLoadBalancer, QueuePicker, UnavailablePicker } = experimental;
 type LeafLoadBalancer = experimental.LeafLoadBalancer;
 type ConnectivityState = connectivityState;
-
-/** Channel option naming this channel in stats snapshots; optional. */
-export const STATS_LABEL_OPTION = 'grpc-js-peak-ewma.stats_label';
 
 interface ManagedEndpoint {
   readonly key: string;
@@ -74,6 +73,8 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
   private config: EndpointPickingConfig | null = null;
   /** IDLE children at the last state recomputation; lets exitIdle() return at once. */
   private idleEndpoints = 0;
+  /** Asks the resolver again while it answers an empty list after a served one. */
+  private readonly emptyListRetry: EmptyListRetry;
   /** The last refused config's error line, said once (see ownConfig). */
   private lastRefusal: string | null = null;
 
@@ -87,6 +88,7 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
     this.childHelper = experimental.createChildChannelControlHelper(helper, {
       updateState: (_state, _picker, errorMessage) => this.onChildStateChange(errorMessage),
     });
+    this.emptyListRetry = new EmptyListRetry(() => helper.requestReresolution());
     registerStatsSource(this);
     this.tracer.info(`instance ${this.instanceId} created`);
   }
@@ -104,7 +106,7 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
     this.lastRefusal = null;
     this.applyConfig(config);
     this.config = config;
-    this.statsLabel = String(options[STATS_LABEL_OPTION] ?? '');
+    this.statsLabel = statsLabelOf(options);
     if (!endpointList.ok) {
       // A failed resolution while we have endpoints: keep serving them. If
       // none can serve, the RPCs are told about this failure too (as
@@ -134,10 +136,16 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
       // meanwhile still fail fast with the message above. Accepted as the
       // first list: refusing that would leave the channel without a config,
       // and calls would wait out their deadline instead of failing fast.
-      // Measured: docs/design.md, "Resolution".
+      // Measured: docs/design.md, "Resolution". Under a parent policy the
+      // refusal may never reach the resolver, so ask it too (empty-list-retry.ts).
+      if (this.servedAList) {
+        this.emptyListRetry.listEmpty(options);
+      }
       return !this.servedAList;
     }
+    this.emptyListRetry.stop();
     this.servedAList = true;
+    const childOptions = childOptionsOf(options);
     this.updatesPaused = true;
     const seen = new Set<string>();
     const added: ManagedEndpoint[] = [];
@@ -149,11 +157,11 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
       seen.add(key);
       const existing = this.endpoints.get(key);
       if (existing) {
-        existing.child.updateEndpoint(endpoint, options);
+        existing.child.updateEndpoint(endpoint, childOptions);
       } else {
         const managed: ManagedEndpoint = {
           key,
-          child: new LeafLoadBalancer(endpoint, this.childHelper, options, resolutionNote),
+          child: new LeafLoadBalancer(endpoint, this.childHelper, childOptions, resolutionNote),
           load: this.retired.reclaim(key, nowMs) ?? new EndpointLoad(),
           lastState: connectivityState.IDLE,
         };
@@ -197,6 +205,7 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
   }
 
   destroy(): void {
+    this.emptyListRetry.stop();
     this.destroyChildren();
     this.retired.clear();
     unregisterStatsSource(this);

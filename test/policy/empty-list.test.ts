@@ -5,7 +5,10 @@
  * first list (refusing that would leave the channel without a config, and
  * calls would wait out their deadline). Either way calls fail fast: the
  * balancer publishes TRANSIENT_FAILURE "No addresses resolved". What the
- * choice buys is measured by scripts/bench/empty-answer.ts.
+ * choice buys is measured by scripts/bench/empty-answer.ts. Because a parent
+ * policy may swallow the refusal, the balancer also asks for re-resolution
+ * itself while the list stays empty, on a back-off (empty-list-retry.ts;
+ * the real-DNS case under outlier_detection: empty-answer-under-parent.e2e).
  */
 import { connectivityState, experimental, Metadata, status } from '@grpc/grpc-js';
 import { getLoadBalancerStats, LEAST_REQUEST_POLICY_NAME, PEAK_EWMA_POLICY_NAME, register } from '../../src';
@@ -52,5 +55,76 @@ describe.each([PEAK_EWMA_POLICY_NAME, LEAST_REQUEST_POLICY_NAME])('%s and an emp
     // Refused again while it stays empty; a list is accepted again.
     expect(update(0)).toBe(false);
     expect(update(2)).toBe(true);
+  });
+});
+
+describe.each([PEAK_EWMA_POLICY_NAME, LEAST_REQUEST_POLICY_NAME])('%s asks for re-resolution while the list stays empty', (policy) => {
+  let handler: experimental.ChildLoadBalancerHandler;
+  let requests: number[];
+  /** What the resolver answers when asked; null: nothing (an answer comes later, or never). */
+  let answer: number | null;
+  const config = () => experimental.parseLoadBalancingConfig({ [policy]: {} });
+  const update = (count: number) =>
+    handler.updateAddressList(experimental.statusOrFromValue(fakeEndpoints(count)), config(), {}, 'empty-list retry test');
+
+  beforeEach(() => {
+    jest.useFakeTimers({ now: 0 });
+    requests = [];
+    answer = null;
+    handler = new experimental.ChildLoadBalancerHandler({
+      ...readyChannelHelper(() => undefined),
+      // A resolver that answers a request at once, with its current state.
+      requestReresolution: () => {
+        requests.push(Date.now());
+        if (answer !== null) {
+          update(answer);
+        }
+      },
+    });
+  });
+  afterEach(() => {
+    handler.destroy();
+    jest.useRealTimers();
+  });
+
+  it('never for a first list that is empty (nothing served yet: accepted, nothing to refuse)', () => {
+    update(0);
+    jest.advanceTimersByTime(600_000);
+    expect(requests).toEqual([]);
+  });
+
+  it('on grpc-js\'s back-off (1 s, × 1.6, ±20 %) when the resolver answers empty at once, not in a loop; until a list comes back', () => {
+    update(3);
+    answer = 0;
+    expect(update(0)).toBe(false);
+    expect(requests).toEqual([]); // not at once: an answering resolver would be asked at every answer
+    jest.advanceTimersByTime(60_000);
+    // 1, 1.6, 2.56, 4.1, 6.6, 10.5, 16.8 s apart (±20 %): 7 requests in the first minute, give or take one.
+    expect(requests.length).toBeGreaterThanOrEqual(6);
+    expect(requests.length).toBeLessThanOrEqual(8);
+    expect(requests[0]).toBeGreaterThanOrEqual(800);
+    expect(requests[0]).toBeLessThanOrEqual(1_200);
+    const gaps = requests.slice(1).map((at, i) => at - requests[i]);
+    gaps.slice(1).forEach((gap, i) => expect(gap).toBeGreaterThan(gaps[i])); // growing
+    // The endpoints come back: no more requests, and the next outage starts at 1 s again.
+    answer = 2;
+    jest.advanceTimersByTime(60_000); // the request already waiting gets the list
+    const afterRecovery = requests.length;
+    jest.advanceTimersByTime(600_000);
+    expect(requests.length).toBe(afterRecovery);
+    answer = null;
+    const outage = Date.now();
+    update(0);
+    jest.advanceTimersByTime(1_200);
+    expect(requests.length).toBe(afterRecovery + 1);
+    expect(requests[afterRecovery] - outage).toBeLessThanOrEqual(1_200);
+  });
+
+  it('not after the balancer is destroyed', () => {
+    update(3);
+    update(0);
+    handler.destroy();
+    jest.advanceTimersByTime(600_000);
+    expect(requests).toEqual([]);
   });
 });
