@@ -7,6 +7,7 @@ import type { PolicyResult, ScenarioResult } from './loadtest';
 import { Regime, regimeKey, regimeOf } from './scale';
 import { bootstrapMeanInterval, Interval, mean, seedOf } from './stats';
 import { seededRandom } from '../../src/core/random';
+import { recoveryMeasurable } from '../sim/metrics';
 
 export type PolicyKey = PolicyResult['policy'];
 
@@ -38,7 +39,10 @@ export interface AggregateRow {
   /** The faulty backends' fair share. */
   readonly fairShare: number;
   readonly detectS: number | null;
+  /** Null where never, and where any run's window ended too soon after the fault to tell (`recoveryMeasurable`). */
   readonly recoverS: number | null;
+  /** Whether every run's window ran long enough past the fault for recovery to be measured. */
+  readonly recoveryMeasurable: boolean;
   readonly cpuMicrosPerCall: number;
 }
 
@@ -79,6 +83,7 @@ export function aggregate(results: readonly ScenarioResult[]): AggregateRow[] {
     const errors = headline.map((h) => h.errorRate);
     const shares = items.map((i) => headlineFaultyShare(i.run, i.policy));
     const enough = headline.every((h) => (h.minClientOk ?? 0) >= P999_MIN_SAMPLES_PER_CLIENT);
+    const measurable = items.every((i) => recoveryMeasurable(i.run.timeline));
     return {
       scenario: run.scenario,
       title: run.title,
@@ -98,7 +103,9 @@ export function aggregate(results: readonly ScenarioResult[]): AggregateRow[] {
       faultyShareCi: interval('share', shares),
       fairShare: run.faultyBackends.length / run.backendCount,
       detectS: meanOrNull(items.map((i) => i.policy.detectS)),
-      recoverS: meanOrNull(items.map((i) => i.policy.recoverS)),
+      // Runs saved before recoveryMeasurable existed carry round_robin's 1 s from windows too short to tell.
+      recoverS: measurable ? meanOrNull(items.map((i) => i.policy.recoverS)) : null,
+      recoveryMeasurable: measurable,
       cpuMicrosPerCall: mean(items.map((i) => i.policy.cpuMicrosPerCall)),
     };
   });

@@ -8,6 +8,7 @@ import type { ScenarioResult } from './loadtest';
 import type { PickPathReport } from './pick-path';
 import type { UpdateTimeReport } from './update-time';
 import { ClientKind, clientLabel, POLICY_LABELS } from './policies';
+import { recoveryMeasurable } from '../sim/metrics';
 import { formatMs, formatPercent } from './progress';
 import { Table } from './tables';
 import { allP99Cell, errorCell, p99Cell, shareCell } from './row-cells';
@@ -17,6 +18,11 @@ export const policyLabel = clientLabel;
 
 function seconds(value: number | null): string {
   return value === null ? '–' : `${Math.round(value)} s`;
+}
+
+/** A recovery cell: "n/m" where the window ended too soon after the fault to measure it (metrics.ts `recoveryMeasurable`). */
+function recoveryCell(value: number | null, measurable: boolean): string {
+  return measurable ? seconds(value) : 'n/m';
 }
 
 /** One run's per-policy table for the terminal. */
@@ -41,7 +47,7 @@ export function loadTable(result: ScenarioResult): Table {
       formatMs(p.headline.okLatency.p999Ms),
       formatMs(p.headline.allLatency.p99Ms),
       formatPercent(p.headline.errorRate),
-      ...(fault ? [seconds(p.detectS), seconds(p.recoverS)] : []),
+      ...(fault ? [seconds(p.detectS), recoveryCell(p.recoverS, recoveryMeasurable(result.timeline))] : []),
       p.cpuMicrosPerCall.toFixed(0),
       formatMs(p.clientLoopDelayMs.p99),
     ]),
@@ -121,7 +127,7 @@ export function detailTable(rows: readonly AggregateRow[]): Table {
       formatMs(r.p999Ms),
       allP99Cell(r),
       errorCell(r),
-      ...(faulty ? [`${shareCell(r)} (fair ${formatPercent(r.fairShare, 0)})`, seconds(r.detectS), seconds(r.recoverS)] : []),
+      ...(faulty ? [`${shareCell(r)} (fair ${formatPercent(r.fairShare, 0)})`, seconds(r.detectS), recoveryCell(r.recoverS, r.recoveryMeasurable)] : []),
       r.cpuMicrosPerCall.toFixed(0),
     ]),
   };

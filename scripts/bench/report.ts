@@ -22,6 +22,7 @@ import type { PickPathReport } from './pick-path';
 import type { UpdateTimeReport } from './update-time';
 import { formatPercent } from './progress';
 import { REFERENCE_OVERHEAD, REFERENCE_RECOVERY_S } from '../lib/reference-numbers';
+import { RECOVERY_WINDOW_AFTER_FAULT_S } from '../sim/metrics';
 import { regimeKey, regimeLabel } from './scale';
 import { MergedSession, OverheadSession } from './merge';
 import { markdownTable } from './tables';
@@ -143,7 +144,15 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
     groups.set(key, [...(groups.get(key) ?? []), row]);
   }
   if (groups.size > 0) {
-    lines.push('### Per scenario, layout and regime', '', `Real ms. p99.9 only where every client had ${P999_MIN_SAMPLES_PER_CLIENT.toLocaleString('en-US')} OK calls in the window.`, '');
+    lines.push(
+      '### Per scenario, layout and regime',
+      '',
+      `Real ms. p99.9 only where every client had ${P999_MIN_SAMPLES_PER_CLIENT.toLocaleString('en-US')} OK calls in the window. ` +
+        `Detect and recover in timeline seconds, as the reference's report.py measures them; recovery needs the window to run ` +
+        `${RECOVERY_WINDOW_AFTER_FAULT_S} timeline s past the fault (three 3-second trailing means with no fault second in them), ` +
+        `and reads n/m ("not measurable") in shorter ones; – is never.`,
+      '',
+    );
   }
   const regimeOrder = regimesOf(rows).map(regimeKey);
   const rank = (row: AggregateRow): number => regimeOrder.indexOf(regimeKey(row.regime)) * 2 + (row.layout === 'reference' ? 0 : 1);
@@ -153,7 +162,7 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
     lines.push(`**${scenario} ${titleOf(results, mine[0])}** (${layout} layout; ${regimeLabel(regime)}; ${repeats})`, '');
     lines.push(markdownTable(detailTable(mine)), '');
     const rec = REFERENCE_RECOVERY_S[scenario];
-    if (rec && layout === 'reference' && likeReference(regime)) {
+    if (rec && layout === 'reference' && likeReference(regime) && mine.every((row) => row.recoveryMeasurable)) {
       lines.push(`Reference recovery: peak ${rec.peak_ewma} s, least_request ${rec.least_request} s (here: timeline seconds, the same unit).`, '');
     }
   }

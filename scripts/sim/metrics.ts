@@ -288,7 +288,9 @@ export function sharePerSecond(metrics: RunMetrics, group: number): Float64Array
  * share per second as a 3-point trailing mean; detection = the first second
  * after the fault starts with the share below fair/3; recovery = after the
  * fault ends, the first run of 3 consecutive points within ±10 % of fair,
- * reported as (last point − 2 − fault end). Seconds; null if never.
+ * reported as (last point − 2 − fault end). Seconds; null if never, and
+ * recovery null too where the window ends too soon after the fault to tell
+ * (`recoveryMeasurable`).
  */
 export function detectionAndRecovery(
   perSecond: readonly Float64Array[],
@@ -316,13 +318,28 @@ export function detectionAndRecovery(
   }
   let recoverySeconds: number | null = null;
   const near = (x: number): boolean => Math.abs(x - fairShare) <= 0.1 * fairShare;
-  for (let s = faultEndS; s + 2 < points.length; s++) {
+  for (let s = faultEndS; recoveryMeasurable(timeline) && s + 2 < points.length; s++) {
     if (near(points[s]) && near(points[s + 1]) && near(points[s + 2])) {
       recoverySeconds = s + 2 + 1 - 2 - faultEndS;
       break;
     }
   }
   return { detectionSeconds, recoverySeconds };
+}
+
+/**
+ * The seconds a window must run past a fault's end for recovery to be
+ * measurable: a policy that left the faulty backends and is back at its
+ * fair share the second the fault ends has its first trailing mean without
+ * a fault second at end + 2, and needs three of them (end + 2 to end + 4).
+ * Shorter, every policy that moved away reads "never", and one that never
+ * moved (round_robin) reads 1 s.
+ */
+export const RECOVERY_WINDOW_AFTER_FAULT_S = 5;
+
+/** Whether `timeline` runs long enough past its fault for `detectionAndRecovery`'s recovery to mean anything. */
+export function recoveryMeasurable(timeline: Timeline): boolean {
+  return timeline.measureS - timeline.faultEndS >= RECOVERY_WINDOW_AFTER_FAULT_S;
 }
 
 /** The seconds after a fault's end that `lostShareSeconds` reads. */

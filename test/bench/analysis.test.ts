@@ -1,4 +1,5 @@
 import { combineRuns, detectAndRecover, groupShare, sharePerSecond } from '../../scripts/bench/analysis';
+import { recoveryMeasurable } from '../../scripts/sim/metrics';
 import { LoadRecorder } from '../../scripts/bench/load-recorder';
 
 describe('load recorder and analysis', () => {
@@ -82,5 +83,20 @@ describe('load recorder and analysis', () => {
     // Smoothed back at 0.5 from i = 10 (i = 10, 11, 12) → (10 + 2 + 1) − 2 − 6 = 5.
     expect(recoverS).toBe(5);
     expect(detectAndRecover(shares.map(() => [0.5, 0.5]), [0], 0.5, timeline)).toEqual({ detectS: null, recoverS: 1 });
+  });
+
+  it("reads no recovery where the window ends less than 5 s after the fault, as bench:report's 8 s window does", () => {
+    // timelineFor(8): fault over [2, 5). An ideal policy: off the faulty backend for the whole fault, back
+    // at its fair share the second the fault ends. The first trailing mean without a fault second is at
+    // i = 7 (5, 6, 7), and a recovery needs three of them: i = 7, 8, 9, past an 8 s window.
+    const ideal = (measureS: number) => Array.from({ length: measureS }, (_, i) => (i >= 2 && i < 5 ? [0, 1] : [0.5, 0.5]));
+    const short = { warmupMs: 0, measureS: 8, faultStartS: 2, faultEndS: 5 };
+    const longEnough = { ...short, measureS: 10 };
+    expect(recoveryMeasurable(short)).toBe(false);
+    expect(recoveryMeasurable(longEnough)).toBe(true);
+    expect(detectAndRecover(ideal(8), [0], 0.5, short)).toEqual({ detectS: 3, recoverS: null });
+    expect(detectAndRecover(ideal(10), [0], 0.5, longEnough)).toEqual({ detectS: 3, recoverS: 3 });
+    // A policy that never moved (round_robin) read 1 s there, a recovery from nothing; now none.
+    expect(detectAndRecover(ideal(8).map(() => [0.5, 0.5]), [0], 0.5, short)).toEqual({ detectS: null, recoverS: null });
   });
 });

@@ -294,6 +294,19 @@ describe('report', () => {
     for (const chart of charts) {
       expect(markdown).toContain(`(benchmarks/${chart.file})`);
     }
+    // The fixture's window ends 2 s after the fault: recovery cannot be measured, and is not compared
+    // with the reference's; its detection (2 s) is.
+    expect(markdown).toMatch(/\| 2 s \| n\/m \|/);
+    expect(markdown).not.toContain('Reference recovery');
+    expect(markdown).not.toContain('recovery 1 s');
+  });
+
+  it('prints recovery, and the reference\'s beside it, where the window runs 5 s past the fault', () => {
+    const long = { ...scenario('s03', { peak_ewma: 30, least_request: 40, lr_od: 35, round_robin: 400 }), timeline: { warmupMs: 1000, measureS: 8, faultStartS: 1, faultEndS: 3 } };
+    const { markdown } = renderReport({ startedAt: '2026-11-29T00:00:00Z', machine: { cpuModel: 'Test CPU', cpus: 2, memoryGiB: 24, platform: 'Linux', node: 'v20', grpcJs: '1.14.7', loadAverage: [1, 1, 1] }, options: parseArgs([]), load: [long], pick: null, cpu: null });
+    expect(markdown).toMatch(/\| 2 s \| 1 s \|/);
+    expect(markdown).not.toContain('n/m |');
+    expect(markdown).toContain('Reference recovery: peak 13 s, least_request 4 s');
   });
 });
 
