@@ -102,6 +102,33 @@ export function meanRegimes(seeds: readonly { regimes: RegimeTails }[], field: k
   return out;
 }
 
+/**
+ * What keeps two judgements from being compared number by number: a
+ * different timeline (`--quick`), grid seeds, reference seeds (where both
+ * have the reference regime), sections, or client stall. Each would move the numbers by itself, and a before → after
+ * table reads every move as the change's. Different arrivals are a
+ * comparison of their own (the two loops) and are printed, not refused.
+ * Empty when they are alike.
+ */
+export function unlikeJudgements(before: Judgement, after: Judgement): string[] {
+  const problems: string[] = [];
+  const differ = (what: string, of: (judgement: Judgement) => unknown): void => {
+    const [was, is] = [of(before), of(after)].map((value) => JSON.stringify(value ?? null));
+    if (was !== is) {
+      problems.push(`${what}: before ${was}, after ${is}`);
+    }
+  };
+  differ('timeline (--quick)', (judgement) => judgement.meta.quick ?? false);
+  differ('grid seeds', (judgement) => judgement.seeds.map((seed) => seed.seed));
+  // A side without the reference regime prints none; only two different sets would mislead.
+  if ((before.reference?.length ?? 0) > 0 && (after.reference?.length ?? 0) > 0) {
+    differ('reference seeds', (judgement) => judgement.reference!.map((entry) => entry.seed));
+  }
+  differ('sections', (judgement) => judgement.meta.sections);
+  differ('client stall', (judgement) => judgement.meta.clientStall);
+  return problems;
+}
+
 /** How many regime targets `regimes` meets, of how many. */
 export function targetsMet(regimes: RegimeP99s): { met: number; of: number } {
   const checks = regimeChecks(regimes, UNDER_TEST);
@@ -109,6 +136,12 @@ export function targetsMet(regimes: RegimeP99s): { met: number; of: number } {
 }
 
 const S02 = 's02-steady-identical';
+
+/** The first seed of each side: one number when they agree. */
+function seedLabel(before: Judgement, after: Judgement): string {
+  const [was, is] = [before.seeds[0].seed, after.seeds[0].seed];
+  return was === is ? String(is) : `${was} → ${is}`;
+}
 const ms = (x: number | undefined): string => (x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(1));
 
 /**
@@ -132,7 +165,7 @@ export function gridSection(after: Judgement, before?: Judgement): string {
     before === undefined
       ? `targets met: ${metNow.met} of ${metNow.of} on the ${seeds}-seed means, ${metSeed1.met} at seed ${after.seeds[0].seed}`
       : `targets met: ${targetsMet(beforeMean!).met} → ${metNow.met} of ${metNow.of} on the ${seeds}-seed means; ` +
-        `${targetsMet(before.seeds[0].regimes).met} → ${metSeed1.met} at seed ${after.seeds[0].seed}`;
+        `${targetsMet(before.seeds[0].regimes).met} → ${metSeed1.met} at seed ${seedLabel(before, after)}`;
   return (
     `Regime grid, uniform layout, p99 over all calls (ms), mean of seeds ${after.seeds.map((s) => s.seed).join(', ')}; ` +
     `✗ over the target's bound (s02 ≤ 1.02 × round_robin, the others ≤ 1.3 × round_robin's s02), † not below every rival\n\n` +

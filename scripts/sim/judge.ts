@@ -28,7 +28,7 @@
 import { execFileSync } from 'child_process';
 import { readFileSync, writeFileSync } from 'fs';
 import { parseArgs } from 'node:util';
-import { gridSection, judged, smallFleetSection, Judgement, JudgedSeed, methodsSection, referenceSection, ReferenceSeed, RIVALS, UNDER_TEST } from './judge-report';
+import { gridSection, judged, smallFleetSection, Judgement, JudgedSeed, methodsSection, referenceSection, ReferenceSeed, RIVALS, UNDER_TEST, unlikeJudgements } from './judge-report';
 import { planReferenceTargets, scored } from './reference-targets';
 import { ClientStall, parseClientStall } from './client-stall';
 import { parsePolicySpec } from './policies';
@@ -211,6 +211,7 @@ async function main(): Promise<void> {
       arrivals: { type: 'string' },
       workers: { type: 'string' },
       compare: { type: 'boolean', default: false },
+      unlike: { type: 'boolean', default: false },
       sections: { type: 'string', default: SECTIONS.join(',') },
     },
     allowPositionals: true,
@@ -220,6 +221,13 @@ async function main(): Promise<void> {
       throw new Error('--compare takes two files: BEFORE.json AFTER.json');
     }
     const [before, after] = positionals.map(readJudgement);
+    const unlike = unlikeJudgements(before, after);
+    if (unlike.length > 0 && !values.unlike) {
+      throw new Error(`--compare: the two judgements did not measure alike (--unlike prints them anyway):\n  ${unlike.join('\n  ')}`);
+    }
+    if (unlike.length > 0) {
+      console.log(`NOT ALIKE (--unlike): ${unlike.join('; ')}\n`);
+    }
     print(after, before);
     return;
   }

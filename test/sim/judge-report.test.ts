@@ -2,7 +2,7 @@
  * judge.ts's tables, on small hand-made judgements: the means it judges on,
  * the targets it counts and marks, and the per-method rows of issue 16.
  */
-import { goodputSummary, gridSection, Judgement, smallFleetSection, JudgedResult, JudgedSeed, meanRegimes, methodsSection, referenceSection, ReferenceSeed, targetsMet } from '../../scripts/sim/judge-report';
+import { goodputSummary, gridSection, Judgement, smallFleetSection, JudgedResult, JudgedSeed, meanRegimes, methodsSection, referenceSection, ReferenceSeed, targetsMet, unlikeJudgements } from '../../scripts/sim/judge-report';
 import { ScoredResult } from '../../scripts/sim/reference-targets';
 
 const r = (p99All: number, errorRate = 0, recoverySeconds: number | null = null): JudgedResult => ({ p99: p99All, p999: p99All, p99All, errorRate, recoverySeconds, busiestP95: 1 });
@@ -78,6 +78,34 @@ describe('gridSection', () => {
     expect(text).toContain('targets met: 1 → 2 of 3 on the 1-seed means');
     expect(text).toContain("on the pooled p99 (every client's calls in one histogram): 1 → 3 of 3 on the 1-seed means");
     expect(targetsMet(meanRegimes(now.seeds, 'p99AllPooled'))).toEqual({ met: 3, of: 3 });
+  });
+});
+
+describe('unlikeJudgements (judge --compare refuses what did not measure alike)', () => {
+  const seeds = (...numbers: number[]) => numbers.map((n) => gridSeed(n, { s01: 36, s02: 30 }));
+  const full: Judgement = { meta: { quick: false, sections: ['grid'] }, seeds: seeds(1, 2, 3, 4, 5) };
+
+  it('finds nothing between two judgements of the same timeline, seeds and sections, whatever their arrivals', () => {
+    expect(unlikeJudgements(full, { ...full, meta: { ...full.meta, arrivals: 'closed' } })).toEqual([]);
+    // One side without the reference regime: its section shows the other alone.
+    const reference: ReferenceSeed[] = [];
+    expect(unlikeJudgements(full, { ...full, reference })).toEqual([]);
+  });
+
+  it('names a quick timeline, other seeds, other sections and a client stall', () => {
+    // The audit's case: a --quick judgement of seeds 4 and 5 against a full one of 1–5 printed "1 → 3".
+    const quick: Judgement = { meta: { quick: true, sections: ['grid'] }, seeds: seeds(4, 5) };
+    expect(unlikeJudgements(quick, full)).toEqual(['timeline (--quick): before true, after false', 'grid seeds: before [4,5], after [1,2,3,4,5]']);
+    expect(unlikeJudgements(full, { ...full, meta: { ...full.meta, sections: ['grid', 'methods'], clientStall: { ms: 5 } } })).toEqual([
+      'sections: before ["grid"], after ["grid","methods"]',
+      'client stall: before null, after {"ms":5}',
+    ]);
+  });
+
+  it('labels the first-seed count with each side\'s own first seed when they differ', () => {
+    const quick: Judgement = { meta: {}, seeds: seeds(4, 5) };
+    expect(gridSection(full, quick)).toContain('at seed 4 → 1');
+    expect(gridSection(full, full)).toMatch(/at seed 1(?! →)/);
   });
 });
 
