@@ -113,7 +113,7 @@ export class LoadRecorder {
     readonly phases: readonly Phase[],
     /** Backends at the start; later ones (churn) extend the per-second arrays. */
     readonly backendCount: number,
-    /** Failures are recorded in the all-calls histogram as at least this latency. */
+    /** Failures of calls without a method group are recorded in the all-calls histograms as at least this latency (a method's own deadline otherwise). */
     readonly deadlineMs: number,
     /** Real ms per timeline second. */
     readonly secondMs = 1000,
@@ -164,17 +164,20 @@ export class LoadRecorder {
     if (this.secondOf(completedS) < 0) {
       return;
     }
-    this.window.record(latencyMs, ok, this.deadlineMs);
+    // A failure counts at its own call's deadline, as the simulator counts it: with methods of
+    // other deadlines (s13's 500 ms ping beside a 5 s report) the longest was every failure's.
+    const deadlineMs = method >= 0 ? this.methods[method].deadlineMs : this.deadlineMs;
+    this.window.record(latencyMs, ok, deadlineMs);
     if (!ok) {
       this.failuresByCode[code] = (this.failuresByCode[code] ?? 0) + 1;
     }
     if (method >= 0) {
-      this.methodGroups[method].record(latencyMs, ok, this.methods[method].deadlineMs);
+      this.methodGroups[method].record(latencyMs, ok, deadlineMs);
     }
     for (let i = 0; i < this.phases.length; i++) {
       const phase = this.phases[i];
       if (completedS >= phase.fromS && completedS < phase.toS) {
-        this.phaseGroups[i].record(latencyMs, ok, this.deadlineMs);
+        this.phaseGroups[i].record(latencyMs, ok, deadlineMs);
       }
     }
   }

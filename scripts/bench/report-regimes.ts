@@ -65,7 +65,9 @@ export function regimesOf(rows: readonly AggregateRow[]): Regime[] {
  */
 export function runTitle(run: Pick<ScenarioResult, 'title' | 'timeline' | 'faultWindow' | 'backendCount'>): string {
   const { timeline, backendCount: n } = run;
-  let title = run.faultWindow ? run.title.replace(/ for \d+ s$/, '') + ` for ${timeline.faultEndS - timeline.faultStartS} s` : run.title;
+  // The summaries say the reference's "for 40 s", at the end or before a clause ("…for 40 s; s13's five methods").
+  const faultS = timeline.faultEndS - timeline.faultStartS;
+  let title = !run.faultWindow ? run.title : / for \d+ s\b/.test(run.title) ? run.title.replace(/ for \d+ s\b/, ` for ${faultS} s`) : `${run.title} for ${faultS} s`;
   if (n !== REFERENCE_BACKENDS) {
     const bad = fleetRoles('het', n).filter((r) => r !== 'normal');
     const counts = Array.from(new Set(bad), (role) => `${bad.filter((r) => r === role).length > 1 ? `${bad.filter((r) => r === role).length} ` : ''}${role}`);

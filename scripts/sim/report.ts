@@ -120,7 +120,8 @@ function freshTableOf(name: string, herd: Record<string, PolicyResult> | undefin
       rows.push([policy, i === 0 ? `joins @${event.atS}s` : `restart @${event.atS}s`, fmt(event.firstSecond, 2), fmt(event.peakBin, 2), fmt(r.busiestHealthy.p95, 2), fmt(r.p99)]);
     });
   }
-  return `\n== ${name}: 16 clients, fresh backend's share ==\n${table(rows)}`;
+  const clients = Object.values(herd)[0]?.clients;
+  return `\n== ${name}: ${clients === undefined ? '' : `${clients} clients, `}fresh backend's share ==\n${table(rows)}`;
 }
 
 export function gridTable(grid: Record<string, Record<string, PolicyResult>>): string {

@@ -9,6 +9,7 @@ import { BenchResults, renderReport } from '../../scripts/bench/report';
 import { orderingDisagreements, readSimulatorJson } from '../../scripts/bench/simulator';
 import { cpuVerdicts, isTieOrBetter, loadVerdicts, lowConcurrencyVerdicts, outcomeOf, pickVerdicts, winsOn } from '../../scripts/bench/verdicts';
 import { parseArgs } from '../../scripts/bench/args';
+import { runTitle } from '../../scripts/bench/report-regimes';
 import { mergeLoadCells, mergeLoadRuns, mergeOverhead } from '../../scripts/bench/merge';
 
 function latency(p99Ms: number): LatencySummary {
@@ -686,5 +687,18 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
       expect(listed.filter((file) => !existsSync(file))).toEqual([]);
     }
     expect(today.filter((file) => earlier.includes(file))).toEqual([]);
+  });
+});
+
+describe('runTitle', () => {
+  const timeline = { warmupMs: 2000, measureS: 8, faultStartS: 2, faultEndS: 5 };
+  it("states the run's own fault length wherever the summary says the reference's 40 s", () => {
+    expect(runTitle({ title: 'pod 0 5x slower for 40 s', timeline, faultWindow: true, backendCount: 20 })).toBe('pod 0 5x slower for 3 s');
+    // s14's summary goes on after the fault (found by a measurement audit: it read "for 40 s; … for 3 s").
+    expect(runTitle({ title: "pod 0 5x slower for 40 s; s13's five methods", timeline, faultWindow: true, backendCount: 20 })).toBe(
+      "pod 0 5x slower for 3 s; s13's five methods",
+    );
+    expect(runTitle({ title: 'pod 0 slower', timeline, faultWindow: true, backendCount: 20 })).toBe('pod 0 slower for 3 s');
+    expect(runTitle({ title: '20 identical pods', timeline, faultWindow: false, backendCount: 20 })).toBe('20 identical pods');
   });
 });
