@@ -81,10 +81,14 @@ export function meanRegimes(seeds: readonly { regimes: RegimeTails }[], field: k
   for (const [cell, byScenario] of Object.entries(seeds[0]?.regimes ?? {})) {
     for (const [scenario, byPolicy] of Object.entries(byScenario)) {
       for (const policy of Object.keys(byPolicy)) {
-        // The mean over seeds of one figure, or undefined where a seed lacks it.
+        // The mean over seeds of one figure, or undefined where a seed lacks it; NaN where a seed
+        // had none to give (a NaN percentile, no call to rank, is null in the JSON, which a sum reads as 0).
         const meanOf = (name: keyof RegimeTail): number | undefined => {
-          const values = seeds.map((seed) => seed.regimes[cell]?.[scenario]?.[policy]?.[name]);
-          return values.every((value) => value !== undefined) ? mean(values as number[]) : undefined;
+          const values: (number | null | undefined)[] = seeds.map((seed) => seed.regimes[cell]?.[scenario]?.[policy]?.[name]);
+          if (!values.every((value) => value !== undefined)) {
+            return undefined;
+          }
+          return values.some((value) => value === null) ? NaN : mean(values as number[]);
         };
         const p99All = meanOf(field);
         if (p99All !== undefined) {

@@ -33,6 +33,16 @@ describe('meanRegimes', () => {
     expect(mean['1x8']['s02-steady-identical'].peak_ewma.p99All).toBe(30.5);
     expect(mean['1x8']['s01-steady-uneven'].least_request).toBeUndefined();
   });
+
+  it('reads a percentile a seed could not take (NaN, null in the JSON) as none, not as 0 ms', () => {
+    const a = gridSeed(1, { s01: 30, s02: 30 });
+    const b = gridSeed(2, { s01: 50, s02: 31 });
+    // Seed 2's peak_ewma had no OK call in s01: its OK-call p99 was NaN, written as null.
+    (b.regimes['1x8']['s01-steady-uneven'].peak_ewma as { p99: number | null }).p99 = null;
+    const mean = meanRegimes(JSON.parse(JSON.stringify([a, b])));
+    expect(mean['1x8']['s01-steady-uneven'].peak_ewma.p99).toBeNaN();
+    expect(mean['1x8']['s01-steady-uneven'].peak_ewma.p99All).toBe(40);
+  });
 });
 
 describe('gridSection', () => {
