@@ -12,11 +12,10 @@ import { LoadBalancingEngine } from '../core/engine';
 import { systemRandom } from '../core/random';
 import { EmptyListRetry } from './empty-list-retry';
 import { endpointKey } from './endpoint-key';
-import { EndpointPickingConfig, parseReportingUnknownFields } from './endpoint-picking-config';
-import { ownPackage } from './own-package';
+import { EndpointPickingConfig } from './endpoint-picking-config';
+import { configOfThisCopy, EndpointPickingConfigClass } from './foreign-config';
 import { EndpointPicker, PickableEndpoint, PickContext } from './picker';
 import { RetiredLoads } from './retired-loads';
-import { describeCopy, registryHolder } from './package-copies';
 import {
   BalancerStats,
   BalancerStatsSource,
@@ -41,11 +40,6 @@ interface ManagedEndpoint {
   /** The child's state when we last looked, to notice it leaving READY. */
   lastState: ConnectivityState;
 }
-
-export type EndpointPickingConfigClass = (abstract new (...args: never[]) => EndpointPickingConfig) & {
-  /** Parses the policy's JSON config; throws a ConfigError naming the field and the rule. */
-  parse(obj: unknown): EndpointPickingConfig;
-};
 
 /** How pick_first (and we) begin a TRANSIENT_FAILURE message. */
 const CONNECTION_FAILED = 'No connection established';
@@ -245,38 +239,21 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
   // --- internals ---
 
   /**
-   * `lbConfig` as an instance of this copy's config class, or null to refuse
-   * the update. Another copy of this package that registered after this
-   * balancer was built (package-copies.ts) has grpc-js parse every later
-   * config of the channel with its own class; grpc-js keeps this balancer
-   * for them (same policy name), so it reads the same policy's JSON again.
-   * A config that does not parse here (a newer copy may accept more) is
-   * refused: grpc-js then keeps the channel's last config and this balancer
-   * its endpoints, and a resolver that polls tries again.
+   * `lbConfig` as this copy's config, or null to refuse the update
+   * (foreign-config.ts); a refusal logged once until an update is taken: a
+   * DNS resolver retries a refused one every few seconds.
    */
   private ownConfig(lbConfig: experimental.TypedLoadBalancingConfig): EndpointPickingConfig | null {
-    if (lbConfig instanceof this.configClass) {
-      return lbConfig;
+    const taken = configOfThisCopy(lbConfig, this.policyName, this.configClass);
+    if ('config' in taken) {
+      return taken.config;
     }
-    if (lbConfig.getLoadBalancerName() !== this.policyName) {
-      return null;
+    const refusal = taken.refusal === null ? null : `instance ${this.instanceId} refused an update: ${taken.refusal}; it keeps its config and endpoints`;
+    if (refusal !== null && refusal !== this.lastRefusal) {
+      this.lastRefusal = refusal;
+      this.tracer.error(refusal);
     }
-    try {
-      const json = (lbConfig.toJsonObject() as Record<string, unknown>)[this.policyName];
-      return parseReportingUnknownFields(this.policyName, json, (obj) => this.configClass.parse(obj));
-    } catch (error) {
-      const holder = registryHolder(experimental.registerLoadBalancerType);
-      const refusal =
-        `instance ${this.instanceId} refused an update: its ${this.policyName} config was made by another copy of ` +
-        `grpc-js-peak-ewma (${holder === null ? 'one that does not say its version' : describeCopy(holder)}) and does not ` +
-        `parse in this one (${describeCopy(ownPackage())}): ${(error as Error).message}; it keeps its config and endpoints`;
-      // Once until an update is taken: a DNS resolver retries a refused one every few seconds.
-      if (refusal !== this.lastRefusal) {
-        this.lastRefusal = refusal;
-        this.tracer.error(refusal);
-      }
-      return null;
-    }
+    return null;
   }
 
   private applyConfig(config: EndpointPickingConfig): void {
