@@ -109,10 +109,12 @@ export function meanRegimes(seeds: readonly { regimes: RegimeTails }[], field: k
 /**
  * What keeps two judgements from being compared number by number: a
  * different timeline (`--quick`), grid seeds, reference seeds (where both
- * have the reference regime), sections, or client stall. Each would move the numbers by itself, and a before → after
- * table reads every move as the change's. Different arrivals are a
- * comparison of their own (the two loops) and are printed, not refused.
- * Empty when they are alike.
+ * have the reference regime), or client stall. Each would move the numbers
+ * by itself, and a before → after table reads every move as the change's.
+ * Different arrivals are a comparison of their own (the two loops) and are
+ * printed, not refused; different sections are not a difference in what
+ * was measured (each section runs on its own, and a side without one
+ * prints the other alone). Empty when they are alike.
  */
 export function unlikeJudgements(before: Judgement, after: Judgement): string[] {
   const problems: string[] = [];
@@ -128,7 +130,6 @@ export function unlikeJudgements(before: Judgement, after: Judgement): string[] 
   if ((before.reference?.length ?? 0) > 0 && (after.reference?.length ?? 0) > 0) {
     differ('reference seeds', (judgement) => judgement.reference!.map((entry) => entry.seed));
   }
-  differ('sections', (judgement) => judgement.meta.sections);
   differ('client stall', (judgement) => judgement.meta.clientStall);
   return problems;
 }

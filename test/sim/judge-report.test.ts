@@ -102,14 +102,16 @@ describe('unlikeJudgements (judge --compare refuses what did not measure alike)'
     expect(unlikeJudgements(full, { ...full, reference })).toEqual([]);
   });
 
-  it('names a quick timeline, other seeds, other sections and a client stall', () => {
+  it('names a quick timeline, other seeds and a client stall, not other sections', () => {
     // The audit's case: a --quick judgement of seeds 4 and 5 against a full one of 1–5 printed "1 → 3".
     const quick: Judgement = { meta: { quick: true, sections: ['grid'] }, seeds: seeds(4, 5) };
     expect(unlikeJudgements(quick, full)).toEqual(['timeline (--quick): before true, after false', 'grid seeds: before [4,5], after [1,2,3,4,5]']);
     expect(unlikeJudgements(full, { ...full, meta: { ...full.meta, sections: ['grid', 'methods'], clientStall: { ms: 5 } } })).toEqual([
-      'sections: before ["grid"], after ["grid","methods"]',
       'client stall: before null, after {"ms":5}',
     ]);
+    // Sections in another order, or none recorded (judgements written before --sections): alike.
+    expect(unlikeJudgements({ ...full, meta: { sections: ['methods', 'grid'] } }, { ...full, meta: { sections: ['grid', 'methods'] } })).toEqual([]);
+    expect(unlikeJudgements({ ...full, meta: {} }, full)).toEqual([]);
   });
 
   it('labels the first-seed count with each side\'s own first seed when they differ', () => {
