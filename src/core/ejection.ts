@@ -63,8 +63,8 @@ function ejectionLineRatio(settings: PeakEwmaSettings, state?: EjectionRanking):
 
 /**
  * The ejection line now, in ms: its ratio × its base; null with ejection off
- * or without a base (`lineBaseMs`). What every judgement below compares
- * with, and what the stats report (`ejectionLineMs`).
+ * or without a base (`lineBaseMs`). What the stats report
+ * (`ejectionLineMs`); the judgement below compares in units of the base.
  */
 export function ejectionLineMs(settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): number | null {
   const ratio = ejectionLineRatio(settings, state);
@@ -72,25 +72,25 @@ export function ejectionLineMs(settings: PeakEwmaSettings, fleet: FleetRtt, stat
   return baseMs === null ? null : ratio * baseMs;
 }
 
-function exceedsEjectionLine(signalMs: number, settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): boolean {
-  const lineMs = ejectionLineMs(settings, fleet, state);
-  return lineMs !== null && signalMs > lineMs;
-}
-
 /**
  * Whether `signalMs`, `load`'s ejection signal, puts it out: over the line,
  * or, while over R × the base, one of the endpoints tied at the budget's
  * edge that its latest ranking keeps out (ejection-budget.ts `tiedOut`).
+ * Judged in units of the base, as the budget ranks: (s / b) × b can round
+ * below s, and then an endpoint ranked on the line (let in) read as over it
+ * in ms, and the budget put one more out than it allows.
  */
 export function signalEjects(load: EndpointLoad, signalMs: number, settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): boolean {
-  if (exceedsEjectionLine(signalMs, settings, fleet, state)) {
-    return true;
-  }
-  if (state === undefined || !state.budget.tiedOut(load) || !budgetApplies(settings)) {
+  const lineRatio = ejectionLineRatio(settings, state);
+  const baseMs = lineRatio ? lineBaseMs(settings, fleet, state) : null;
+  if (baseMs === null) {
     return false;
   }
-  const baseMs = lineBaseMs(settings, fleet, state);
-  return baseMs !== null && signalMs > (settings.ejectionRatio ?? 0) * baseMs;
+  const signalRatio = signalMs / baseMs;
+  if (signalRatio > lineRatio) {
+    return true;
+  }
+  return state !== undefined && state.budget.tiedOut(load) && budgetApplies(settings) && signalRatio > (settings.ejectionRatio ?? 0);
 }
 
 /**

@@ -144,6 +144,20 @@ describe('the ejection budget', () => {
     expect(ejectedOf(model, loads)).toEqual([false, false, false, true, true, false, true, false, true, false]);
   });
 
+  it('judges in units of the base, as it ranks: a fleet average that does not divide the means evenly puts no more out', () => {
+    // (s / F) × F rounds below s for these: judged in ms, the endpoints ranked on the line read as over it.
+    for (const [fleetMs, slowMs] of [[10, 21.3], [11, 30]]) {
+      const means = [fleetMs, slowMs, fleetMs, slowMs, slowMs, fleetMs, slowMs, fleetMs, slowMs, fleetMs];
+      const { model, loads } = fleetWithMeans({ ...PEAK_EWMA_DEFAULTS }, means, fleetMs);
+      model.beforePick(loads, 0);
+      expect(ejectedOf(model, loads).filter(Boolean)).toHaveLength(4);
+    }
+    // No tie: four at 40 ms and the edge endpoint at 30 ms, F 11 ms: the four out, the edge in (it was out).
+    const { model, loads } = fleetWithMeans({ ...PEAK_EWMA_DEFAULTS }, [11, 40, 11, 40, 40, 11, 40, 11, 30, 11], 11);
+    model.beforePick(loads, 0);
+    expect(ejectedOf(model, loads)).toEqual([false, true, false, true, true, false, true, false, false, false]);
+  });
+
   it('is not spent on an endpoint that is stale, which is never ejected (it is due a probe)', () => {
     const settings = settingsWith();
     const { model, loads } = fleetOf(settings, [10, 10, 10, 16, 20, 30]);
