@@ -13,6 +13,15 @@ export function mean(values: readonly number[]): number {
   return values.length === 0 ? NaN : values.reduce((a, b) => a + b, 0) / values.length;
 }
 
+/**
+ * The mean of figures read back from a JSON file, which wrote NaN (a
+ * percentile with nothing to rank) as null: NaN if any is null, where a sum
+ * would read it as 0 and a collapsed run as a fast one.
+ */
+export function meanOfRead(values: readonly (number | null)[]): number {
+  return values.some((value) => value === null) ? NaN : mean(values as number[]);
+}
+
 /** a / b, NaN when b is 0 or either is not finite. */
 export function ratio(a: number, b: number): number {
   return Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? a / b : NaN;

@@ -7,7 +7,7 @@
  * Pure: no simulation here, so the tables and target counts are tested on
  * small hand-made inputs (test/sim/judge-report.test.ts).
  */
-import { mean } from '../bench/stats';
+import { mean, meanOfRead } from '../bench/stats';
 import { PolicyResult } from './results';
 import { ResultAt, SCORE_HEADER, ScoredLayout, scoreLine, scored, ScoredResult } from './reference-targets';
 import { leads, regimeCell, regimeChecks, RegimeP99s, SMALL_FLEET_CLIENTS, SMALL_FLEETS } from './regimes';
@@ -88,7 +88,7 @@ export function meanRegimes(seeds: readonly { regimes: RegimeTails }[], field: k
           if (!values.every((value) => value !== undefined)) {
             return undefined;
           }
-          return values.some((value) => value === null) ? NaN : mean(values as number[]);
+          return meanOfRead(values as (number | null)[]);
         };
         const p99All = meanOf(field);
         if (p99All !== undefined) {
@@ -339,7 +339,7 @@ function methodRows(label: string, judgement: Judgement, layout: JudgedLayout, s
   const names = methodNames(ours[0]);
   const p99 = (policy: string, name: string): number | undefined => {
     const values = results.map((r) => r![policy]?.methods?.[name]?.p99All);
-    return values.some((v) => v === undefined) ? undefined : mean(values as number[]);
+    return values.some((v) => v === undefined) ? undefined : meanOfRead(values as (number | null)[]);
   };
   const worstMisses = ours.map((r) => Math.max(...names.map((name) => r.methods![name].errorRate)));
   const behind = names.filter((name) => RIVALS.some((rival) => {

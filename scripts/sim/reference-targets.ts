@@ -6,7 +6,7 @@
  * s01 and s10 beside s02 (p99 and p99All) and s02's busiest healthy backend.
  * Shared by sweep.ts (config candidates) and judge.ts (an engine change).
  */
-import { mean } from '../bench/stats';
+import { meanOfRead } from '../bench/stats';
 import { ClientStall } from './client-stall';
 import { PolicyResult } from './results';
 import { scenarioByName } from './scenarios';
@@ -71,11 +71,13 @@ export const SCORE_HEADER =
  * written before it was kept).
  */
 export function scoreLine(get: ResultAt, seeds: readonly number[]): string {
-  const per = (f: (seed: number) => number): number => mean(seeds.map(f));
+  const per = (f: (seed: number) => number): number => meanOfRead(seeds.map(f));
   const worst = (f: (seed: number) => number | null): string =>
     `${per((s) => f(s) ?? 99).toFixed(1)}(${Math.max(...seeds.map((s) => f(s) ?? 99))})`;
+  // A p99 read back as null (NaN written to JSON: no call to rank) is none, not 0 ms.
+  const read = (value: number | null): number => value ?? NaN;
   const ratio = (layout: ScoredLayout, scenario: string, key: 'p99' | 'p99All' = 'p99') => (seed: number) =>
-    get(seed, layout, scenario)[key] / get(seed, layout, 's02')[key];
+    read(get(seed, layout, scenario)[key]) / read(get(seed, layout, 's02')[key]);
   return [
     [ratio('reference', 's01'), ratio('reference', 's10'), ratio('reference', 's03')].map((f) => per(f).toFixed(3)).join(' '),
     per((s) => get(s, 'reference', 's01').p999 / get(s, 'reference', 's01', 'lr_od').p999).toFixed(2),

@@ -1,5 +1,5 @@
 import { loopDelayOf } from '../../scripts/bench/loop-delay';
-import { bootstrapMeanInterval, seedOf } from '../../scripts/bench/stats';
+import { bootstrapMeanInterval, meanOfRead, seedOf } from '../../scripts/bench/stats';
 import { seededRandom } from '../../src/core/random';
 
 describe('bootstrap intervals', () => {
@@ -37,5 +37,12 @@ describe('loop delay', () => {
   it("subtracts the monitor's resolution: an idle loop reports 0, not 10 ms", () => {
     expect(loopDelayOf({ percentile: () => 10.2e6, max: 9.9e6 })).toEqual({ p99: expect.closeTo(0.2, 6), max: 0 });
     expect(loopDelayOf({ percentile: () => 35e6, max: 130e6 })).toEqual({ p99: 25, max: 120 });
+  });
+});
+
+describe('meanOfRead', () => {
+  it('is the mean, or NaN where a figure was written to JSON as null (NaN)', () => {
+    expect(meanOfRead([10, 20])).toBe(15);
+    expect(meanOfRead(JSON.parse(JSON.stringify([10, NaN])))).toBeNaN();
   });
 });

@@ -243,5 +243,13 @@ describe('referenceSection', () => {
     expect(text.indexOf('| before |')).toBeLessThan(text.indexOf('| after |'));
     expect(referenceSection({ meta: {}, seeds: [] })).toBe('');
   });
+
+  it('scores a p99 read back as null (no OK call to rank) as none, not as a 0 ms one that wins', () => {
+    const seed2 = referenceSeed(2, 23, 3, 0.5);
+    (seed2.results.reference['s01-steady-uneven'].peak_ewma as { p99: number | null }).p99 = null;
+    const after: Judgement = JSON.parse(JSON.stringify({ meta: {}, seeds: [], reference: [referenceSeed(1, 21, 4, 1.2), seed2] }));
+    // s01's ratio was (21 / 20 + 0) / 2 = 0.525, a pass far under its 1.2 target.
+    expect(referenceSection(after)).toContain('|  | NaN 1.100 1.000 |');
+  });
 });
 
