@@ -2,9 +2,9 @@
  * The ejection's per-balancer state, and when it is taken again: the small
  * fleet's median of the means (small-fleet.ts), the base of the line, and
  * then the budget's line, ranked against that base (ejection-budget.ts).
- * Both are taken every n picks and whenever the READY count n changes; in
- * between the line stays put in units of its base. One cadence for both,
- * so a pick between rankings pays one counter.
+ * Both are taken every n picks, whenever the READY count n changes, and
+ * after new settings; in between the line stays put in units of its base.
+ * One cadence for both, so a pick between rankings pays one counter.
  */
 import { EjectionBudget } from './ejection-budget';
 import { EndpointLoad } from './endpoint-load';
@@ -27,6 +27,11 @@ export class EjectionRanking {
     this.rankedAmong = endpointCount;
     this.picksUntilRanking = endpointCount;
     return true;
+  }
+
+  /** Makes the next pick rank, whatever the count says (new settings). */
+  rankAtNextPick(): void {
+    this.rankedAmong = -1;
   }
 
   /** Takes the small fleet's median of `candidates`' means (0 unless at most five). */

@@ -25,8 +25,7 @@ import { BalancerTraffic } from './traffic';
 
 export class PeakEwmaModel implements LoadModel {
   readonly ignoresTime = false;
-  /** Replaced whole on a config update; per-endpoint state is untouched. */
-  settings: PeakEwmaSettings;
+  private current: PeakEwmaSettings;
   /** This balancer's fleet average (successful calls, all endpoints). */
   readonly fleet = new FleetRtt();
   /** This balancer's calls and READY count, kept by the engine (the probe interval's clock). */
@@ -52,7 +51,22 @@ export class PeakEwmaModel implements LoadModel {
   private readonly statsRating = new CandidateRating();
 
   constructor(settings: PeakEwmaSettings) {
-    this.settings = settings;
+    this.current = settings;
+  }
+
+  get settings(): PeakEwmaSettings {
+    return this.current;
+  }
+
+  /**
+   * Replaced whole on a config update; per-endpoint state is untouched, and
+   * the ejection is ranked again at the next pick: a line and tie marks
+   * ranked under another R or P would otherwise stand for up to n picks
+   * (rankings are counted only in picks that rank).
+   */
+  set settings(settings: PeakEwmaSettings) {
+    this.current = settings;
+    this.ejection.rankAtNextPick();
   }
 
   get methods(): MethodTable | undefined {

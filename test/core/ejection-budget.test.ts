@@ -158,6 +158,24 @@ describe('the ejection budget', () => {
     expect(ejectedOf(model, loads)).toEqual([false, true, false, true, true, false, true, false, false, false]);
   });
 
+  it('is ranked again at the next pick after new settings, not up to n picks later', () => {
+    const means = [10, 10, 10, 16, 20, 30];
+    const { model, loads } = fleetOf(settingsWith(), means); // P 20: one of six out, the line on 20 ms
+    model.beforePick(loads, 0);
+    expect(ejectedOf(model, loads)).toEqual([false, false, false, false, false, true]);
+    // A config update to P 40 (two of six): the next pick ranks under it at once.
+    model.settings = settingsWith({ maxEjectionPercent: 40 });
+    model.beforePick(loads, 0);
+    expect(model.maxEjected).toBe(2);
+    expect(ejectedOf(model, loads)).toEqual([false, false, false, false, true, true]);
+    // The budget off and on again (P 20): the line of the P 40 ranking does not come back with it.
+    model.settings = settingsWith({ maxEjectionPercent: 100 });
+    model.beforePick(loads, 0);
+    model.settings = settingsWith();
+    model.beforePick(loads, 0);
+    expect(ejectedOf(model, loads)).toEqual([false, false, false, false, false, true]);
+  });
+
   it('is not spent on an endpoint that is stale, which is never ejected (it is due a probe)', () => {
     const settings = settingsWith();
     const { model, loads } = fleetOf(settings, [10, 10, 10, 16, 20, 30]);
