@@ -29,9 +29,8 @@ export class EndpointLoad {
   rttMs = 0;
   /** When the last RTT sample was taken (monotonic ms). */
   sampledAtMs = 0;
-  /** The balancer's `BalancerTraffic.callsStarted` when the last RTT sample was taken. */
+  /** The balancer's calls and fair shares started when the last RTT sample was taken (traffic.ts `stampSample`). */
   sampledAtCall = 0;
-  /** The balancer's `BalancerTraffic.sharesNow()` when the last RTT sample was taken. */
   sampledAtShares = 0;
   hasSample = false;
   /**

@@ -60,6 +60,6 @@ export function retainedAt(load: EndpointLoad, nowMs: number, settings: PeakEwma
   if (!shares || traffic === undefined || traffic.readyEndpoints === 0 || !(elapsedMs > 0)) {
     return retainedFraction(elapsedMs, settings.decayMs);
   }
-  const byCalls = traffic.sharesSince(load.sampledAtCall, load.sampledAtShares, shares);
+  const byCalls = traffic.sharesSince(load, shares);
   return Math.exp(-Math.min(elapsedMs / settings.decayMs, byCalls));
 }

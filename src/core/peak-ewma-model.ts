@@ -194,8 +194,7 @@ export class PeakEwmaModel implements LoadModel {
       load.hasSample = true;
     }
     load.sampledAtMs = nowMs;
-    load.sampledAtCall = this.traffic.callsStarted;
-    load.sampledAtShares = this.traffic.sharesNow();
+    this.traffic.stampSample(load);
     if (outcome === CallOutcome.SUCCESS && elapsedMs >= 0 && Number.isFinite(elapsedMs)) {
       fleet.record(elapsedMs, nowMs, settings.decayMs);
       method?.fleet.record(elapsedMs, nowMs, settings.decayMs, fleet);

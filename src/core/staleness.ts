@@ -25,7 +25,7 @@ export function isStale(
   }
   const fairShares = probeFairSharesOf(load, settings);
   // Old enough; stale once it has also missed K fair shares of this balancer's calls.
-  return !fairShares || traffic === undefined || traffic.sharesSince(load.sampledAtCall, load.sampledAtShares) >= fairShares;
+  return !fairShares || traffic === undefined || traffic.sharesSince(load) >= fairShares;
 }
 
 /** A stale estimate counts at most as the fleet average. */

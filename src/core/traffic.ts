@@ -13,6 +13,8 @@
  * peak and an endpoint due for a probe was ejected again. Within a run of
  * one n the shares are the calls ÷ n, worked out as before.
  */
+import type { EndpointLoad } from './endpoint-load';
+
 export class BalancerTraffic {
   /** Calls this balancer started, over its lifetime. */
   callsStarted = 0;
@@ -44,20 +46,27 @@ export class BalancerTraffic {
     return this.sharesAtReadyChange + sinceChange / Math.max(1, this.ready);
   }
 
+  /** Stamps `load`'s sample with where this balancer's calls and shares stand now, for `sharesSince`. */
+  stampSample(load: EndpointLoad): void {
+    load.sampledAtCall = this.callsStarted;
+    load.sampledAtShares = this.sharesNow();
+  }
+
   /**
-   * Fair shares started since a sample taken at `sampledAtCall` calls and
-   * `sampledAtShares` shares, divided by `per`: in the current run of one
-   * READY count, the calls since ÷ (per · n), as this was computed before
-   * shares were summed; across a change, the shares summed since.
-   * Infinity while no endpoint is READY (every share is then overdue).
+   * Fair shares started since `load`'s last sample (`stampSample`), divided
+   * by `per`: in the current run of one READY count, the calls since ÷
+   * (per · n), exactly as this was computed before shares were summed (so
+   * a fleet whose READY count holds still decides bit for bit as before);
+   * across a change, the shares summed since. Infinity while no endpoint is
+   * READY (every share is then overdue).
    */
-  sharesSince(sampledAtCall: number, sampledAtShares: number, per = 1): number {
+  sharesSince(load: EndpointLoad, per = 1): number {
     if (this.ready === 0) {
       return Infinity;
     }
-    if (sampledAtCall >= this.callsAtReadyChange) {
-      return (this.callsStarted - sampledAtCall) / (per * this.ready);
+    if (load.sampledAtCall >= this.callsAtReadyChange) {
+      return (this.callsStarted - load.sampledAtCall) / (per * this.ready);
     }
-    return (this.sharesNow() - sampledAtShares) / per;
+    return (this.sharesNow() - load.sampledAtShares) / per;
   }
 }

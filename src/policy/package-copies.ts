@@ -16,6 +16,7 @@
  */
 import { experimental, logVerbosity } from '@grpc/grpc-js';
 import { ownPackage, PackageCopy } from './own-package';
+import { compareVersions } from './semver-precedence';
 
 /**
  * The record, format 1: per registry (keyed by an object that identifies
@@ -65,9 +66,10 @@ export function claimRegistry(registry: object, what: string, takenUnrecorded = 
   if (held.copy === THIS_COPY) {
     return true;
   }
-  const wins = compareVersions(mine.version, held.version) > 0;
+  const order = compareVersions(mine.version, held.version);
+  const wins = order > 0;
   const [serving, found] = wins ? [mine, held] : [held, mine];
-  const why = compareVersions(mine.version, held.version) === 0 ? 'the same version, registered first' : 'the higher version';
+  const why = order === 0 ? 'the same version, registered first' : 'the higher version';
   logOnce(
     slot.logged,
     `two copies of grpc-js-peak-ewma are loaded: ${what} are served by ${describeCopy(serving)} (${why}); ` +
@@ -93,60 +95,4 @@ function logOnce(logged: Set<string>, text: string): void {
     logged.add(text);
     experimental.log(logVerbosity.INFO, `grpc-js-peak-ewma: ${text}`);
   }
-}
-
-// SemVer 2.0: x.y.z without leading zeros, an optional -prerelease, an optional +build.
-const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
-
-/**
- * SemVer 2.0 precedence (§11): negative if `a` ranks below `b`, 0 if equal,
- * positive above. A prerelease ranks below its release; prerelease
- * identifiers compare in turn, numeric ones as numbers and below
- * alphanumeric ones, a shorter list below a longer one it begins; build
- * metadata is ignored. A version that is not SemVer (or null: unread)
- * ranks below every one that is.
- */
-export function compareVersions(a: string | null, b: string | null): number {
-  const left = a === null ? null : SEMVER.exec(a);
-  const right = b === null ? null : SEMVER.exec(b);
-  if (left === null || right === null) {
-    return (left === null ? 0 : 1) - (right === null ? 0 : 1);
-  }
-  for (let part = 1; part <= 3; part++) {
-    const order = compareDigits(left[part], right[part]);
-    if (order !== 0) {
-      return order;
-    }
-  }
-  return comparePrereleases(left[4]?.split('.') ?? [], right[4]?.split('.') ?? []);
-}
-
-function comparePrereleases(a: readonly string[], b: readonly string[]): number {
-  if (a.length === 0 || b.length === 0) {
-    return b.length - a.length; // a release outranks its prereleases
-  }
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    const order = compareIdentifiers(a[i], b[i]);
-    if (order !== 0) {
-      return order;
-    }
-  }
-  return a.length - b.length;
-}
-
-function compareIdentifiers(a: string, b: string): number {
-  const aNumeric = /^\d+$/.test(a);
-  const bNumeric = /^\d+$/.test(b);
-  if (aNumeric && bNumeric) {
-    return compareDigits(a.replace(/^0+(?=\d)/, ''), b.replace(/^0+(?=\d)/, ''));
-  }
-  if (aNumeric !== bNumeric) {
-    return aNumeric ? -1 : 1;
-  }
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** Decimal strings without leading zeros, compared exactly at any length (Number would round past 2^53). */
-function compareDigits(a: string, b: string): number {
-  return a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0;
 }

@@ -65,6 +65,9 @@ describe('decayFairShares when the READY count changes', () => {
     engine.callEnded(load, CallOutcome.SUCCESS, start);
   };
 
+  /** An endpoint whose last sample was stamped at `calls` calls and `shares` shares. */
+  const sampledAt = (calls: number, shares: number) => Object.assign(new EndpointLoad(), { sampledAtCall: calls, sampledAtShares: shares });
+
   it('counts the shares each call was: 100 calls among 2 and 100 among 4 are 75 shares', () => {
     const t = new BalancerTraffic();
     t.setReadyEndpoints(2);
@@ -72,11 +75,11 @@ describe('decayFairShares when the READY count changes', () => {
     t.setReadyEndpoints(4);
     t.callsStarted = 200;
     expect(t.sharesNow()).toBe(75);
-    expect(t.sharesSince(0, 0)).toBe(75);
-    expect(t.sharesSince(150, 62.5)).toBe(12.5); // sampled after the change: calls ÷ n
-    expect(t.sharesSince(50, 25, 5)).toBe(10); // sampled before it, per C = 5
+    expect(t.sharesSince(sampledAt(0, 0))).toBe(75);
+    expect(t.sharesSince(sampledAt(150, 62.5))).toBe(12.5); // sampled after the change: calls ÷ n
+    expect(t.sharesSince(sampledAt(50, 25), 5)).toBe(10); // sampled before it, per C = 5
     t.setReadyEndpoints(0);
-    expect(t.sharesSince(200, 75)).toBe(Infinity); // nothing READY: every share is overdue
+    expect(t.sharesSince(sampledAt(200, 75))).toBe(Infinity); // nothing READY: every share is overdue
   });
 
   it('endpoints turning READY between samples neither raise an estimate that no sample touched nor make it fresh', () => {

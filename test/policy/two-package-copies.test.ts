@@ -183,7 +183,7 @@ describe('register() with another copy of the package on the same grpc-js', () =
 
 describe('compareVersions (SemVer 2.0 precedence)', () => {
   it('orders the specification\'s own examples, numbers as numbers at any length, and puts what is not SemVer lowest', () => {
-    const { compareVersions } = require('../../src/policy/package-copies') as typeof import('../../src/policy/package-copies');
+    const { compareVersions } = require('../../src/policy/semver-precedence') as typeof import('../../src/policy/semver-precedence');
     // Ascending (SemVer 2.0 §11 and more).
     const ascending = [
       null,
