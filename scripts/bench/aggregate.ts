@@ -8,11 +8,9 @@ import { Regime, regimeKey, regimeOf } from './scale';
 import { bootstrapMeanInterval, Interval, mean, seedOf } from './stats';
 import { seededRandom } from '../../src/core/random';
 import { recoveryMeasurable } from '../sim/metrics';
+import { P999_MIN_SAMPLES } from '../lib/percentile-rules';
 
 export type PolicyKey = PolicyResult['policy'];
-
-/** A p99.9 is published only when every client of every repeat had this many OK calls in the window. */
-export const P999_MIN_SAMPLES_PER_CLIENT = 10_000;
 
 export interface AggregateRow {
   readonly scenario: string;
@@ -26,7 +24,7 @@ export interface AggregateRow {
   readonly p99Ms: number;
   /** 95 % bootstrap interval of the mean over repeats. */
   readonly p99CiMs: Interval;
-  /** NaN unless every client had P999_MIN_SAMPLES_PER_CLIENT OK calls (fewer: the p99.9 is a client's few largest values). */
+  /** NaN unless every client had P999_MIN_SAMPLES OK calls (fewer: the p99.9 is a client's few largest values). */
   readonly p999Ms: number;
   /** Headline window, all calls with failures at the deadline. */
   readonly allP99Ms: number;
@@ -82,7 +80,8 @@ export function aggregate(results: readonly ScenarioResult[]): AggregateRow[] {
     const allP99 = headline.map((h) => h.allLatency.p99Ms);
     const errors = headline.map((h) => h.errorRate);
     const shares = items.map((i) => headlineFaultyShare(i.run, i.policy));
-    const enough = headline.every((h) => (h.minClientOk ?? 0) >= P999_MIN_SAMPLES_PER_CLIENT);
+    // Every client of every repeat: the p99.9 published is a mean of the clients' own.
+    const enough = headline.every((h) => (h.minClientOk ?? 0) >= P999_MIN_SAMPLES);
     const measurable = items.every((i) => recoveryMeasurable(i.run.timeline));
     return {
       scenario: run.scenario,

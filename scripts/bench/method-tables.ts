@@ -13,7 +13,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { aggregate, AggregateRow, P999_MIN_SAMPLES_PER_CLIENT } from './aggregate';
+import { aggregate, AggregateRow } from './aggregate';
+import { P999_MIN_SAMPLES } from '../lib/percentile-rules';
 import type { ScenarioResult } from './loadtest';
 import { gitCommit } from './machine';
 import { planLoadRuns, planWallTimeS } from './plan';
@@ -175,7 +176,7 @@ export function methodSections(results: readonly ScenarioResult[], heading = '##
     '',
     "Real ms, each method's calls over the whole measurement window, its failures counted at its own deadline in " +
       `"p99 all calls"; "${ALL_METHODS}" is every call of the same window. Mean over repeats [95 % bootstrap interval]; ` +
-      `p99.9 only where every client had ${P999_MIN_SAMPLES_PER_CLIENT.toLocaleString('en-US')} OK calls of the group. ` +
+      `p99.9 only where every client had ${P999_MIN_SAMPLES.toLocaleString('en-US')} OK calls of the group. ` +
       "The last column is the policy's p99 as a multiple of peak_ewma's for the same method (above 1: peak_ewma lower).",
     '',
   ];

@@ -3,7 +3,8 @@
  * calls sent to faulty backends over time, and one chart per low-concurrency regime, each titled
  * with its own run's scale.
  */
-import { AggregateRow, P999_MIN_SAMPLES_PER_CLIENT, regimeOfRun } from './aggregate';
+import { AggregateRow, regimeOfRun } from './aggregate';
+import { P999_MIN_SAMPLES } from '../lib/percentile-rules';
 import { barChart, lineChart, trailingMean } from './charts';
 import { clientLabel, POLICY_IDS, POLICY_LABELS } from './policies';
 import { repeatsText, repeatsWord } from './row-cells';
@@ -47,7 +48,7 @@ export function charts(results: BenchResults, rows: readonly AggregateRow[]): Ch
     };
     bar('p99.svg', 'p99Ms', 'p99 latency (OK calls)', 'p99 of OK calls per scenario and policy (fault phase for fault scenarios), mean over repeats');
     // No chart of nothing: p99.9 is published only with enough samples per client.
-    if (mine.some((r) => Number.isFinite(r.p999Ms))) bar('p999.svg', 'p999Ms', 'p99.9 latency (OK calls)', `p99.9 of OK calls where every client had ${P999_MIN_SAMPLES_PER_CLIENT.toLocaleString('en-US')} OK calls (else no bar)`);
+    if (mine.some((r) => Number.isFinite(r.p999Ms))) bar('p999.svg', 'p999Ms', 'p99.9 latency (OK calls)', `p99.9 of OK calls where every client had ${P999_MIN_SAMPLES.toLocaleString('en-US')} OK calls (else no bar)`);
     bar('p99-all-calls.svg', 'allP99Ms', 'p99 latency (all calls, failures at deadline)', 'p99 over all calls, failures counted at the deadline');
     for (const scenario of ['s03', 's10']) {
       const runs = results.load.filter(

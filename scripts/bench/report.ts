@@ -11,7 +11,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { DiscardedRun } from './stalls';
-import { aggregate, AggregateRow, P999_MIN_SAMPLES_PER_CLIENT, rowsFor } from './aggregate';
+import { aggregate, AggregateRow, rowsFor } from './aggregate';
+import { P999_MIN_SAMPLES } from '../lib/percentile-rules';
 import { BenchOptions } from './args';
 import type { CpuPerRpcResult } from './cpu-per-rpc';
 import type { ScenarioResult } from './loadtest';
@@ -147,7 +148,7 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
     lines.push(
       '### Per scenario, layout and regime',
       '',
-      `Real ms. p99.9 only where every client had ${P999_MIN_SAMPLES_PER_CLIENT.toLocaleString('en-US')} OK calls in the window. ` +
+      `Real ms. p99.9 only where every client had ${P999_MIN_SAMPLES.toLocaleString('en-US')} OK calls in the window. ` +
         `Detect and recover in timeline seconds, as the reference's report.py measures them; recovery needs the window to run ` +
         `${RECOVERY_WINDOW_AFTER_FAULT_S} timeline s past the fault (three 3-second trailing means with no fault second in them), ` +
         `and reads n/m ("not measurable") in shorter ones; – is never.`,

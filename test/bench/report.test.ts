@@ -1,7 +1,8 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { aggregate, P999_MIN_SAMPLES_PER_CLIENT } from '../../scripts/bench/aggregate';
+import { aggregate } from '../../scripts/bench/aggregate';
+import { P999_MIN_SAMPLES } from '../../scripts/lib/percentile-rules';
 import type { LatencySummary } from '../../scripts/bench/histogram';
 import type { PolicyResult, ScenarioResult } from '../../scripts/bench/loadtest';
 import type { PolicyId } from '../../scripts/bench/policies';
@@ -219,14 +220,14 @@ describe('aggregate', () => {
   };
 
   it('publishes p99.9 only when every client of every repeat had 10,000 OK calls; the faulty share over the fault window', () => {
-    const enough = aggregate([run(20, P999_MIN_SAMPLES_PER_CLIENT, [0.05, 0.02, 0.04, 0.05]), run(30, 20_000, [0.05, 0.0, 0.02, 0.05])]);
+    const enough = aggregate([run(20, P999_MIN_SAMPLES, [0.05, 0.02, 0.04, 0.05]), run(30, 20_000, [0.05, 0.0, 0.02, 0.05])]);
     expect(enough[0].p999Ms).toBe(50);
     expect(enough[0].p99Ms).toBe(25);
     expect(enough[0].p99CiMs).toEqual([20, 30]);
     // Fault window = seconds 1 and 2: (0.02 + 0.04) / 2 and (0 + 0.02) / 2.
     expect(enough[0].faultyShare).toBeCloseTo(0.02, 10);
     expect(enough[0].fairShare).toBe(0.05);
-    const short = aggregate([run(20, P999_MIN_SAMPLES_PER_CLIENT - 1, [0, 0, 0, 0]), run(30, 20_000, [0, 0, 0, 0])]);
+    const short = aggregate([run(20, P999_MIN_SAMPLES - 1, [0, 0, 0, 0]), run(30, 20_000, [0, 0, 0, 0])]);
     expect(short[0].p999Ms).toBeNaN();
   });
 });

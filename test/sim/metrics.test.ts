@@ -90,3 +90,27 @@ describe("recovery's two readings", () => {
     expect(lostShareSeconds(shares((s) => outOfFault(s, slow)), [0, 1], fair, timeline)).toBeCloseTo(1.0, 9);
   });
 });
+
+describe("the simulator's p99.9", () => {
+  const timeline = { warmupMs: 0, measureS: 100, faultStartS: 30, faultEndS: 60 };
+  /** `perClient[c]` OK calls of 10 ms for client c, one in a thousand at 400 ms. */
+  function run(perClient: readonly number[]): RunMetrics {
+    const metrics = new RunMetrics({ clientGroups: perClient.map(() => 0), groupCount: 1, maxBackends: 1, timeline });
+    perClient.forEach((calls, c) => {
+      for (let i = 0; i < calls; i++) metrics.recordEnd(c, i % 1000 === 999 ? 400 : 10, true, 1000, 100 + (i % 90_000));
+    });
+    return metrics;
+  }
+
+  it('is published only where every client had 10,000 OK calls, as in the load test', () => {
+    const enough = summariseLatency(run([10_000, 12_000]), [0, 1], 'window');
+    expect(enough.p999).toBeGreaterThan(9);
+    expect(enough.p99).toBeCloseTo(10, 0);
+    // One client short of 10,000: its p99.9 would be its few slowest calls, so there is none.
+    const short = summariseLatency(run([9_999, 12_000]), [0, 1], 'window');
+    expect(short.p999).toBeNaN();
+    // ...and the other percentiles are still read.
+    expect(short.p99).toBeCloseTo(10, 0);
+    expect(short.p50).toBeCloseTo(10, 0);
+  });
+});
