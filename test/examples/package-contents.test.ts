@@ -1,0 +1,41 @@
+import { execFileSync } from 'child_process';
+import { readFileSync } from 'fs';
+import { join, posix } from 'path';
+
+/**
+ * What `npm install grpc-js-peak-ewma` puts on a user's disk: the code, the
+ * protos, the docs and their charts, the licence; not the measurement data
+ * the docs were written from (docs/judgements, docs/benchmarks/*.json), which
+ * was 25 of the package's 27 MB and belongs to the repository.
+ */
+describe('the published package', () => {
+  const root = join(__dirname, '..', '..');
+  const packed = JSON.parse(
+    execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
+  ) as { unpackedSize: number; files: { path: string; size: number }[] }[];
+  const files = new Set(packed[0].files.map((file) => file.path));
+
+  it('ships the docs, the licence and the protos, and no measurement data', () => {
+    for (const doc of ['README.md', 'LICENSE', 'docs/getting-started.md', 'docs/configuration.md', 'docs/tuning.md', 'docs/xds.md']) {
+      expect(files).toContain(doc);
+    }
+    expect([...files].some((file) => file.startsWith('protos/'))).toBe(true);
+    const data = [...files].filter((file) => file.startsWith('docs/judgements/') || /^docs\/benchmarks\/.*\.(json|txt)$/.test(file));
+    expect(data).toEqual([]);
+    // The code (dist/, when built) is under 1 MB; docs and charts about 0.9 MB.
+    expect(packed[0].unpackedSize).toBeLessThan(4_000_000);
+  });
+
+  it('ships every image a shipped doc shows', () => {
+    const missing: string[] = [];
+    for (const doc of [...files].filter((file) => file.endsWith('.md'))) {
+      const text = readFileSync(join(root, doc), 'utf8');
+      for (const [, target] of text.matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(target)) continue;
+        const image = posix.normalize(posix.join(posix.dirname(doc), target));
+        if (!files.has(image)) missing.push(`${doc} → ${image}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
