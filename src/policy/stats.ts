@@ -213,7 +213,9 @@ export function toStats(raw: ReturnType<RawBalancerStats['statsSnapshot']>): Bal
       callsStarted: load.callsStarted,
       shareOfCalls: totalCalls > 0 ? load.callsStarted / totalCalls : 0,
       msSinceLastSample: load.hasSample ? nowMs - load.sampledAtMs : null,
-      ejected: model instanceof PeakEwmaModel && model.ejected(load, nowMs),
+      // Picks skip only READY endpoints, and the budget (maxEjected) counts only those: a pod
+      // that went down while ejected is down, not ejected (else "ejected=2 of at most 1").
+      ejected: state === 'READY' && model instanceof PeakEwmaModel && model.ejected(load, nowMs),
       meanMs: model instanceof PeakEwmaModel && keepsMean(model.settings) && load.hasMean ? load.meanRttMs : null,
       failuresInARow: load.consecutiveFailures,
     })),

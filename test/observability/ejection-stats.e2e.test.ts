@@ -10,6 +10,7 @@ import { getLoadBalancerStats, register, registerLoadBalancerMetrics, STATS_LABE
 import { startBackendsAnswering, stopBackends, TestBackend } from '../support/backends';
 import { clientFor, runTraffic } from '../support/traffic';
 import { RecordingMeter } from './support/recording-meter';
+import { waitFor } from '../support/wait';
 
 register();
 
@@ -69,6 +70,35 @@ describe('ejection in the stats', () => {
     expect([slow, ...fast].map((endpoint) => endpoint.failuresInARow)).toEqual([0, 0, 0]);
     // (Not checked: whether a fast endpoint is ejected here. That is the peak estimate's noise:
     // one event-loop stall lifts a fast endpoint's peak past 2.5 × the fleet, seen under load.)
+  }, 60_000);
+});
+
+describe('an ejected endpoint that goes down', () => {
+  let backends: TestBackend[];
+
+  beforeAll(async () => {
+    backends = await startBackendsAnswering([SLOW_MS, FAST_MS, FAST_MS]);
+  });
+  afterAll(() => stopBackends(backends));
+
+  it('is reported down, not ejected: picks skip it for its state, and the budget counts READY endpoints only', async () => {
+    const label = 'ejected-then-down';
+    const client = clientFor(backends, [{ peak_ewma_experimental: { maxEjectionTime: '30s' } }], { [STATS_LABEL_OPTION]: label });
+    try {
+      await runTraffic(client, { concurrency: 2, maxCalls: 1_500, maxDurationMs: 30_000 });
+      const slowOf = () => getLoadBalancerStats().find((s) => s.label === label)!.endpoints.find((e) => e.address === backends[0].address)!;
+      expect(getLoadBalancerStats().find((s) => s.label === label)!.policy).toBe('peak_ewma_experimental');
+      expect(slowOf().ejected).toBe(true);
+      backends[0].stop();
+      await waitFor('the stopped endpoint to leave READY', () => slowOf().state !== 'READY', 10_000);
+      const stats = getLoadBalancerStats().find((s) => s.label === label)!;
+      expect(slowOf().ejected).toBe(false);
+      // Its estimate still stands over the line (it has had no answer since): the state alone decides.
+      expect(slowOf().meanMs!).toBeGreaterThan(stats.ejectionLineMs!);
+      expect(stats.endpoints.filter((e) => e.ejected).length).toBeLessThanOrEqual(stats.maxEjected ?? Infinity);
+    } finally {
+      client.close();
+    }
   }, 60_000);
 });
 
