@@ -77,6 +77,7 @@ export function validateServiceConfig(serviceConfig: unknown): number {
   if (typeof parsed !== 'object' || parsed === null) {
     throw new Error('service config must be a JSON object');
   }
+  checkTopLevelFields(parsed as Record<string, unknown>);
   const list = (parsed as Record<string, unknown>).loadBalancingConfig;
   if (list === undefined) {
     return 0;
@@ -101,6 +102,39 @@ export function validateServiceConfig(serviceConfig: unknown): number {
     );
   }
   return checked;
+}
+
+/**
+ * The service config's own fields (grpc's service_config.proto, in the JSON
+ * spelling every gRPC implementation reads). Another name is a field for
+ * someone else and passes (gRFC A21), unless it is a near miss of these.
+ */
+const SERVICE_CONFIG_FIELDS = ['loadBalancingConfig', 'loadBalancingPolicy', 'methodConfig', 'retryThrottling', 'healthCheckConfig'];
+
+/**
+ * Throws on a top-level field that would leave a channel on pick_first
+ * without a word: `loadBalancingPolicy` alone (grpc-js 1.14 parses it and
+ * never reads it), or a near miss of a service config field
+ * (`load_balancing_config`, `loadBalancingConfigs`), which grpc-js ignores.
+ */
+function checkTopLevelFields(serviceConfig: Record<string, unknown>): void {
+  const policy = serviceConfig.loadBalancingPolicy;
+  if (policy !== undefined && serviceConfig.loadBalancingConfig === undefined) {
+    const name = typeof policy === 'string' ? policy : 'policy_name';
+    throw new Error(
+      `loadBalancingPolicy: grpc-js ignores this field and would use pick_first; ` +
+        `write "loadBalancingConfig": [{${quoted(name)}: {}}] instead`,
+    );
+  }
+  for (const field of Object.keys(serviceConfig)) {
+    if (SERVICE_CONFIG_FIELDS.includes(field)) {
+      continue;
+    }
+    const suggestion = nearName(field, SERVICE_CONFIG_FIELDS);
+    if (suggestion !== undefined) {
+      throw new Error(`service config: field ${quoted(field)} is not read by grpc-js (did you mean ${quoted(suggestion)}?)`);
+    }
+  }
 }
 
 /** Validates a `loadBalancingConfig` list; returns the number of our entries checked. */

@@ -265,6 +265,22 @@ describe('validateServiceConfig', () => {
     expect(validateServiceConfig({ loadBalancingConfig: [] })).toBe(0);
   });
 
+  it('rejects top-level fields that leave grpc-js on pick_first: loadBalancingPolicy alone, and near misses of the service config\'s fields', () => {
+    // grpc-js 1.14 parses loadBalancingPolicy and never reads it (test/policy/fallback-visibility.e2e.test.ts).
+    expect(() => validateServiceConfig({ loadBalancingPolicy: 'peak_ewma_experimental' })).toThrow(
+      'loadBalancingPolicy: grpc-js ignores this field and would use pick_first; write "loadBalancingConfig": [{"peak_ewma_experimental": {}}] instead',
+    );
+    expect(() => validateServiceConfig('{"load_balancing_config": [{"peak_ewma_experimental": {}}]}')).toThrow(
+      'service config: field "load_balancing_config" is not read by grpc-js (did you mean "loadBalancingConfig"?)',
+    );
+    expect(() => validateServiceConfig({ loadBalancingConfigs: [{ peak_ewma_experimental: {} }] })).toThrow(/did you mean "loadBalancingConfig"/);
+    expect(() => validateServiceConfig({ loadBalancingConfig: [], methodconfig: [] })).toThrow(/did you mean "methodConfig"/);
+    // Beside loadBalancingConfig it is harmless (the list wins everywhere); other implementations' fields and
+    // names far from every field pass (gRFC A21).
+    expect(validateServiceConfig({ loadBalancingPolicy: 'round_robin', loadBalancingConfig: [{ peak_ewma_experimental: {} }] })).toBe(1);
+    expect(validateServiceConfig({ loadBalancingConfig: [{ peak_ewma_experimental: {} }], healthCheckConfig: { serviceName: '' }, retryThrottling: { maxTokens: 10, tokenRatio: 0.1 }, x_vendor_extension: true })).toBe(1);
+  });
+
   it('a channel\'s own parse logs a misspelt field at ERROR, once per field, and keeps the default as grpc-js must', () => {
     const lines: string[] = [];
     setLogger({ error: (...args: unknown[]) => lines.push(args.join(' ')) });

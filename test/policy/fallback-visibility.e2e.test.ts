@@ -54,3 +54,26 @@ it('logs the rejected config at ERROR, and the channel runs pick_first instead',
     setLogVerbosity(environmentVerbosity());
   }
 });
+
+it('runs pick_first for a service config that names the policy in loadBalancingPolicy, which grpc-js 1.14 ignores, and validateServiceConfig says so', async () => {
+  // If a grpc-js release starts reading loadBalancingPolicy, this fails: relax checkTopLevelFields (validate.ts) then.
+  const backends = await startBackends(2);
+  const serviceConfig = { loadBalancingPolicy: 'peak_ewma_experimental' };
+  const client = createProbeClient('ipv4:' + backends.map((b) => b.address).join(','), credentials.createInsecure(), {
+    'grpc.service_config': JSON.stringify(serviceConfig),
+    [STATS_LABEL_OPTION]: 'policy-field',
+  });
+  try {
+    const servedBy: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      servedBy.push(await callOnce(client, 5_000));
+    }
+    expect(getLoadBalancerStats().filter((s) => s.label === 'policy-field')).toEqual([]);
+    expect(new Set(servedBy).size).toBe(1);
+    expect(backends.filter((backend) => backend.id !== servedBy[0])[0].calls).toBe(0);
+    expect(() => validateServiceConfig(serviceConfig)).toThrow(/^loadBalancingPolicy: grpc-js ignores this field/);
+  } finally {
+    client.close();
+    stopBackends(backends);
+  }
+});

@@ -362,7 +362,7 @@ describe('validateServiceConfig', () => {
   // Our walker's messages (paths through childPolicy lists, then a rule) and, for top-level entries of other
   // registered policies, grpc-js's own prefixed with the index. Checked by prefix: a regex over a path of
   // arbitrary policy names backtracks catastrophically. A grpc-js TypeError wrapped into an Error is not clean.
-  const STRUCTURAL_PREFIXES = ['service config must be a JSON object', 'service config is not valid JSON', 'loadBalancingConfig'];
+  const STRUCTURAL_PREFIXES = ['service config must be a JSON object', 'service config is not valid JSON', 'loadBalancingConfig', 'loadBalancingPolicy', 'service config: field'];
   // validateServiceConfig also rejects a key its parser never read (a misspelt field), under any name.
   const UNKNOWN_FIELD = / is not a field of this policy( \(did you mean "[A-Za-z_]+"\?\))?: grpc-js would ignore it$/;
   const WRAPPED_CRASH = /Cannot read properties|is not a function|Cannot convert|Maximum call stack/;
