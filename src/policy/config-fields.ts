@@ -91,7 +91,7 @@ export function readDurationMs(
     throw new ConfigError(policyName, field, `must be a duration string ("10s") or {seconds, nanos}, got ${describe(value)}`);
   }
   if (!(ms > 0) && !(zeroTurnsOff && ms === 0)) {
-    throw new ConfigError(policyName, field, `must be greater than zero, got ${describe(value)}`);
+    throw new ConfigError(policyName, field, `must be greater than zero, got ${typeof value === 'string' ? describe(value) : objectDuration(value as object)}`);
   }
   // Also catches seconds too large for a double (ms = Infinity): too long, not "not positive".
   if (!(ms <= maxMs)) {
@@ -99,6 +99,12 @@ export function readDurationMs(
     throw new ConfigError(policyName, field, `must be at most ${maxMs / 1000}s, got ${got}`);
   }
   return ms;
+}
+
+/** A {seconds, nanos} that read as zero, with its keys: {"second": 2} is zero for a typo. */
+function objectDuration(value: object): string {
+  const keys = Object.keys(value);
+  return keys.length === 0 ? '{} (zero)' : `an object that reads as zero (its keys: ${keys.slice(0, 3).map(describe).join(', ')})`;
 }
 
 function durationObjectMs(policyName: string, field: string, value: Record<string, unknown>): number {

@@ -6,7 +6,7 @@ import { experimental, logVerbosity } from '@grpc/grpc-js';
 import { LoadModel } from '../core/load-model';
 import { LoadBalancingEngine } from '../core/engine';
 import { ConfigError, describe } from './config-fields';
-import { parseNotingUnknownFields, unknownFieldRule } from './unknown-fields';
+import { parseNotingUnknownFields, UnknownField } from './unknown-fields';
 
 /** What both policies' config classes provide to the shared balancer. */
 export interface EndpointPickingConfig extends experimental.TypedLoadBalancingConfig {
@@ -50,9 +50,9 @@ export function createFromJsonReporting<T>(policyName: string, obj: unknown, par
 
 /** Parses with `parse` (throwing its error), logging each field it does not know once. */
 export function parseReportingUnknownFields<T>(policyName: string, obj: unknown, parse: (obj: unknown) => T): T {
-  const { value, unknownFields, knownFields } = parseNotingUnknownFields(obj, parse);
+  const { value, unknownFields } = parseNotingUnknownFields(obj, parse);
   for (const field of unknownFields) {
-    reportUnknownField(policyName, field, knownFields);
+    reportUnknownField(policyName, field);
   }
   return value;
 }
@@ -62,15 +62,15 @@ export function parseReportingUnknownFields<T>(policyName: string, obj: unknown,
 const reportedUnknownFields = new Set<string>();
 const MAX_REPORTED_UNKNOWN_FIELDS = 256;
 
-function reportUnknownField(policyName: string, field: string, knownFields: readonly string[]): void {
-  const key = JSON.stringify([policyName, field]);
+function reportUnknownField(policyName: string, field: UnknownField): void {
+  const key = JSON.stringify([policyName, field.name]);
   if (reportedUnknownFields.has(key) || reportedUnknownFields.size >= MAX_REPORTED_UNKNOWN_FIELDS) {
     return;
   }
   reportedUnknownFields.add(key);
   experimental.log(
     logVerbosity.ERROR,
-    `grpc-js-peak-ewma: ${policyName}: field ${describe(field)} ${unknownFieldRule(field, knownFields)}, ` +
+    `grpc-js-peak-ewma: ${policyName}: field ${describe(field.name)} ${field.rule}, ` +
       'so it is ignored (validateServiceConfig rejects it)',
   );
 }

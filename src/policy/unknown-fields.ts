@@ -12,44 +12,88 @@
 import { closest, distance } from 'fastest-levenshtein';
 import { describe } from './config-fields';
 
-/** A parse's result, and the keys of the config object it never read. */
+/** A key of the config (or of an object in it) that the parser never read. */
+export interface UnknownField {
+  /** Its path as printed: "decay_tme", or "decayTime.nano" inside a duration. */
+  readonly name: string;
+  /** The rule it broke, for a ConfigError or a log line, naming the nearest field it sits beside. */
+  readonly rule: string;
+}
+
+/** A parse's result, and the keys it never read. */
 export interface NotedParse<T> {
   readonly value: T;
-  /** Own keys of the config the parser did not read, in the object's order. */
-  readonly unknownFields: readonly string[];
-  /** What it read (both casings of each field it looked for): candidates for `nearName`. */
-  readonly knownFields: readonly string[];
+  /** In the object's order, each object's own unknown keys before those of the objects in it. */
+  readonly unknownFields: readonly UnknownField[];
+}
+
+type PlainObject = Record<string, unknown>;
+
+function isPlainObject(value: unknown): value is PlainObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
  * Runs `parse` on `config`, recording the keys it reads through a proxy.
  * A config that is not a plain object goes to `parse` as it is (the parser
- * rejects it) and reports nothing unknown.
+ * rejects it) and reports nothing unknown. Objects the parser reads into
+ * (a `{seconds, nanos}` duration) are recorded too: in
+ * `{"decayTime": {"seconds": 2, "nano": 5e8}}` the unknown `decayTime.nano`
+ * would otherwise leave the duration at 2 s without a word.
  */
 export function parseNotingUnknownFields<T>(config: unknown, parse: (obj: unknown) => T): NotedParse<T> {
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
-    return { value: parse(config), unknownFields: [], knownFields: [] };
+  if (!isPlainObject(config)) {
+    return { value: parse(config), unknownFields: [] };
   }
-  const read = new Set<string>();
-  const view = new Proxy(config as Record<string, unknown>, {
-    get(target, key) {
-      if (typeof key === 'string') {
-        read.add(key);
+  const readKeys = new Map<PlainObject, Set<string>>();
+  const value = parse(recording(config, readKeys));
+  return { value, unknownFields: unreadKeys(config, '', readKeys) };
+}
+
+/** `target` through a proxy that notes each key read in `readKeys`, and does the same for objects read from it. */
+function recording(target: PlainObject, readKeys: Map<PlainObject, Set<string>>): PlainObject {
+  return new Proxy(target, {
+    get(object, key) {
+      const value: unknown = Reflect.get(object, key);
+      if (typeof key !== 'string') {
+        return value;
       }
-      return Reflect.get(target, key);
+      let keys = readKeys.get(object);
+      if (keys === undefined) {
+        keys = new Set();
+        readKeys.set(object, keys);
+      }
+      keys.add(key);
+      return isPlainObject(value) ? recording(value, readKeys) : value;
     },
   });
-  const value = parse(view);
-  return { value, unknownFields: Object.keys(config).filter((key) => !read.has(key)), knownFields: [...read] };
+}
+
+/** The keys of `object` never read, then those of the objects in it the parser read into (not one it only rejected). */
+function unreadKeys(object: PlainObject, prefix: string, readKeys: ReadonlyMap<PlainObject, ReadonlySet<string>>): UnknownField[] {
+  const read = readKeys.get(object) ?? new Set<string>();
+  const unknown: UnknownField[] = [];
+  const nested: UnknownField[] = [];
+  for (const key of Object.keys(object)) {
+    const value = object[key];
+    if (!read.has(key)) {
+      unknown.push({ name: prefix + key, rule: unknownFieldRule(key, [...read], prefix) });
+    } else if (isPlainObject(value) && readKeys.has(value)) {
+      nested.push(...unreadKeys(value, `${prefix}${key}.`, readKeys));
+    }
+  }
+  return [...unknown, ...nested];
 }
 
 /**
- * The rule an unknown field broke, for a ConfigError: it is not a field of
- * this policy, with the known field it is nearest to, if any is near.
+ * The rule an unknown key broke: it is not a field of this policy (or of the
+ * object at `prefix`), with the field read beside it that it is nearest to,
+ * if any is near (the parser reads both casings, so both are candidates).
  */
-export function unknownFieldRule(field: string, knownFields: readonly string[]): string {
-  const suggestion = nearName(field, knownFields);
-  return `is not a field of this policy${suggestion === undefined ? '' : ` (did you mean ${describe(suggestion)}?)`}`;
+function unknownFieldRule(key: string, siblings: readonly string[], prefix: string): string {
+  const suggestion = nearName(key, siblings);
+  const of = prefix === '' ? 'this policy' : describe(prefix.slice(0, -1));
+  return `is not a field of ${of}${suggestion === undefined ? '' : ` (did you mean ${describe(prefix + suggestion)}?)`}`;
 }
 
 /**

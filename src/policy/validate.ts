@@ -11,7 +11,7 @@ import { LeastRequestLoadBalancingConfig, LEAST_REQUEST_POLICY_NAME } from './le
 import { PeakEwmaLoadBalancingConfig, PEAK_EWMA_POLICY_NAME } from './peak-ewma-config';
 import { isPolicyRegistered } from './register';
 import { ConfigError, describe as quoted } from './config-fields';
-import { nearName, parseNotingUnknownFields, unknownFieldRule } from './unknown-fields';
+import { nearName, parseNotingUnknownFields } from './unknown-fields';
 
 // A Map, not an object: policy names are untrusted input ("__proto__", "constructor").
 const PARSERS = new Map<string, (obj: unknown) => unknown>([
@@ -170,9 +170,9 @@ export function validateLoadBalancingConfigList(list: unknown, path = 'loadBalan
  * keep its default without a word.
  */
 function parseStrictly(policyName: string, parser: (obj: unknown) => unknown, config: unknown): void {
-  const { unknownFields, knownFields } = parseNotingUnknownFields(config, parser);
-  if (unknownFields.length > 0) {
-    throw new ConfigError(policyName, unknownFields[0], `${unknownFieldRule(unknownFields[0], knownFields)}: grpc-js would ignore it`);
+  const [unknown] = parseNotingUnknownFields(config, parser).unknownFields;
+  if (unknown !== undefined) {
+    throw new ConfigError(policyName, unknown.name, `${unknown.rule}: grpc-js would ignore it`);
   }
 }
 

@@ -249,6 +249,37 @@ describe('validateServiceConfig', () => {
     expect(validateServiceConfig(withField('least_request_experimental', { choice_count: 3, selection_method: 'FULL_SCAN' }))).toBe(1);
   });
 
+  it('rejects a misspelt key inside a {seconds, nanos} duration, which would leave the duration short, and logs it at run time', () => {
+    const withPeak = (config: object) => ({ loadBalancingConfig: [{ peak_ewma_experimental: config }] });
+    expect(() => validateServiceConfig(withPeak({ decayTime: { seconds: 2, nano: 500_000_000 } }))).toThrow(
+      'peak_ewma_experimental: field "decayTime.nano" is not a field of "decayTime" (did you mean "decayTime.nanos"?): grpc-js would ignore it',
+    );
+    expect(() => validateServiceConfig(withPeak({ max_ejection_time: { seconds: 1, nanos: 0, milliseconds: 500 } }))).toThrow(
+      'peak_ewma_experimental: field "max_ejection_time.milliseconds" is not a field of "max_ejection_time": grpc-js would ignore it',
+    );
+    // A duration that reads as zero names its keys, where it said only "got an object".
+    expect(() => validateServiceConfig(withPeak({ decayTime: { second: 2 } }))).toThrow(
+      'peak_ewma_experimental: field "decayTime" must be greater than zero, got an object that reads as zero (its keys: "second")',
+    );
+    // A key with a dot in it is a top-level field, not a path.
+    expect(() => validateServiceConfig(withPeak({ 'decayTime.nanos': 5 }))).toThrow('field "decayTime.nanos" is not a field of this policy');
+    expect(validateServiceConfig(withPeak({ decayTime: { seconds: '2', nanos: 500_000_000 }, maxEjectionTime: {} }))).toBe(1);
+    // A channel's own parse keeps A21: the key is ignored (1 s, not 1.5 s) and logged.
+    const lines: string[] = [];
+    setLogger({ error: (...args: unknown[]) => lines.push(args.join(' ')) });
+    setLogVerbosity(logVerbosity.ERROR);
+    try {
+      const parsed = experimental.parseLoadBalancingConfig({ peak_ewma_experimental: { maxEjectionTime: { seconds: 1, nano: 500_000_000 } } });
+      expect((parsed as PeakEwmaLoadBalancingConfig).settings.maxEjectionMs).toBe(1_000);
+      expect(lines).toEqual([
+        'grpc-js-peak-ewma: peak_ewma_experimental: field "maxEjectionTime.nano" is not a field of "maxEjectionTime" ' +
+          '(did you mean "maxEjectionTime.nanos"?), so it is ignored (validateServiceConfig rejects it)',
+      ]);
+    } finally {
+      setLogger(console);
+    }
+  });
+
   it('rejects a policy name grpc-js would skip by mistake, and a list grpc-js knows nothing of', () => {
     expect(() => validateServiceConfig({ loadBalancingConfig: [{ peak_ewma_experimentl: {} }, { round_robin: {} }] })).toThrow(
       'loadBalancingConfig[0]: no policy is registered as "peak_ewma_experimentl"; did you mean "peak_ewma_experimental"? (grpc-js skips a policy it does not know)',
