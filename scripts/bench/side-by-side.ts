@@ -2,7 +2,7 @@
  * Pools side-by-side load-test repeats of two policies from one or more
  * saved result files (`--json`) and says how far apart they are: p99 over
  * all calls, uniform layout, per scenario and regime (slots, median, fleet). This is how
- * docs/tuning.md §21 judges the one- and two-slot identical fleet over
+ * docs/tuning-log.md §21 judges the one- and two-slot identical fleet over
  * several sets of nine repeats.
  *
  *   npx tsx scripts/bench/side-by-side.ts FILE... [--policy peak_ewma] [--baseline round_robin] [--scenario s02]

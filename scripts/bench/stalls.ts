@@ -7,7 +7,7 @@
  * GC of the harness itself) lands in one run of one policy and decides its
  * p99: two sets of nine side-by-side repeats at one slot, a day apart,
  * disagreed by 30 % on peak_ewma ÷ round_robin, round_robin's worst repeat
- * at 1,247 ms beside a median of 74 (docs/tuning.md §21). Choosing the
+ * at 1,247 ms beside a median of 74 (docs/tuning-log.md §21). Choosing the
  * bound before the run, and re-running rather than dropping, keeps the rule
  * from being fitted to the results and the repeat count fixed. Every
  * discarded run is kept in the JSON with its stall, per policy, so a policy

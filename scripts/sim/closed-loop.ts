@@ -8,7 +8,7 @@
  * answers: the gap before each call is the previous call's latency plus a
  * think time, so its calls follow its answers, and a slow endpoint slows
  * the caller down instead of piling up its calls. The fleet-average defect
- * of docs/tuning.md §24 lived there.
+ * of docs/tuning-log.md §24 lived there.
  *
  * Each client runs `workers` callers. A caller sends, waits for the call to
  * end (answer, failure or deadline), thinks for an exponential time of mean

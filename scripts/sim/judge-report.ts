@@ -2,7 +2,7 @@
  * What `judge.ts` keeps of each run and how it prints a before/after
  * comparison: the regime grid's cells (issue 15) and the many-method
  * scenarios' per-method tails (issue 16), each over several seeds, as the
- * markdown tables docs/tuning.md records for every engine change.
+ * markdown tables docs/tuning-log.md records for every engine change.
  *
  * Pure: no simulation here, so the tables and target counts are tested on
  * small hand-made inputs (test/sim/judge-report.test.ts).
@@ -150,7 +150,7 @@ function seedLabel(before: Judgement, after: Judgement): string {
 const ms = (x: number | undefined): string => (x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(1));
 
 /**
- * The grid as docs/tuning.md shows it: per cell, round_robin's healthy p99
+ * The grid as docs/tuning-log.md shows it: per cell, round_robin's healthy p99
  * and peak_ewma's in each scenario (5-seed means), before → after, a
  * missed target marked on the after value (✗ over its bound, † not below
  * every rival); then the targets met, on the means and at the first seed.

@@ -4,7 +4,7 @@
  * reference regime's targets (8 slots × 8 clients, as sweep.ts scores
  * them), over several seeds, side by side with the commit before. This
  * runs them on the checkout it is started from and prints (or compares)
- * the tables that docs/tuning.md records.
+ * the tables that docs/tuning-log.md records.
  *
  *   npx tsx scripts/sim/judge.ts --json after.json [--seeds 5] [--reference-seeds 10] [--policy SPEC] [--client-stall MS/EVERY]
  *                                [--arrivals fixed|poisson|closed [--workers K]] [--quick] [--jobs N]

@@ -358,7 +358,7 @@ export const LOST_SHARE_SECONDS = 5;
  * the first second: 0.5). report.py's recovery (`detectionAndRecovery`) sits
  * at 4 s for nearly every engine that keeps a slow pod out during the fault,
  * so a whole second turns on a hair of one seed's ramp; this is the ramp
- * itself (docs/tuning.md §36). A healed pod's share still wanders a few per
+ * itself (docs/tuning-log.md §36). A healed pod's share still wanders a few per
  * cent about fair, which adds ~0.03 per second to any policy's figure.
  */
 export function lostShareSeconds(perSecond: readonly Float64Array[], faulty: readonly number[], fairShare: number, timeline: Timeline): number {

@@ -9,7 +9,7 @@
  * trailing means of per-second shares, so a policy that leaves a pod out
  * during the fault reads at best 3 s, and 3 s only if the pod has ~70 % of
  * its share back within the first healed second; a few hundred ms of each
- * client's re-admission decide between 3, 4 and 5 s (docs/tuning.md §36).
+ * client's re-admission decide between 3, 4 and 5 s (docs/tuning-log.md §36).
  * With two clients under test each step of the ramp is one client taking a
  * pod back.
  */

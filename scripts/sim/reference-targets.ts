@@ -1,6 +1,6 @@
 /**
  * The reference regime's targets as the tuning sweeps score them (8 slots,
- * 8 clients; docs/tuning.md): in the reference layout s01 ≤ 1.2 × s02,
+ * 8 clients; docs/tuning-log.md): in the reference layout s01 ≤ 1.2 × s02,
  * s10 ≤ 1.1 ×, s03 ≤ 1.02 × (p99), s01's p99.9 beside lr_od's, recovery
  * ≤ 4 s in s03, s04 and s10, s04 errors ≤ 0.1 %; in the uniform layout
  * s01 and s10 beside s02 (p99 and p99All) and s02's busiest healthy backend.

@@ -29,7 +29,7 @@ export const REGIME_POLICIES = ['round_robin', 'least_request', 'lr_od', 'peak_e
  * 6, 8 clients; docs/benchmarks.md) with the uneven fleet, the identical one
  * and the brownout. Every grid cell has 20 backends, and a rule judged there
  * alone can break a fleet of three: the defaults of 2026-12-05 morning did
- * (a brownout of three tipped over; docs/tuning.md §40). s10 is left out: it
+ * (a brownout of three tipped over; docs/tuning-log.md §40). s10 is left out: it
  * slows pods 0–3, most of a fleet of six.
  */
 export const SMALL_FLEETS = [
@@ -158,7 +158,7 @@ export function regimeChecks(json: RegimeP99s, underTest = 'peak_ewma'): RegimeC
 /**
  * Whether `a` ranks ahead of `b`: a lower p99 over all calls, or the same
  * one (most often both at the deadline: 1 % or more failed) and fewer
- * failures, as the load test's report judges (docs/tuning.md §32).
+ * failures, as the load test's report judges (docs/tuning-log.md §32).
  */
 export function leads(a: RegimeP99s[string][string][string], b: RegimeP99s[string][string][string]): boolean {
   return a.p99All < b.p99All || (a.p99All === b.p99All && a.errorRate !== undefined && b.errorRate !== undefined && a.errorRate < b.errorRate);

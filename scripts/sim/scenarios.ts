@@ -228,7 +228,7 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     ...base,
     // Not the reference's: how a many-method service recovers from a
-    // brownout, which s13 (steady) cannot show (docs/tuning.md §17).
+    // brownout, which s13 (steady) cannot show (docs/tuning-log.md §17).
     name: 's14-brownout-five-methods',
     summary: "pod 0 5x slower for 40 s; s13's five methods",
     fleet: 'homo',

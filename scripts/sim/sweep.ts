@@ -1,6 +1,6 @@
 /**
  * Tuning sweep: each candidate peak_ewma config over several seeds, scored
- * against the issue's targets (docs/tuning.md). Reference layout s01–s04,
+ * against the issue's targets (docs/tuning-log.md). Reference layout s01–s04,
  * s10; uniform s01, s02, s10. Prints one line per candidate (mean over seeds,
  * worst seed in brackets for recovery).
  *

@@ -6,7 +6,7 @@
  *
  * Why. A p99 over all calls says a cell misses its bound, not why: the
  * healthy pods' queueing, the slow pods' calls, the turns the gate let
- * through or the draws it made. docs/tuning.md §23 built this count twice
+ * through or the draws it made. docs/tuning-log.md §23 built this count twice
  * as a scratch build before it was kept; a p99 under the bound needs the
  * calls over it under 1 %, so the table is in points of all calls.
  *

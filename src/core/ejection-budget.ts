@@ -11,7 +11,7 @@
  * one cannot. At 5 backends × 90 % load (the sensitivity grid's uneven
  * fleet) the line at 1.5 × F put more than one of the five out at once,
  * and the rest ran past their capacity: p99 44 → 50 ms when the line came
- * down from 1.8, 44.8 with a budget of two, 41.6 with one (docs/tuning.md
+ * down from 1.8, 44.8 with a budget of two, 41.6 with one (docs/tuning-log.md
  * §38, §39). Envoy's and gRPC's outlier detection bound their ejections
  * the same way (max_ejection_percent, 10 % by default, gRFC A50), and as
  * theirs do, one endpoint may always be ejected, so that a fleet of two
@@ -97,7 +97,7 @@ export class EjectionBudget {
     // ranking it is out while its ratio is above where it was ranked, about half the
     // time. A line set midway kept it in and measured worse where the budget binds
     // (5 backends × 90 % load 44.8 → 48.4 ms, 3 × 2 slots brownout 395 → 447 ms:
-    // docs/tuning.md §39): the edge endpoint is over R too, and part of its calls
+    // docs/tuning-log.md §39): the edge endpoint is over R too, and part of its calls
     // belong elsewhere.
     const line = over[budget];
     if (over[budget - 1] === line) {

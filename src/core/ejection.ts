@@ -3,7 +3,7 @@
  * land on slow backends k(k−1)/(n(n−1)) of the time whatever the estimate
  * says, so an endpoint judged above R × the fleet average F is skipped by
  * the chooser (PowerOfChoices redraws) while it can draw others. The bound
- * in time is staleness.ts (docs/tuning.md §2).
+ * in time is staleness.ts (docs/tuning-log.md §2).
  *
  * What is judged (`ejectionSignal`):
  *
@@ -11,7 +11,7 @@
  *   samples, so an ejected endpoint is back under R·F after τ·ln(E/(R·F))
  *   (toward 0) whether or not anything was learnt: each client re-admits a
  *   slow backend about once per τ, and with many light clients those
- *   re-admissions add up to a fixed share of all calls (docs/tuning.md §12).
+ *   re-admissions add up to a fixed share of all calls (docs/tuning-log.md §12).
  * - "mean": M, a moving average of the endpoint's answers that does not
  *   decay with time (mean.ts). An ejected endpoint stays out until its
  *   estimate is stale (staleness.ts); stale, it is not ejected, so it gets
@@ -19,7 +19,7 @@
  *   counts as a failed probe for the back-off (probe-backoff.ts), so a
  *   backend that stays slow is probed once per K·2^(j−1) fair shares of the
  *   client's calls, as a failing one is. The default since 2026-12-02: alone
- *   it lost the reference layout's recovery metric (docs/tuning.md §12);
+ *   it lost the reference layout's recovery metric (docs/tuning-log.md §12);
  *   with the rotation (rotation.ts) beside it, every reference target holds
  *   (§14).
  *

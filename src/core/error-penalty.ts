@@ -8,7 +8,7 @@
  * with E the endpoint's estimate now and F the fleet average (defaultRtt
  * alone before the fleet has a sample): a failure never makes an endpoint
  * look faster than it did, and makes it look at least f times slower than a
- * typical call (docs/tuning.md §5). A client's cancel teaches nothing.
+ * typical call (docs/tuning-log.md §5). A client's cancel teaches nothing.
  *
  * Why F and not E as the base: f × E compounds. Every failure in a row
  * multiplied the estimate by f, so a burst of 100 fast failures left an

@@ -2,7 +2,7 @@
  * The steeper cost far above the fleet (`fleetPenaltyExponent` s): the
  * textbook cost grows only linearly with the estimate, so a backend just
  * under the ejection ratio can still win on its queue alone; above the fleet
- * average F the cost is multiplied by (E/F)^s (docs/tuning.md §4).
+ * average F the cost is multiplied by (E/F)^s (docs/tuning-log.md §4).
  */
 import { FleetRtt } from './fleet-rtt';
 import { PeakEwmaSettings } from './peak-ewma-settings';

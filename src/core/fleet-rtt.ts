@@ -22,7 +22,7 @@
  * the slow one (E[d²]/E[d], not E[d]). The gate, ejection and the fleet
  * penalty then judged the slow backend against itself: in a fleet of three,
  * a slow backend in the rotation passed the gate for such a caller however
- * slow it was, and kept its full third (docs/tuning.md §24).
+ * slow it was, and kept its full third (docs/tuning-log.md §24).
  * Pure state: reading it changes nothing, so results do not depend on how
  * often costs are read.
  */

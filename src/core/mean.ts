@@ -53,7 +53,7 @@ function clampedForMean(sampleMs: number, settings: PeakEwmaSettings, fleet: Fle
  * crash loop answers slowly more often (least_request's clients fill its
  * queue at once): it went out again until its next backed-off probe, and
  * the crash loop's recovery lost 0.77 s of fair share against 0.58
- * (docs/tuning.md §36, §38). Halfway, one slow answer cannot
+ * (docs/tuning-log.md §36, §38). Halfway, one slow answer cannot
  * put out an endpoint whose M was typical, and two in a row can.
  */
 export const STALE_ANSWER_WEIGHT = 0.5;
@@ -92,7 +92,7 @@ export function nextMeanRttMs(load: EndpointLoad, sampleMs: number, stale: boole
  * backend's lucky ping buys it one substantial call, not eight.
  *
  * Why. A probe re-admits an ejected endpoint on one answer, which the
- * recovery of a healed backend needs (docs/tuning.md §12). But one answer
+ * recovery of a healed backend needs (docs/tuning-log.md §12). But one answer
  * of a backend that is slow on average and erratic (a noisy neighbour:
  * median 2×, σ 0.8) is under R × F more often than not, and with 1/8 per
  * answer after a lucky probe such a backend stayed in for about eight more
@@ -103,7 +103,7 @@ export function nextMeanRttMs(load: EndpointLoad, sampleMs: number, stale: boole
  * swung on two or three answers and the gate refused it its turns
  * (identical fleet, one slot × 8 clients: 1.025 × round_robin instead of
  * 0.997); restarted after a first answer too, the same while a fleet warms
- * up (docs/tuning.md §15).
+ * up (docs/tuning-log.md §15).
  */
 export function meanSamplesAfter(load: EndpointLoad, restarts: boolean, weight = 1): number {
   if (restarts) {
@@ -132,7 +132,7 @@ export function onProbation(load: EndpointLoad): boolean {
  * staleness starts. Without it an endpoint whose answers average 2 × the
  * fleet, unpicked for a second, is priced as one answering at the fleet
  * average once its last peak has decayed, and can win draws against
- * healthy endpoints busy with a call (docs/tuning.md §19 says what the
+ * healthy endpoints busy with a call (docs/tuning-log.md §19 says what the
  * floor changed, and what it did not).
  */
 export function withMeanFloorMs(load: EndpointLoad, estimateMs: number, stale: boolean, settings: PeakEwmaSettings): number {

@@ -18,7 +18,7 @@
  * (staleness.ts), which no longer depends on the decay. With the rest of
  * the defaults, on the regime grid at one slot × 64 clients: uneven fleet
  * 165 → 133 ms, identical 37.7 → 36.3 (round_robin 36.1), s10 131 → 126;
- * the crash loop's errors 0.112 → 0.105 % (docs/tuning.md §14).
+ * the crash loop's errors 0.112 → 0.105 % (docs/tuning-log.md §14).
  */
 import { FleetRtt } from './fleet-rtt';
 import { EndpointLoad } from './endpoint-load';

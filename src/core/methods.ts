@@ -31,7 +31,7 @@
  *   inverse-variance weight. A 1 ms ping that waited 40 ms behind a Report
  *   reads as 2 s of an average call: weighed fully, a run of such answers
  *   made healthy backends look sick and ejected them in turn (s13, s14;
- *   docs/tuning.md §18). Methods at or above the average call weigh 1.
+ *   docs/tuning-log.md §18). Methods at or above the average call weigh 1.
  * - work (`methodScoring: "work"`): the load factor counts in-flight work,
  *   not calls: cost = E · (Σ w of calls in flight + w of the call placed),
  *   so a ping avoids a backend busy with a Report, which a call count
@@ -52,7 +52,7 @@
  * cheapest of two random endpoints is often still busy with one. A client
  * that knows every backend's speed and its own calls in flight meets
  * every s13 target by comparing all of them and misses most of them by
- * comparing two (scripts/sim/oracle-own.ts; docs/tuning.md §22). Judged
+ * comparing two (scripts/sim/oracle-own.ts; docs/tuning-log.md §22). Judged
  * once per `MIX_CHECK_CALLS` calls placed or `MIX_CHECK_MS`, whichever
  * comes first, O(tracked methods) each time.
  *

@@ -4,7 +4,7 @@
  * hole) looks healthy until its first answer. With calls in flight and no
  * answer for Δ ms the endpoint is at least Δ slow (`busySinceMs` bounds the
  * oldest call's age from below), so the estimate is at least Δ
- * (docs/tuning.md §3).
+ * (docs/tuning-log.md §3).
  */
 import { EndpointLoad } from './endpoint-load';
 import { PeakEwmaSettings } from './peak-ewma-settings';

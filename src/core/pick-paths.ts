@@ -44,7 +44,7 @@ export type PickCounts = Readonly<Record<PickPathName, number>>;
  * Each refusal sends the call to a random draw, which at one or two slots
  * per backend queues like an independent arrival; a few per cent on a
  * healthy one-slot fleet cost nothing measurable over real gRPC
- * (docs/tuning.md §29), a large share says the gate is at work.
+ * (docs/tuning-log.md §29), a large share says the gate is at work.
  */
 export const Refusal = { inFlight: 0, failure: 1, mean: 2 } as const;
 export type Refusal = (typeof Refusal)[RefusalName];

@@ -13,7 +13,7 @@
  * One success resets both. The interval is a step ahead of the penalty: K
  * is what an endpoint that merely missed its turns waits, and an error is
  * evidence that it is failing, so even the first probe after one waits 2K
- * (one failed probe fewer per client and crash loop; docs/tuning.md §16).
+ * (one failed probe fewer per client and crash loop; docs/tuning-log.md §16).
  * With the mean signal an answer that leaves the endpoint ejected counts as
  * a failure too (mean.ts), but its interval is K·2^(j−1): at one slot a
  * healthy backend's mean crosses the line on queueing alone, and waiting 2K
@@ -24,7 +24,7 @@
  * time: the time floor (`maxEjectionMs`) is untouched, so a client that
  * starts cap × K fair shares within it (1,600 calls/s at 20 endpoints and
  * the default 8) probes as before, and a slower one at most cap times less
- * often (docs/tuning.md §11).
+ * often (docs/tuning-log.md §11).
  */
 import { CallOutcome, EndpointLoad } from './endpoint-load';
 import { onProbation } from './mean';
@@ -54,7 +54,7 @@ export function failuresInARowAfter(load: EndpointLoad, outcome: CallOutcome): n
  * window resume the back-off where the probe found it. One slow answer
  * after a window of typical ones starts it afresh, as a failure after a
  * success does. The gate (rotation.ts) still sees the reset: a healed
- * backend takes its turns from its first good probe (docs/tuning.md §16).
+ * backend takes its turns from its first good probe (docs/tuning-log.md §16).
  */
 export function failuresAfterEjectingAnswer(load: EndpointLoad): number {
   const resumed = onProbation(load) ? load.failuresBeforeProbe : 0;

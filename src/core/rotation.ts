@@ -10,7 +10,7 @@
  * against 33 ms), where round_robin spaces each client's calls to a backend
  * n calls apart. So the balancer keeps a rotation, as round_robin does, and
  * the next endpoint in it — the incumbent — takes the call unless there is
- * something against it (docs/tuning.md §9, §14).
+ * something against it (docs/tuning-log.md §9, §14).
  *
  * The rule, for the incumbent I, with F the fleet average (fleet-rtt.ts),
  * M the moving average of I's answers (mean.ts) and T `maxEjectionTime`:

@@ -15,7 +15,7 @@
  * back on a lucky probe, is not over the line. Its calls then go to a
  * single healthy backend and the slow one, and the queues reach the
  * deadline: 7 of 20 real-gRPC runs failed 1.2–3.6 % of their calls, the
- * simulator tipped at 4 of 5 seeds (docs/tuning.md §40). That is what the
+ * simulator tipped at 4 of 5 seeds (docs/tuning-log.md §40). That is what the
  * tipping looks like; what causes it is the load: 70 % of the three pods'
  * nominal capacity is 95 % of what they have with one at a fifth of its
  * speed, so the fleet needs the slow pod's fifth, and a line at R × F puts

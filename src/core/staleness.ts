@@ -3,7 +3,7 @@
  * `maxEjectionMs` — and, given `probeFairShares` K, for K fair shares of the
  * balancer's own calls — counts at most as the fleet average, so an endpoint
  * avoided for its latency or errors is probed again and a stale peak cannot
- * keep a healed backend out (docs/tuning.md §2).
+ * keep a healed backend out (docs/tuning-log.md §2).
  */
 import { EndpointLoad } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';

@@ -37,7 +37,7 @@ export const PEAK_EWMA_DEFAULTS = {
    * maxEjectionTime, τ sets how long one slow tail sample keeps a backend
    * expensive, so it sets how much each backend's share swings; 10 s misses
    * the 4 s recovery target (6.8 s mean over 5 seeds in s03), 2 s meets it
-   * (3.6 s), 1 s starts to cost p99 (docs/tuning.md §6).
+   * (3.6 s), 1 s starts to cost p99 (docs/tuning-log.md §6).
    */
   decayMs: 2_000,
   /** Envoy's 10 ms. */
@@ -46,21 +46,21 @@ export const PEAK_EWMA_DEFAULTS = {
   penaltyValue: 1_000_000,
   /**
    * 5: one failure then lifts the estimate past the ejection ratio, so a
-   * crash-looping backend is skipped at once (docs/tuning.md §5: s04 errors
+   * crash-looping backend is skipped at once (docs/tuning-log.md §5: s04 errors
    * 0.15 % with 2 → 0.075 % with 5).
    */
   errorPenaltyFactor: 5,
   /**
    * Cost × (estimate / fleet average)^s above the fleet average: 1 keeps a
    * backend just under the ejection ratio from winning on its queue alone
-   * (uniform s10 p99 1.310 → 1.289 × s02 at τ 2 s; docs/tuning.md §4).
+   * (uniform s10 p99 1.310 → 1.289 × s02 at τ 2 s; docs/tuning-log.md §4).
    */
   fleetPenaltyExponent: 1,
   /**
    * Skip (redraw) a candidate judged above 1.5 × the fleet average: its
    * mean answer, with ejectionSignal "mean". 1.5 since 2026-12-05, with the
    * memory in calls and the margin 0.15 (the three were the many-callers
-   * switch: docs/tuning.md §35, §38); 1.8 before (§14), 2.5 with the peak
+   * switch: docs/tuning-log.md §35, §38); 1.8 before (§14), 2.5 with the peak
    * signal until 2026-12-02 (§12).
    */
   ejectionRatio: 1.5,
@@ -73,7 +73,7 @@ export const PEAK_EWMA_DEFAULTS = {
    * 40, above the 30 % of slow pods in the simulator's uneven fleet, so
    * that the budget binds only on ejections the slow pods do not explain:
    * in the regime grid (20 backends) it moves only 1 slot × 64 clients, by
-   * at most 1 %, where 30 cost up to 3 % (docs/tuning.md §39). 100 = off.
+   * at most 1 %, where 30 cost up to 3 % (docs/tuning-log.md §39). 100 = off.
    */
   maxEjectionPercent: 40,
   /** An estimate with no sample for 1 s counts at most as the fleet average: the probe interval. */
@@ -83,7 +83,7 @@ export const PEAK_EWMA_DEFAULTS = {
    * balancer's calls (10 × READY endpoints started since its last sample),
    * so a slow client's probes stay at most 1/10 of an endpoint's fair share
    * instead of one per second. Not a service-config field: it binds only
-   * below 10 × endpoints calls per maxEjectionTime (docs/tuning.md §2).
+   * below 10 × endpoints calls per maxEjectionTime (docs/tuning-log.md §2).
    */
   probeFairShares: 10,
   /**
@@ -91,7 +91,7 @@ export const PEAK_EWMA_DEFAULTS = {
    * probe interval in calls is min(2^j, 8) × K once the last was an error
    * (min(2^(j−1), 8) × K after slow answers that left it ejected), and its
    * failure penalty min(2^(j−1), 8) × (core/probe-backoff.ts). s04 with 64
-   * clients: errors 0.48 → 0.12 % (docs/tuning.md §11), 0.105 → 0.090 %
+   * clients: errors 0.48 → 0.12 % (docs/tuning-log.md §11), 0.105 → 0.090 %
    * with the interval a step ahead (§16); runs without errors unchanged.
    * 0 or 1 = off.
    */
@@ -105,7 +105,7 @@ export const PEAK_EWMA_DEFAULTS = {
    * not failed lately; even then a random challenger below 0.15 × its cost
    * takes the call. Two random draws gave an identical fleet of one-slot
    * backends twice round_robin's p99; with the rotation every identical
-   * fleet of the regime grid is within 2 % of round_robin (docs/tuning.md
+   * fleet of the regime grid is within 2 % of round_robin (docs/tuning-log.md
    * §14). The gate 1.45 since the fleet average weighs calls (§24). The
    * margin is narrow because one queued answer prices a healthy one-slot
    * pod at several times an idle peer, and a wider margin then hands its
@@ -118,7 +118,7 @@ export const PEAK_EWMA_DEFAULTS = {
   /**
    * The estimate decays toward the fleet average, not 0, so an endpoint not
    * heard from counts as typical rather than best (core/memory.ts; with 64
-   * clients at one slot, uneven fleet 165 → 133 ms, docs/tuning.md §14).
+   * clients at one slot, uneven fleet 165 → 133 ms, docs/tuning-log.md §14).
    */
   decayToward: 'fleet' as DecayTarget,
   /**
@@ -127,7 +127,7 @@ export const PEAK_EWMA_DEFAULTS = {
    * sending each endpoint under a call per τ (64 clients at one slot) keeps
    * what it learnt; at the reference's ~1,300 calls/s per client τ rules.
    * 20 since 2026-12-05 (the uneven fleet at 1 slot × 64 clients 120 →
-   * 87 ms, 2 × 64 61 → 55; docs/tuning.md §35, §38). 0 = time only.
+   * 87 ms, 2 × 64 61 → 55; docs/tuning-log.md §35, §38). 0 = time only.
    */
   decayFairShares: 20,
   /**
@@ -145,7 +145,7 @@ export const PEAK_EWMA_DEFAULTS = {
    * (typical latencies 4× apart or more, judged each second or 1,000
    * calls; core/methods.ts). In s13 (five
    * methods, 1 ms–1 s), 5-seed means, uniform / reference layout: ping
-   * 92 → 34 / 92 → 59 ms, List 222 → 138 / 182 → 139 (docs/tuning.md
+   * 92 → 34 / 92 → 59 ms, List 222 → 138 / 182 → 139 (docs/tuning-log.md
    * §22). With one method, or without the interceptor, choiceCount
    * always (bit-identical). Set it to choiceCount to turn it off.
    */
@@ -155,7 +155,7 @@ export const PEAK_EWMA_DEFAULTS = {
    * answers that only a probe resets (core/ejection.ts). Alone it missed
    * the reference layout's recovery target (s04 5-seed mean 6.0 s) by
    * overshooting onto a healed pod; with the rotation beside it recovery
-   * is 3.9 / 3.6 / 4.0 s (worst 4) over 10 seeds (docs/tuning.md §12, §14).
+   * is 3.9 / 3.6 / 4.0 s (worst 4) over 10 seeds (docs/tuning-log.md §12, §14).
    */
   ejectionSignal: 'mean' as EjectionSignal,
 } as const;

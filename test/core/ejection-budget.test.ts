@@ -3,7 +3,7 @@
  * of n READY endpoints at most max(1, ⌊P·n/100⌋) are ejected at once, the
  * slowest by the ejection signal; the others over the line are weighed by
  * their cost like any endpoint. Why: an ejected endpoint's calls go to the
- * rest, which a small or busy fleet cannot carry (docs/tuning.md §39).
+ * rest, which a small or busy fleet cannot carry (docs/tuning-log.md §39).
  * The fleets here are six: one of at most five is judged against the
  * median of its means instead of F (small-fleet.ts, its own tests).
  */

@@ -1,5 +1,5 @@
 /**
- * The fleet-relative parts of the peak-EWMA cost (docs/tuning.md): the fleet
+ * The fleet-relative parts of the peak-EWMA cost (docs/tuning-log.md §1–§4): the fleet
  * average, the steeper cost above it, bounded latency ejection with its
  * probe interval, and the estimate that counts calls still waiting.
  */

@@ -3,7 +3,7 @@
  * per-balancer rotation keeps its turn unless a randomly drawn other costs
  * less than margin × its cost, so with nothing to tell endpoints apart the
  * picks follow a rotation (round_robin's spacing) while a clearly cheaper
- * one still wins (docs/tuning.md §9). On by default since 2026-12-02, behind
+ * one still wins (docs/tuning-log.md §9). On by default since 2026-12-02, behind
  * the gate of rotation.ts (test/core/rotation.test.ts).
  */
 import fc from 'fast-check';

@@ -7,7 +7,7 @@
  * replaces the mean; and an answer that leaves it ejected backs the probes
  * off like a failure (probe-backoff.ts). A light client therefore stops
  * re-admitting a slow backend every τ·ln(ratio), which with many clients
- * added up to several per cent of all calls (docs/tuning.md §12).
+ * added up to several per cent of all calls (docs/tuning-log.md §12).
  */
 import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, seededRandom } from '../../src/core';
 import { meanSamplesAfter, nextMeanRttMs, STALE_ANSWER_WEIGHT } from '../../src/core/mean';

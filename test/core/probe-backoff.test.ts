@@ -129,7 +129,7 @@ describe('a crash-looping endpoint (fails every call for 40 s, then heals)', () 
     expect(secondsOfCallsToIt[1] - secondsOfCallsToIt[0]).toBeGreaterThanOrEqual(10);
     expect(secondsOfCallsToIt[2] - secondsOfCallsToIt[1]).toBeGreaterThanOrEqual(20);
     // 3 of 1,600 calls is 0.19 %. A share of 0.1 % would allow 1.6 failed calls: the one that found
-    // the crash and no probe for the rest of the 40 s (docs/tuning.md §37), which the next test forbids.
+    // the crash and no probe for the rest of the 40 s (docs/tuning-log.md §37), which the next test forbids.
   });
 
   it('...and after a crash of 5 s that client has the endpoint back at about its fair share within 8 s, where a 40 s wait would cost 35', () => {

@@ -1,6 +1,6 @@
 /**
  * The probe interval counted in the balancer's own calls (`probeFairShares`,
- * docs/design.md "Beyond the textbook", docs/tuning.md §2): an estimate is
+ * docs/design.md "Beyond the textbook", docs/tuning-log.md §2): an estimate is
  * stale — counts at most as the fleet average, so an avoided endpoint gets a
  * probe — only once it is `maxEjectionMs` old AND the balancer has started
  * K × (READY endpoints) calls since its last sample. A fast client is

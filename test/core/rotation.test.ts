@@ -4,7 +4,7 @@
  * answer M at most g × the fleet average F, no call of this client in flight
  * to it, no failure in its last call nor within T — and otherwise the call
  * goes to the draw. A stale endpoint takes its turn as a probe. On by
- * default (g 1.45 with the margin 0.2: docs/tuning.md §14, §24, §25).
+ * default (g 1.45 with the margin 0.2: docs/tuning-log.md §14, §24, §25).
  */
 import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, seededRandom } from '../../src/core';
 import { PICK_PATH_NAMES, PickCounts, PickPath } from '../../src/core/pick-paths';
@@ -151,7 +151,7 @@ describe('the engine with the rotation', () => {
     // Ejection off on both sides, so that only the gate tells them apart.
     const latencyOf = (index: number) => (index === 0 ? 2 : 1);
     const slowShare = (settings: PeakEwmaSettings) => run({ ...settings, ejectionRatio: 0 }, 10, 4_000, latencyOf).slice(200).filter((i) => i === 0).length / 3_800;
-    // The margin alone (the incumbent rule of docs/tuning.md §9) lets it keep its turns until it costs 4× a challenger.
+    // The margin alone (the incumbent rule of docs/tuning-log.md §9) lets it keep its turns until it costs 4× a challenger.
     expect(slowShare({ ...DEFAULTS, rotationGate: 0 })).toBeGreaterThan(0.08);
     expect(slowShare(DEFAULTS)).toBeLessThan(0.02);
   });

@@ -4,7 +4,7 @@
  * (src/core/small-fleet.ts). Why: F sits near whichever endpoint answers
  * fastest, and in a fleet of three near its capacity a healthy backend's
  * queue took its mean over 1.5 × F; ejected, its calls tipped the fleet
- * over (docs/tuning.md §40).
+ * over (docs/tuning-log.md §40).
  */
 import { EndpointLoad, PeakEwmaSettings } from '../../src/core';
 import { SMALL_FLEET_MAX, smallFleetMedianMs } from '../../src/core/small-fleet';

@@ -11,6 +11,7 @@ const PAGES = [
   'docs/kubernetes.md',
   'docs/choosing.md',
   'docs/observability.md',
+  'docs/tuning.md',
   'examples/README.md',
 ];
 

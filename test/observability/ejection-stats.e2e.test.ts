@@ -1,7 +1,7 @@
 /**
  * What getLoadBalancerStats says about ejection, over real gRPC on loopback:
  * three backends, one twenty times slower, the mean ejection signal
- * (`ejectionSignal: "mean"`, the default: docs/tuning.md §12, §14). The slow endpoint must be
+ * (`ejectionSignal: "mean"`, the default: docs/tuning-log.md §12, §14). The slow endpoint must be
  * reported ejected, with its mean; the fast ones not, with no back-off count. `maxEjectionTime` 30 s keeps the slow endpoint's
  * estimate from going stale (and being probed) while the stats are read, so
  * the check does not race the probe interval.
@@ -34,7 +34,7 @@ describe('ejection in the stats', () => {
       // (until 2026-12-03), the first second's answers (connections warming,
       // the slow endpoint's first calls) left it at 42 ms against the fast
       // endpoints' 8 after 300 calls; weighing calls, it settles within a few
-      // dozen (docs/tuning.md §24).
+      // dozen (docs/tuning-log.md §24).
       const result = await runTraffic(client, { concurrency: 2, maxCalls: 1_500, maxDurationMs: 30_000 });
       expect(result.failures).toEqual([]);
       const stats = getLoadBalancerStats().find((s) => s.label === label)!;
@@ -103,7 +103,7 @@ describe('an ejected endpoint that goes down', () => {
 });
 
 /**
- * The ejection budget (`maxEjectionPercent`, docs/tuning.md §39) over real
+ * The ejection budget (`maxEjectionPercent`, docs/tuning-log.md §39) over real
  * gRPC: six backends, three slow. With a budget of one in six the slowest
  * is out, the next sits on the line (out while its ratio is above where it
  * was ranked) and the third is weighed by its cost; with no budget all three

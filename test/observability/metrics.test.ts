@@ -117,7 +117,7 @@ describe('registerLoadBalancerMetrics', () => {
       for (const [address, value] of estimate) {
         // Nothing in flight: cost = E × 1, times E ÷ fleet above the fleet
         // (fleetPenaltyExponent 1), where E is the estimate floored at the
-        // mean answer M while fresh (docs/tuning.md §19; M does not decay, so
+        // mean answer M while fresh (docs/tuning-log.md §19; M does not decay, so
         // it reads the same a moment later). Without the floor this failed
         // once in three clean-clone runs (1.196: an endpoint whose decayed
         // peak had fallen below its mean). Read a moment apart, so the decay

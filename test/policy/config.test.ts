@@ -27,25 +27,25 @@ describe('peak_ewma_experimental config', () => {
       penaltyValue: 1e6,
       errorPenaltyFactor: 5,
       fleetPenaltyExponent: 1,
-      // Ejection on the mean answer at 1.5 × the fleet (docs/tuning.md §12, §14, §38).
+      // Ejection on the mean answer at 1.5 × the fleet (docs/tuning-log.md §12, §14, §38).
       ejectionRatio: 1.5,
       ejectionSignal: 'mean',
-      // At most 40 % of the endpoints ejected at once, at least one (docs/tuning.md §39).
+      // At most 40 % of the endpoints ejected at once, at least one (docs/tuning-log.md §39).
       maxEjectionPercent: 40,
       maxEjectionMs: 1_000,
       pendingAware: true,
       probeFairShares: 10,
-      // Probe back-off after failed calls in a row (docs/tuning.md §11).
+      // Probe back-off after failed calls in a row (docs/tuning-log.md §11).
       maxProbeBackoff: 8,
-      // The rotation, and decay toward the fleet average (docs/tuning.md §14, §38).
+      // The rotation, and decay toward the fleet average (docs/tuning-log.md §14, §38).
       rotationMargin: 0.15,
       rotationGate: 1.45,
       decayToward: 'fleet',
-      // Memory in the client's own calls (docs/tuning.md §35, §38).
+      // Memory in the client's own calls (docs/tuning-log.md §35, §38).
       decayFairShares: 20,
       // Per-method scoring for calls marked by callMarker (docs/design.md).
       methodScoring: 'latency',
-      // Ten candidates per pick while the methods are a mix (docs/tuning.md §22).
+      // Ten candidates per pick while the methods are a mix (docs/tuning-log.md §22).
       mixedChoiceCount: 10,
     });
   });

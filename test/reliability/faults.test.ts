@@ -135,7 +135,7 @@ describe('faults over real gRPC', () => {
     // penalty applies, a sample of at least 10 × max(defaultRtt, fleet) —
     // a client cancel would leave the estimate alone. This was "≥ 5 × the
     // estimate before", which held while the penalty was a multiple of the
-    // endpoint's own estimate; since the bounded penalty (docs/tuning.md §10)
+    // endpoint's own estimate; since the bounded penalty (docs/tuning-log.md §10)
     // its floor is the fleet's, so a stall-lifted estimate before (31 ms,
     // seen on a loaded machine) made 100 ms fail it (issue 19).
     expect(before.estimateMs!).toBeLessThan(1_000);

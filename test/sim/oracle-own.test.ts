@@ -1,5 +1,5 @@
 /**
- * `oracle-own`, the client-side yardstick of docs/tuning.md §22: every
+ * `oracle-own`, the client-side yardstick of docs/tuning-log.md §22: every
  * backend's speed and the client's own calls in flight, nothing of the
  * other clients'.
  */

@@ -3,7 +3,7 @@
  * slots {1, 2} × clients {8, 64} and 8 × 8), uniform layout, seed 1: virtual time,
  * so every number is exact and the assertions are too. What holds for the
  * package's defaults, and for the two random draws they replaced
- * (docs/tuning.md §9, §14); the cells where issue 15's bounds are missed are in
+ * (docs/tuning-log.md §9, §14); the cells where issue 15's bounds are missed are in
  * docs/simulation.md with full-scale numbers.
  */
 import { executeRun } from '../../scripts/sim/execute';
@@ -32,7 +32,7 @@ function grid(policies: string[], scenarios?: string[], policyUnderTest?: string
 
 // Light clients need a longer warm-up than the rest: with 64 clients at one
 // slot each client hears from an endpoint about once a second, and the gate
-// reads a mean of its answers that takes ~8 of them to settle (docs/tuning.md §14).
+// reads a mean of its answers that takes ~8 of them to settle (docs/tuning-log.md §14).
 const LIGHT_CLIENTS_TIMELINE: Timeline = { warmupMs: 20_000, measureS: 20, faultStartS: 3, faultEndS: 17 };
 
 /** p99 over all calls of `policy` (run as `label`) in each cell and scenario, keyed like "1x64 s02", on the light clients' timeline. */
@@ -92,7 +92,7 @@ describe('the defaults against the defaults before 2026-12-05 (docs/choosing.md)
   // The earlier defaults as the page prints them, so the page cannot drift from this test;
   // test/policy/config.test.ts pins their three settings. Since 2026-12-05 the defaults are what
   // the page called the many-callers switch (memory in calls, the ejection line 1.5, the margin 0.15),
-  // with a stale answer counting half in the mean (docs/tuning.md §38).
+  // with a stale answer counting half in the mean (docs/tuning-log.md §38).
   const before = `before=peak_ewma${JSON.stringify(previousDefaults())}`;
   const cells = [{ slots: [1, 2], clients: [64] }];
   const byDefault = p99ByCell('peak_ewma', 'peak_ewma', cells, ['s01', 's02', 's10']);
@@ -163,7 +163,7 @@ describe('regimeChecks: a tie at the deadline', () => {
   });
   const below = (json: RegimeP99s): boolean => regimeChecks(json).find((check) => check.target === 'below every baseline')!.met;
 
-  it('goes to the fewer failures, as the load test judges (docs/tuning.md §32)', () => {
+  it('goes to the fewer failures, as the load test judges (docs/tuning-log.md §32)', () => {
     expect(below(cell({ p99All: 500, errorRate: 0.014 }, { p99All: 500, errorRate: 0.019 }))).toBe(true);
     expect(below(cell({ p99All: 500, errorRate: 0.019 }, { p99All: 500, errorRate: 0.019 }))).toBe(false);
     expect(below(cell({ p99All: 500, errorRate: 0.02 }, { p99All: 500, errorRate: 0.019 }))).toBe(false);

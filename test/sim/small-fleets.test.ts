@@ -4,7 +4,7 @@
  * time, so every number is exact, and they are the judge's (judge.ts
  * `--sections small-fleets`). Every cell of the regime grid has 20
  * backends; the defaults of 2026-12-05 morning passed it and tipped a
- * brownout of three over (docs/tuning.md §40, §41). This is the check that
+ * brownout of three over (docs/tuning-log.md §40, §41). This is the check that
  * would have failed that day.
  */
 import { executeRun } from '../../scripts/sim/execute';
@@ -53,7 +53,7 @@ describe('small fleets, the defaults, seeds 1–3', () => {
     expect(missed('below every baseline', 12)).toEqual([]);
   });
 
-  it("the uneven fleet of three fails fewest (its failures are the flaky pod's fast errors); its OK calls' p99 is the median line's price (docs/tuning.md §41, §42)", () => {
+  it("the uneven fleet of three fails fewest (its failures are the flaky pod's fast errors); its OK calls' p99 is the median line's price (docs/tuning-log.md §41, §42)", () => {
     for (const json of bySeed) {
       const uneven = json['3b-2x8']['s01-steady-uneven'];
       expect(uneven.peak_ewma.errorRate).toBeGreaterThan(0.01);
