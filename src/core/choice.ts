@@ -22,7 +22,7 @@
  * every ejected one; if all drawn are ejected, the cheapest of them wins, so
  * a fleet that is mostly ejected degrades to plain cost comparison instead
  * of failing. With k of n ejected, an ejected endpoint is chosen only when
- * all 2d draws land on ejected ones: C(k,2d)/C(n,2d) (0.07 % for 4 of 20,
+ * all 2d draws land on ejected ones: C(k,2d)/C(n,2d) (0.02 % for 4 of 20,
  * d = 2), where plain power-of-d pays C(k,d)/C(n,d) (3.2 %).
  */
 import { RandomSource } from './random';
