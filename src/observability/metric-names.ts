@@ -86,7 +86,7 @@ export const METRIC_SPECS: Readonly<Record<string, readonly MetricSpec[]>> = {
       options: {
         unit: 'ms',
         description:
-          'The cost a pick compares: rtt_estimate x (outstanding_calls + 1); penaltyValue + outstanding_calls while the endpoint has calls in flight and no sample yet. Lower wins.',
+          'The cost a pick compares: rtt_estimate x (outstanding_calls + 1), the estimate raised while calls wait without an answer and, while fresh, to at least the mean answer, and multiplied by (estimate / fleet_rtt)^fleetPenaltyExponent above fleet_rtt; 0 with no sample yet and nothing in flight, penaltyValue + outstanding_calls with calls in flight and no sample yet. Lower wins.',
       },
       read: (endpoint) => endpoint.cost,
     },
