@@ -1,6 +1,7 @@
 /** Registration with grpc-js's (module-global) policy registry. */
 import { experimental } from '@grpc/grpc-js';
 import { assertSameGrpcJs, GrpcJsChoice } from './grpc-js-copies';
+import { assertSupportedGrpcJs } from './grpc-js-version';
 import { LeastRequestLoadBalancer } from './least-request';
 import { LEAST_REQUEST_POLICY_NAME, LeastRequestLoadBalancingConfig } from './least-request-config';
 import { claimRegistry } from './package-copies';
@@ -12,7 +13,8 @@ import { PEAK_EWMA_POLICY_NAME, PeakEwmaLoadBalancingConfig } from './peak-ewma-
  * grpc-js. Idempotent. Call it before creating channels that name them: a
  * channel whose config names an unregistered policy silently uses pick_first.
  *
- * Throws if the application can end up on another copy of @grpc/grpc-js than
+ * Throws if @grpc/grpc-js is not a 1.14 release (grpc-js-version.ts), and
+ * if the application can end up on another copy of @grpc/grpc-js than
  * the one registered into (grpc-js-copies.ts), for the same reason; pass
  * `{ grpcJs: require('@grpc/grpc-js') }` to name the copy your channels use.
  *
@@ -22,6 +24,7 @@ import { PEAK_EWMA_POLICY_NAME, PeakEwmaLoadBalancingConfig } from './peak-ewma-
  * validateServiceConfig work with it all the same.
  */
 export function register(choice: GrpcJsChoice = {}): void {
+  assertSupportedGrpcJs();
   assertSameGrpcJs(choice);
   // Keyed by grpc-js's registry function: with the { grpcJs } escape hatch two grpc-js copies each have a registry.
   const registry = experimental.registerLoadBalancerType;
