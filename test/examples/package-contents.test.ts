@@ -1,6 +1,7 @@
 import { execFileSync } from 'child_process';
 import { readFileSync } from 'fs';
 import { join, posix } from 'path';
+import * as ts from 'typescript';
 
 /**
  * What `npm install grpc-js-peak-ewma` puts on a user's disk: the code, the
@@ -37,5 +38,12 @@ describe('the published package', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it("ships source maps that carry their sources, since src/ is not shipped (a stack trace under --enable-source-maps points at them)", () => {
+    expect([...files].some((file) => file.startsWith('src/'))).toBe(false);
+    const parsed = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.build.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+    expect(parsed?.options.sourceMap).toBe(true);
+    expect(parsed?.options.inlineSources).toBe(true);
   });
 });
