@@ -80,7 +80,7 @@ export function assertSameGrpcJs(choice: GrpcJsChoice = {}): void {
     const given = choice.grpcJs.experimental;
     if (given !== experimental) {
       const theirs = loadedEntries().find((file) => require.cache[file]?.exports?.experimental === given);
-      throw secondCopyError(ours, theirs ?? 'an unknown location', 'the grpcJs given to register() is');
+      throw secondCopyError(ours, theirs ?? 'a copy not loaded from node_modules (one bundled into the application?)', 'the grpcJs given to register() is');
     }
     return;
   }

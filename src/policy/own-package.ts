@@ -6,15 +6,19 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { moduleDirectory } from './module-directory';
 
 export const PACKAGE_NAME = 'grpc-js-peak-ewma';
 
 export interface PackageCopy {
   /** Its package.json version; null where there is none to read (a bundle). */
   readonly version: string | null;
-  /** The directory holding its package.json, or (no package.json) the directory of this file. */
+  /** The directory holding its package.json, or (no package.json) the directory of this file, or BUNDLED. */
   readonly dir: string;
 }
+
+/** A copy's `dir` where this file has no directory: an ES module bundle, whose code sees no `__dirname`. */
+export const BUNDLED = '(an ES module bundle)';
 
 let own: PackageCopy | undefined;
 
@@ -30,8 +34,11 @@ export function ownPackage(): PackageCopy {
  * our package.json rather than hard-coding a depth; the name check keeps a
  * bundle (no package.json of ours above it) from taking the application's.
  */
-function findOwnPackage(): PackageCopy {
-  let dir = __dirname;
+export function findOwnPackage(start: string | null = moduleDirectory()): PackageCopy {
+  if (start === null) {
+    return { version: null, dir: BUNDLED };
+  }
+  let dir = start;
   for (let level = 0; level < 5; level++) {
     const manifest = readManifest(path.join(dir, 'package.json'));
     if (manifest?.name === PACKAGE_NAME) {
@@ -39,7 +46,7 @@ function findOwnPackage(): PackageCopy {
     }
     dir = path.dirname(dir);
   }
-  return { version: null, dir: __dirname };
+  return { version: null, dir: start };
 }
 
 function readManifest(file: string): { name?: unknown; version?: unknown } | null {

@@ -7,6 +7,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as protobuf from 'protobufjs';
+import { moduleDirectory } from '../policy/module-directory';
 
 export const PEAK_EWMA_PROTO = 'envoy/extensions/load_balancing_policies/peak_ewma/v3alpha/peak_ewma.proto';
 
@@ -20,8 +21,15 @@ export function xdsPackageDir(): string {
  * tsx) or dist/src/xds/proto-root.js (the installed package), so look upwards
  * for the directory that holds protos/ rather than hard-coding a depth.
  */
-export function ownProtosDir(): string {
-  let dir = __dirname;
+export function ownProtosDir(start: string | null = moduleDirectory()): string {
+  // grpc-js-xds cannot be bundled either (it reads its own protos and re2.wasm from its directory).
+  const keepExternal =
+    'grpc-js-peak-ewma/xds reads .proto files from its package directory at run time: keep grpc-js-peak-ewma, ' +
+    '@grpc/grpc-js and @grpc/grpc-js-xds out of the bundle (esbuild --packages=external, or --external: each)';
+  if (start === null) {
+    throw new Error(`grpc-js-peak-ewma: this code runs in an ES module bundle, which has no directory to read protos/ from. ${keepExternal}`);
+  }
+  let dir = start;
   for (let level = 0; level < 5; level++) {
     const candidate = path.join(dir, 'protos');
     if (fs.existsSync(path.join(candidate, PEAK_EWMA_PROTO))) {
@@ -29,7 +37,7 @@ export function ownProtosDir(): string {
     }
     dir = path.dirname(dir);
   }
-  throw new Error(`grpc-js-peak-ewma: cannot find protos/${PEAK_EWMA_PROTO} above ${__dirname}`);
+  throw new Error(`grpc-js-peak-ewma: cannot find protos/${PEAK_EWMA_PROTO} above ${start}. ${keepExternal}`);
 }
 
 /** Include directories, searched in order, like protoc's -I. */

@@ -12,6 +12,7 @@
  * fails before any internal module is touched.
  */
 import * as path from 'path';
+import { experimental } from '@grpc/grpc-js';
 import { xdsPackageDir } from './proto-root';
 
 type RegistryModule = typeof import('@grpc/grpc-js-xds/build/src/lb-policy-registry');
@@ -97,16 +98,38 @@ export function loadRegisterLbPolicy(): RegisterLbPolicy {
 
 /**
  * Policies register in a module-global table of @grpc/grpc-js: if
- * @grpc/grpc-js-xds resolves a different copy than we do, nothing we register
- * is visible to it.
+ * @grpc/grpc-js-xds uses a different copy than we do, nothing we register
+ * is visible to it. Two files on disk are two copies. One file can be two
+ * copies too: where this package and grpc-js are bundled into the
+ * application and grpc-js-xds is not, grpc-js-xds loads grpc-js from disk
+ * while our code runs on the inlined copy, so the module grpc-js-xds loaded
+ * is compared with ours.
  */
 export function assertSingleGrpcJs(): void {
-  const ours = require.resolve('@grpc/grpc-js');
   const theirs = require.resolve('@grpc/grpc-js', { paths: [xdsPackageDir()] });
-  if (ours !== theirs) {
-    throw new Error(
-      `grpc-js-peak-ewma/xds: two copies of @grpc/grpc-js are installed (${path.dirname(ours)} and ` +
-        `${path.dirname(theirs)}); policies registered in one are invisible to the other. Dedupe them (npm dedupe).`,
-    );
+  const ours = ourGrpcJsFile();
+  if (ours !== null && ours !== theirs) {
+    throw twoCopies(path.dirname(ours), theirs);
+  }
+  const loaded = (require.cache?.[theirs]?.exports as { experimental?: unknown } | undefined)?.experimental;
+  if (loaded !== undefined && loaded !== experimental) {
+    throw twoCopies('a copy bundled into the application', theirs);
+  }
+}
+
+function twoCopies(ours: string, theirs: string): Error {
+  return new Error(
+    `grpc-js-peak-ewma/xds: two copies of @grpc/grpc-js are installed (${ours} and ${path.dirname(theirs)}); ` +
+      'policies registered in one are invisible to the other. Dedupe them (npm dedupe), or keep ' +
+      'grpc-js-peak-ewma, @grpc/grpc-js and @grpc/grpc-js-xds all out of a bundle.',
+  );
+}
+
+/** The file require('@grpc/grpc-js') names from here, or null (none on disk). */
+function ourGrpcJsFile(): string | null {
+  try {
+    return require.resolve('@grpc/grpc-js');
+  } catch {
+    return null;
   }
 }

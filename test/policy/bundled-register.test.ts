@@ -22,7 +22,10 @@ afterAll(() => {
   fs.rmSync(OUT_DIR, { recursive: true, force: true });
 });
 
-function bundleAndRun(body: string): string {
+/** esbuild's documented way to bundle CommonJS packages into an ES module: a `require` made for the bundle. */
+const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+function bundleAndRun(body: string, format: 'cjs' | 'esm' = 'cjs'): string {
   fs.mkdirSync(SRC_DIR, { recursive: true });
   const entry = path.join(SRC_DIR, 'app.ts');
   fs.writeFileSync(
@@ -33,10 +36,11 @@ function bundleAndRun(body: string): string {
       `  try { run(); console.log(step + ': ok'); } catch (e) { console.log(step + ': ' + (e as Error).message.split('\\n')[0]); }\n` +
       `}\n${body}\n`,
   );
-  const out = path.join(OUT_DIR, 'app.js');
+  const out = path.join(OUT_DIR, format === 'esm' ? 'app.mjs' : 'app.js');
+  const esm = format === 'esm' ? ['--format=esm', `--banner:js=${ESM_REQUIRE_BANNER}`] : [];
   execFileSync(
     path.join(ROOT, 'node_modules', '.bin', 'esbuild'),
-    [entry, '--bundle', '--platform=node', `--outfile=${out}`, '--log-level=error'],
+    [entry, '--bundle', '--platform=node', ...esm, `--outfile=${out}`, '--log-level=error'],
     { cwd: ROOT },
   );
   return execFileSync(process.execPath, [out], { cwd: OUT_DIR, encoding: 'utf8' }).trim();
@@ -49,4 +53,13 @@ it('register() works in an esbuild bundle deployed without node_modules, and our
       `console.log('registered: ' + grpc.experimental.isLoadBalancerNameRegistered(PEAK_EWMA_POLICY_NAME));`,
   );
   expect(output.split('\n')).toEqual(['register(): ok', 'register({ grpcJs }): ok', 'registered: true']);
+});
+
+it('register() works in an ES module bundle too, where there is no __dirname (it threw "__dirname is not defined")', () => {
+  const output = bundleAndRun(
+    `attempt('register()', () => register());\n` +
+      `console.log('registered: ' + grpc.experimental.isLoadBalancerNameRegistered(PEAK_EWMA_POLICY_NAME));`,
+    'esm',
+  );
+  expect(output.split('\n')).toEqual(['register(): ok', 'registered: true']);
 });

@@ -39,16 +39,19 @@ afterEach(() => {
   jest.resetModules();
 });
 
-/** assertSingleGrpcJs with grpc-js-xds found at `xdsDir` (the real one when undefined). */
+/**
+ * assertSingleGrpcJs with grpc-js-xds found at `xdsDir` (the real one when
+ * undefined), run inside the isolated module registry it was loaded in (it
+ * reads the module cache, which Jest answers from the registry in force).
+ */
 function assertSingleGrpcJsWith(xdsDir?: string): () => void {
-  let check: () => void = () => undefined;
-  jest.isolateModules(() => {
-    if (xdsDir !== undefined) {
-      jest.doMock(PROTO_ROOT, () => ({ ...jest.requireActual(PROTO_ROOT), xdsPackageDir: () => xdsDir }));
-    }
-    check = (require('../../src/xds/xds-registry') as typeof import('../../src/xds/xds-registry')).assertSingleGrpcJs;
-  });
-  return check;
+  return () =>
+    jest.isolateModules(() => {
+      if (xdsDir !== undefined) {
+        jest.doMock(PROTO_ROOT, () => ({ ...jest.requireActual(PROTO_ROOT), xdsPackageDir: () => xdsDir }));
+      }
+      (require('../../src/xds/xds-registry') as typeof import('../../src/xds/xds-registry')).assertSingleGrpcJs();
+    });
 }
 
 test('one copy, as installed here: no error', () => {

@@ -1,0 +1,43 @@
+/**
+ * registerXds() in a bundled application. @grpc/grpc-js-xds cannot be
+ * bundled (it reads its protos and re2.wasm from its directory), so it stays
+ * external; if @grpc/grpc-js is inlined beside our code, grpc-js-xds loads
+ * the copy on disk while our policies register into the inlined one. Both
+ * resolve to one file, so the check by path passed, registerXds() returned,
+ * and calls then failed ("Failed to parse DNS address dns:xds:///…"): the
+ * xDS resolver had never been registered where the channel looked.
+ */
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+// Under the repository (its /tmp/ is git-ignored): the bundle's external packages resolve from node_modules.
+const DIR = path.join(ROOT, 'tmp', `bundled-xds-${process.pid}`);
+
+afterAll(() => fs.rmSync(DIR, { recursive: true, force: true }));
+
+function bundleAndRun(external: string[]): string {
+  fs.mkdirSync(DIR, { recursive: true });
+  const entry = path.join(DIR, 'app.ts');
+  fs.writeFileSync(
+    entry,
+    `import { registerXds } from ${JSON.stringify(path.join(ROOT, 'src', 'xds'))};\n` +
+      `try { registerXds(); console.log('registerXds(): ok'); } catch (e) { console.log('registerXds(): ' + (e as Error).message); }\n`,
+  );
+  const out = path.join(DIR, `app-${external.join('-').replace(/[^a-z]+/g, '_')}.js`);
+  execFileSync(path.join(ROOT, 'node_modules', '.bin', 'esbuild'), [entry, '--bundle', '--platform=node', ...external, `--outfile=${out}`, '--log-level=error'], {
+    cwd: ROOT,
+  });
+  return execFileSync(process.execPath, [out], { cwd: DIR, encoding: 'utf8', timeout: 60_000 }).trim();
+}
+
+it('refuses, naming the bundled copy, when @grpc/grpc-js is inlined and @grpc/grpc-js-xds is not', () => {
+  expect(bundleAndRun(['--external:@grpc/grpc-js-xds'])).toMatch(
+    /^registerXds\(\): grpc-js-peak-ewma\/xds: two copies of @grpc\/grpc-js are installed \(a copy bundled into the application and .*node_modules\/@grpc\/grpc-js\/build\/src\).*keep grpc-js-peak-ewma, @grpc\/grpc-js and @grpc\/grpc-js-xds all out of a bundle\.$/,
+  );
+}, 60_000);
+
+it('registers with every package kept out of the bundle (esbuild --packages=external), as the docs advise', () => {
+  expect(bundleAndRun(['--packages=external'])).toBe('registerXds(): ok');
+}, 60_000);
