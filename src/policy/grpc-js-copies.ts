@@ -6,6 +6,7 @@
  * @grpc/grpc-js and ours cannot be deduplicated (version ranges that do not
  * overlap, a nested install, a bundled copy).
  */
+import * as nodeModule from 'module';
 import * as path from 'path';
 import { experimental } from '@grpc/grpc-js';
 
@@ -54,7 +55,8 @@ function applicationEntry(): string | null {
     return null;
   }
   try {
-    return require.resolve('@grpc/grpc-js', { paths: [mainDir] });
+    // createRequire, not require.resolve with paths: webpack warns of the latter in every build that includes it.
+    return nodeModule.createRequire(path.join(mainDir, 'main.js')).resolve('@grpc/grpc-js');
   } catch {
     return null; // the application gets grpc-js through a library, not directly
   }

@@ -80,9 +80,14 @@ export function loadGrpcJsXds(): typeof import('@grpc/grpc-js-xds') {
   try {
     return require('@grpc/grpc-js-xds') as typeof import('@grpc/grpc-js-xds');
   } catch (error) {
+    const { code, message } = error as { code?: unknown; message: string };
+    // Installed but failing (a bundle without its re2.wasm, a broken install) is not "missing".
+    const missing = code === 'MODULE_NOT_FOUND' && /['"]@grpc\/grpc-js-xds['"]/.test(message);
     throw new Error(
-      `grpc-js-peak-ewma/xds needs @grpc/grpc-js-xds ${SUPPORTED_XDS_RANGE} (npm install @grpc/grpc-js-xds@${TESTED_XDS_VERSION}): ` +
-        (error as Error).message,
+      missing
+        ? `grpc-js-peak-ewma/xds needs @grpc/grpc-js-xds ${SUPPORTED_XDS_RANGE} (npm install @grpc/grpc-js-xds@${TESTED_XDS_VERSION}): ${message}`
+        : `grpc-js-peak-ewma/xds: @grpc/grpc-js-xds is installed but failed to load (in a bundle: keep it external, ` +
+            `getting-started.md "Bundling"): ${message}`,
     );
   }
 }
