@@ -80,7 +80,8 @@ export function scoreLine(get: ResultAt, seeds: readonly number[]): string {
     read(get(seed, layout, scenario)[key]) / read(get(seed, layout, 's02')[key]);
   return [
     [ratio('reference', 's01'), ratio('reference', 's10'), ratio('reference', 's03')].map((f) => per(f).toFixed(3)).join(' '),
-    per((s) => get(s, 'reference', 's01').p999 / get(s, 'reference', 's01', 'lr_od').p999).toFixed(2),
+    // A p99.9 is null where a client had under 10,000 OK calls (percentile-rules.ts): none, not 0 ms.
+    per((s) => read(get(s, 'reference', 's01').p999) / read(get(s, 'reference', 's01', 'lr_od').p999)).toFixed(2),
     RECOVERY_SCENARIOS.map((sc) => worst((s) => get(s, 'reference', sc).recoverySeconds)).join(' '),
     RECOVERY_SCENARIOS.map((sc) => per((s) => get(s, 'reference', sc).lostShareSeconds ?? NaN).toFixed(2)).join(' '),
     (per((s) => get(s, 'reference', 's04').errorRate) * 100).toFixed(3) + '%',

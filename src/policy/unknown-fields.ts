@@ -50,23 +50,32 @@ export function parseNotingUnknownFields<T>(config: unknown, parse: (obj: unknow
   return { value, unknownFields: unreadKeys(config, '', readKeys) };
 }
 
-/** `target` through a proxy that notes each key read in `readKeys`, and does the same for objects read from it. */
+/**
+ * `target` through a proxy that notes each key read in `readKeys`, and does
+ * the same for objects read from it. The proxy stands over a shallow copy:
+ * a proxy must hand out a frozen object's own values unchanged, so one over
+ * a frozen config could not hand out a recording proxy of its nested
+ * objects (a TypeError, and a valid config refused).
+ */
 function recording(target: PlainObject, readKeys: Map<PlainObject, Set<string>>): PlainObject {
-  return new Proxy(target, {
-    get(object, key) {
-      const value: unknown = Reflect.get(object, key);
-      if (typeof key !== 'string') {
-        return value;
-      }
-      let keys = readKeys.get(object);
-      if (keys === undefined) {
-        keys = new Set();
-        readKeys.set(object, keys);
-      }
-      keys.add(key);
-      return isPlainObject(value) ? recording(value, readKeys) : value;
+  return new Proxy(
+    { ...target },
+    {
+      get(copy, key) {
+        const value: unknown = Reflect.get(copy, key);
+        if (typeof key !== 'string') {
+          return value;
+        }
+        let keys = readKeys.get(target);
+        if (keys === undefined) {
+          keys = new Set();
+          readKeys.set(target, keys);
+        }
+        keys.add(key);
+        return isPlainObject(value) ? recording(value, readKeys) : value;
+      },
     },
-  });
+  );
 }
 
 /** The keys of `object` never read, then those of the objects in it the parser read into (not one it only rejected). */

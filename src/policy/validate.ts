@@ -119,8 +119,12 @@ const SERVICE_CONFIG_FIELDS = ['loadBalancingConfig', 'loadBalancingPolicy', 'me
  */
 function checkTopLevelFields(serviceConfig: Record<string, unknown>): void {
   const policy = serviceConfig.loadBalancingPolicy;
-  if (policy !== undefined && serviceConfig.loadBalancingConfig === undefined) {
-    const name = typeof policy === 'string' ? policy : 'policy_name';
+  if (policy !== undefined && typeof policy !== 'string') {
+    throw new Error(`loadBalancingPolicy must be a string, got ${quoted(policy)}: grpc-js rejects the whole service config`);
+  }
+  // Other implementations read the name case-insensitively ("ROUND_ROBIN"); registered names are lower case.
+  const name = policy?.toLowerCase();
+  if (name !== undefined && name !== 'pick_first' && serviceConfig.loadBalancingConfig === undefined) {
     throw new Error(
       `loadBalancingPolicy: grpc-js ignores this field and would use pick_first; ` +
         `write "loadBalancingConfig": [{${quoted(name)}: {}}] instead`,

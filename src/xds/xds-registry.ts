@@ -11,6 +11,7 @@
  * installed version is checked at run time too: a version outside the range
  * fails before any internal module is touched.
  */
+import * as nodeModule from 'module';
 import * as path from 'path';
 import { experimental } from '@grpc/grpc-js';
 import { xdsPackageDir } from './proto-root';
@@ -80,9 +81,9 @@ export function loadGrpcJsXds(): typeof import('@grpc/grpc-js-xds') {
   try {
     return require('@grpc/grpc-js-xds') as typeof import('@grpc/grpc-js-xds');
   } catch (error) {
-    const { code, message } = error as { code?: unknown; message: string };
-    // Installed but failing (a bundle without its re2.wasm, a broken install) is not "missing".
-    const missing = code === 'MODULE_NOT_FOUND' && /['"]@grpc\/grpc-js-xds['"]/.test(message);
+    const { message } = error as Error;
+    // Installed but failing (a bundle without its re2.wasm, a module it needs missing) is not "missing".
+    const missing = /Cannot find (module|package) ['"]@grpc\/grpc-js-xds['"]/.test(message);
     throw new Error(
       missing
         ? `grpc-js-peak-ewma/xds needs @grpc/grpc-js-xds ${SUPPORTED_XDS_RANGE} (npm install @grpc/grpc-js-xds@${TESTED_XDS_VERSION}): ${message}`
@@ -111,14 +112,15 @@ export function loadRegisterLbPolicy(): RegisterLbPolicy {
  * is compared with ours.
  */
 export function assertSingleGrpcJs(): void {
-  const theirs = require.resolve('@grpc/grpc-js', { paths: [xdsPackageDir()] });
+  // createRequire, not require.resolve with paths, of which webpack warns (grpc-js-copies.ts does the same).
+  const theirs = nodeModule.createRequire(path.join(xdsPackageDir(), 'package.json')).resolve('@grpc/grpc-js');
   const ours = ourGrpcJsFile();
   if (ours !== null && ours !== theirs) {
     throw twoCopies(path.dirname(ours), theirs);
   }
   const loaded = (require.cache?.[theirs]?.exports as { experimental?: unknown } | undefined)?.experimental;
   if (loaded !== undefined && loaded !== experimental) {
-    throw twoCopies('a copy bundled into the application', theirs);
+    throw twoCopies('another instance of the same files: one bundled into the application, or a reset module registry', theirs);
   }
 }
 
@@ -133,7 +135,8 @@ function twoCopies(ours: string, theirs: string): Error {
 /** The file require('@grpc/grpc-js') names from here, or null (none on disk). */
 function ourGrpcJsFile(): string | null {
   try {
-    return require.resolve('@grpc/grpc-js');
+    const file: unknown = require.resolve('@grpc/grpc-js');
+    return typeof file === 'string' ? file : null; // a bundler's module id is not a file
   } catch {
     return null;
   }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'child_process';
-import { readFileSync } from 'fs';
+import { existsSync, readFileSync } from 'fs';
 import { join, posix } from 'path';
 import * as ts from 'typescript';
 
@@ -45,5 +45,12 @@ describe('the published package', () => {
     const parsed = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.build.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
     expect(parsed?.options.sourceMap).toBe(true);
     expect(parsed?.options.inlineSources).toBe(true);
+    // And the build's maps say so where there is a build (npm install and npm ci run it; CI always has one).
+    const map = join(root, 'dist', 'src', 'index.js.map');
+    if (existsSync(map)) {
+      const { sources, sourcesContent } = JSON.parse(readFileSync(map, 'utf8')) as { sources: string[]; sourcesContent?: string[] };
+      expect(sourcesContent?.length).toBe(sources.length);
+      expect(sourcesContent?.[0]).toContain('export { register }');
+    }
   });
 });

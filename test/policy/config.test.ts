@@ -261,6 +261,11 @@ describe('validateServiceConfig', () => {
     expect(() => validateServiceConfig(withPeak({ decayTime: { second: 2 } }))).toThrow(
       'peak_ewma_experimental: field "decayTime" must be greater than zero, got an object that reads as zero (its keys: "second")',
     );
+    // A frozen config (a deep-frozen constant) parses as before, and its nested keys are still read.
+    const frozen = Object.freeze({ decayTime: Object.freeze({ seconds: 3, nanos: 0 }) });
+    expect(PeakEwmaLoadBalancingConfig.parse(frozen).settings.decayMs).toBe(3_000);
+    expect(validateServiceConfig(withPeak(frozen))).toBe(1);
+    expect(() => validateServiceConfig(withPeak(Object.freeze({ decayTime: Object.freeze({ seconds: 3, nano: 5 }) })))).toThrow(/field "decayTime.nano"/);
     // A key with a dot in it is a top-level field, not a path.
     expect(() => validateServiceConfig(withPeak({ 'decayTime.nanos': 5 }))).toThrow('field "decayTime.nanos" is not a field of this policy');
     expect(validateServiceConfig(withPeak({ decayTime: { seconds: '2', nanos: 500_000_000 }, maxEjectionTime: {} }))).toBe(1);
@@ -306,6 +311,13 @@ describe('validateServiceConfig', () => {
     );
     expect(() => validateServiceConfig({ loadBalancingConfigs: [{ peak_ewma_experimental: {} }] })).toThrow(/did you mean "loadBalancingConfig"/);
     expect(() => validateServiceConfig({ loadBalancingConfig: [], methodconfig: [] })).toThrow(/did you mean "methodConfig"/);
+    // Any case, as other implementations read it; pick_first is what grpc-js runs anyway; not a string, grpc-js
+    // rejects the service config.
+    expect(() => validateServiceConfig({ loadBalancingPolicy: 'ROUND_ROBIN' })).toThrow('[{"round_robin": {}}]');
+    expect(validateServiceConfig({ loadBalancingPolicy: 'pick_first' })).toBe(0);
+    expect(() => validateServiceConfig({ loadBalancingPolicy: 5, loadBalancingConfig: [] })).toThrow(
+      'loadBalancingPolicy must be a string, got 5: grpc-js rejects the whole service config',
+    );
     // Beside loadBalancingConfig it is harmless (the list wins everywhere); other implementations' fields and
     // names far from every field pass (gRFC A21).
     expect(validateServiceConfig({ loadBalancingPolicy: 'round_robin', loadBalancingConfig: [{ peak_ewma_experimental: {} }] })).toBe(1);

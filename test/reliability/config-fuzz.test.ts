@@ -208,10 +208,11 @@ describe('peak_ewma_experimental JSON config', () => {
           check(peakContent(config as PeakEwmaLoadBalancingConfig) === peakContent(direct.value), 'same content');
           // Only a field the parser does not know, once per field per process (src/policy/unknown-fields.ts).
           const keys = typeof input === 'object' && input !== null ? Object.keys(input).map((key) => JSON.stringify(key)) : [];
+          // A top-level key, or a key inside one of them (a stray key in a {seconds, nanos} duration).
           const unknownFieldLine = (line: string) =>
             line.startsWith(`grpc-js-peak-ewma: ${PEAK_EWMA_POLICY_NAME}: field `) &&
-            line.includes(' is not a field of this policy') &&
-            keys.some((key) => line.includes(`field ${key} `));
+            ((line.includes(' is not a field of this policy') && keys.some((key) => line.includes(`field ${key} `))) ||
+              keys.some((key) => line.includes(`field ${key.slice(0, -1)}.`) && line.includes(` is not a field of ${key}`)));
           check(logged.every(unknownFieldLine), `nothing but unknown fields logged for an accepted config: ${logged}`);
         } else {
           check(!viaGrpc.ok, 'grpc-js rejects what parse() rejects');
@@ -364,7 +365,7 @@ describe('validateServiceConfig', () => {
   // arbitrary policy names backtracks catastrophically. A grpc-js TypeError wrapped into an Error is not clean.
   const STRUCTURAL_PREFIXES = ['service config must be a JSON object', 'service config is not valid JSON', 'loadBalancingConfig', 'loadBalancingPolicy', 'service config: field'];
   // validateServiceConfig also rejects a key its parser never read (a misspelt field), under any name.
-  const UNKNOWN_FIELD = / is not a field of this policy( \(did you mean "[A-Za-z_]+"\?\))?: grpc-js would ignore it$/;
+  const UNKNOWN_FIELD = / is not a field of (this policy|"[A-Za-z_]+")( \(did you mean "[A-Za-z_.]+"\?\))?: grpc-js would ignore it$/;
   const WRAPPED_CRASH = /Cannot read properties|is not a function|Cannot convert|Maximum call stack/;
 
   function expectCleanValidationError(error: unknown): void {

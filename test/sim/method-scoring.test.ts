@@ -35,7 +35,8 @@ describe('per-method scoring in the simulator', () => {
     for (const m of Object.values(methods)) {
       expect(m.calls).toBeGreaterThan(0);
       expect(m.p50).toBeLessThanOrEqual(m.p99);
-      // A p99.9 only from 10,000 OK calls of the method (scripts/lib/percentile-rules.ts).
+      // A p99.9 only from 10,000 OK calls of the method (scripts/lib/percentile-rules.ts); at this test's
+      // scale no method has them (ping ~9,200), so this checks the rule: test/sim/metrics.test.ts checks both sides.
       const okCalls = Math.round(m.calls * (1 - m.errorRate));
       if (okCalls >= P999_MIN_SAMPLES) {
         expect(m.p99).toBeLessThanOrEqual(m.p999);
