@@ -28,15 +28,18 @@ const ENTRY_TAIL = path.join('node_modules', '@grpc', 'grpc-js', ENTRY_FILE);
 const packageDir = (entryFile: string) => entryFile.slice(0, -ENTRY_FILE.length - 1);
 
 /**
- * The entry file of the copy this package imports and registers into, or
- * null where there is no file to name: in a bundle (esbuild, webpack: one
- * file, no node_modules, as AWS CDK packages a Lambda) grpc-js is inlined
- * and resolving it throws. A bundle holds one copy, so there is nothing on
- * disk to compare; the checks by path are then skipped.
+ * The entry file `require('@grpc/grpc-js')` names from a module in `fromDir`
+ * (from this package's own code when absent), or null where there is no
+ * file to name: in a bundle (esbuild, webpack: one file, no node_modules, as
+ * AWS CDK packages a Lambda) grpc-js is inlined, resolving it throws, and a
+ * bundler's module id is not a file; from an application that gets grpc-js
+ * through a library, there is none. Used by the xDS entry too.
  */
-function ourEntry(): string | null {
+export function grpcJsEntry(fromDir?: string): string | null {
   try {
-    const entry: unknown = require.resolve('@grpc/grpc-js');
+    // createRequire, not require.resolve with paths: webpack warns of the latter in every build that includes it.
+    const entry: unknown =
+      fromDir === undefined ? require.resolve('@grpc/grpc-js') : nodeModule.createRequire(path.join(fromDir, 'index.js')).resolve('@grpc/grpc-js');
     return typeof entry === 'string' ? entry : null;
   } catch {
     return null;
@@ -51,15 +54,7 @@ function loadedEntries(): string[] {
 /** The copy the application's main module would get from require('@grpc/grpc-js'), if any. */
 function applicationEntry(): string | null {
   const mainDir = require.main?.path;
-  if (mainDir === undefined) {
-    return null;
-  }
-  try {
-    // createRequire, not require.resolve with paths: webpack warns of the latter in every build that includes it.
-    return nodeModule.createRequire(path.join(mainDir, 'main.js')).resolve('@grpc/grpc-js');
-  } catch {
-    return null; // the application gets grpc-js through a library, not directly
-  }
+  return mainDir === undefined ? null : grpcJsEntry(mainDir);
 }
 
 function secondCopyError(ours: string | null, other: string, how: string): Error {
@@ -75,7 +70,7 @@ function secondCopyError(ours: string | null, other: string, how: string): Error
 
 /** Throws, naming both copies, if the application can end up on a copy of grpc-js other than ours. */
 export function assertSameGrpcJs(choice: GrpcJsChoice = {}): void {
-  const ours = ourEntry();
+  const ours = grpcJsEntry();
   if (choice.grpcJs !== undefined) {
     // Compared by a member, not the module object: `import * as` under
     // esModuleInterop hands out a wrapper of the exports, not the exports.

@@ -11,9 +11,9 @@
  * installed version is checked at run time too: a version outside the range
  * fails before any internal module is touched.
  */
-import * as nodeModule from 'module';
 import * as path from 'path';
 import { experimental } from '@grpc/grpc-js';
+import { grpcJsEntry } from '../policy/grpc-js-copies';
 import { xdsPackageDir } from './proto-root';
 
 type RegistryModule = typeof import('@grpc/grpc-js-xds/build/src/lb-policy-registry');
@@ -112,9 +112,11 @@ export function loadRegisterLbPolicy(): RegisterLbPolicy {
  * is compared with ours.
  */
 export function assertSingleGrpcJs(): void {
-  // createRequire, not require.resolve with paths, of which webpack warns (grpc-js-copies.ts does the same).
-  const theirs = nodeModule.createRequire(path.join(xdsPackageDir(), 'package.json')).resolve('@grpc/grpc-js');
-  const ours = ourGrpcJsFile();
+  const theirs = grpcJsEntry(xdsPackageDir());
+  if (theirs === null) {
+    return; // grpc-js-xds loaded, so it found a grpc-js; none on disk to name: nothing to compare
+  }
+  const ours = grpcJsEntry();
   if (ours !== null && ours !== theirs) {
     throw twoCopies(path.dirname(ours), theirs);
   }
@@ -130,14 +132,4 @@ function twoCopies(ours: string, theirs: string): Error {
       'policies registered in one are invisible to the other. Dedupe them (npm dedupe), or keep ' +
       'grpc-js-peak-ewma, @grpc/grpc-js and @grpc/grpc-js-xds all out of a bundle.',
   );
-}
-
-/** The file require('@grpc/grpc-js') names from here, or null (none on disk). */
-function ourGrpcJsFile(): string | null {
-  try {
-    const file: unknown = require.resolve('@grpc/grpc-js');
-    return typeof file === 'string' ? file : null; // a bundler's module id is not a file
-  } catch {
-    return null;
-  }
 }

@@ -6,12 +6,11 @@
  * before anything else. The bundle runs from a directory outside any
  * node_modules tree, as a deployed one does.
  */
-import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { bundleAndRun as bundle, ESM_REQUIRE_BANNER, ROOT } from '../support/esbuild-app';
 
-const ROOT = path.resolve(__dirname, '..', '..');
 // Under the repository (its /tmp/ is git-ignored), so that esbuild resolves @grpc/grpc-js from node_modules.
 const SRC_DIR = path.join(ROOT, 'tmp', `bundled-register-${process.pid}`);
 // Outside any node_modules tree, as a deployed bundle is.
@@ -22,28 +21,15 @@ afterAll(() => {
   fs.rmSync(OUT_DIR, { recursive: true, force: true });
 });
 
-/** esbuild's documented way to bundle CommonJS packages into an ES module: a `require` made for the bundle. */
-const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
-
 function bundleAndRun(body: string, format: 'cjs' | 'esm' = 'cjs'): string {
-  fs.mkdirSync(SRC_DIR, { recursive: true });
-  const entry = path.join(SRC_DIR, 'app.ts');
-  fs.writeFileSync(
-    entry,
+  const source =
     `import * as grpc from '@grpc/grpc-js';\n` +
-      `import { register, PEAK_EWMA_POLICY_NAME } from ${JSON.stringify(path.join(ROOT, 'src'))};\n` +
-      `function attempt(step: string, run: () => void) {\n` +
-      `  try { run(); console.log(step + ': ok'); } catch (e) { console.log(step + ': ' + (e as Error).message.split('\\n')[0]); }\n` +
-      `}\n${body}\n`,
-  );
-  const out = path.join(OUT_DIR, format === 'esm' ? 'app.mjs' : 'app.js');
+    `import { register, PEAK_EWMA_POLICY_NAME } from ${JSON.stringify(path.join(ROOT, 'src'))};\n` +
+    `function attempt(step: string, run: () => void) {\n` +
+    `  try { run(); console.log(step + ': ok'); } catch (e) { console.log(step + ': ' + (e as Error).message.split('\\n')[0]); }\n` +
+    `}\n${body}\n`;
   const esm = format === 'esm' ? ['--format=esm', `--banner:js=${ESM_REQUIRE_BANNER}`] : [];
-  execFileSync(
-    path.join(ROOT, 'node_modules', '.bin', 'esbuild'),
-    [entry, '--bundle', '--platform=node', ...esm, `--outfile=${out}`, '--log-level=error'],
-    { cwd: ROOT },
-  );
-  return execFileSync(process.execPath, [out], { cwd: OUT_DIR, encoding: 'utf8' }).trim();
+  return bundle(source, SRC_DIR, path.join(OUT_DIR, format === 'esm' ? 'app.mjs' : 'app.js'), esm);
 }
 
 it('register() works in an esbuild bundle deployed without node_modules, and our policy is then registered', () => {

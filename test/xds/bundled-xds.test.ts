@@ -7,29 +7,20 @@
  * and calls then failed ("Failed to parse DNS address dns:xds:///…"): the
  * xDS resolver had never been registered where the channel looked.
  */
-import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { bundleAndRun as bundle, ROOT } from '../support/esbuild-app';
 
-const ROOT = path.resolve(__dirname, '..', '..');
 // Under the repository (its /tmp/ is git-ignored): the bundle's external packages resolve from node_modules.
 const DIR = path.join(ROOT, 'tmp', `bundled-xds-${process.pid}`);
 
 afterAll(() => fs.rmSync(DIR, { recursive: true, force: true }));
 
 function bundleAndRun(external: string[]): string {
-  fs.mkdirSync(DIR, { recursive: true });
-  const entry = path.join(DIR, 'app.ts');
-  fs.writeFileSync(
-    entry,
+  const source =
     `import { registerXds } from ${JSON.stringify(path.join(ROOT, 'src', 'xds'))};\n` +
-      `try { registerXds(); console.log('registerXds(): ok'); } catch (e) { console.log('registerXds(): ' + (e as Error).message); }\n`,
-  );
-  const out = path.join(DIR, `app-${external.join('-').replace(/[^a-z]+/g, '_')}.js`);
-  execFileSync(path.join(ROOT, 'node_modules', '.bin', 'esbuild'), [entry, '--bundle', '--platform=node', ...external, `--outfile=${out}`, '--log-level=error'], {
-    cwd: ROOT,
-  });
-  return execFileSync(process.execPath, [out], { cwd: DIR, encoding: 'utf8', timeout: 60_000 }).trim();
+    `try { registerXds(); console.log('registerXds(): ok'); } catch (e) { console.log('registerXds(): ' + (e as Error).message); }\n`;
+  return bundle(source, DIR, path.join(DIR, `app-${external.join('-').replace(/[^a-z]+/g, '_')}.js`), external);
 }
 
 it('refuses, naming the bundled copy, when @grpc/grpc-js is inlined and @grpc/grpc-js-xds is not', () => {
