@@ -22,7 +22,10 @@ import { BalancerTraffic } from './traffic';
  *
  *     cost = E(now) · (outstanding + 1)
  *
- * with E the decayed peak estimate (peak-ewma.ts). Each optional mechanism
+ * with E the decayed peak estimate (peak-ewma.ts), and outstanding this
+ * client's calls to it, counted from their pick (endpoint-load.ts
+ * `committed`: grpc-js starts a call a promise turn after picking it, and
+ * the picks of one burst must see each other). Each optional mechanism
  * lives in its own module and is off when its setting is absent:
  *
  * - new-endpoint.ts   no answer yet: 0 while idle, the probe penalty
@@ -79,11 +82,11 @@ export function costFromEstimate(
   fleet?: FleetRtt,
   callWeight = 1,
 ): number {
-  if (load.outstanding > 0 && stale) {
+  if (load.committed > 0 && stale) {
     // A stale estimate is no estimate: probe one call at a time, as a new endpoint.
     return probeCost(load, settings);
   }
-  const calls = settings.methodScoring === 'work' ? load.outstandingWork + callWeight : load.outstanding + 1;
+  const calls = settings.methodScoring === 'work' ? load.committedWork + callWeight : load.committed + 1;
   const pricedMs = withMeanFloorMs(load, rttMs, stale, settings);
   return pricedMs * calls * fleetPenaltyFactor(pricedMs, settings, fleet);
 }

@@ -25,6 +25,17 @@ export class EndpointLoad {
    * every call has weight 1. Kept by the engine.
    */
   outstandingWork = 0;
+  /**
+   * Calls picked for this endpoint that have not started yet, and their
+   * weight. grpc-js starts a call (and so `callStarted`) a promise turn or
+   * more after its pick, so every pick of a burst placed in one tick would
+   * see the endpoint as the first did: a new endpoint at cost 0 took most
+   * of a fan-out. Kept by the picker (src/policy/pick-turn.ts), which
+   * forgets the picks that never started at the end of the event-loop
+   * turn; always 0 where picks start at once (the simulator).
+   */
+  picked = 0;
+  pickedWork = 0;
   /** The estimate as of `sampledAtMs`; meaningless until `hasSample`. */
   rttMs = 0;
   /** When the last RTT sample was taken (monotonic ms). */
@@ -87,6 +98,39 @@ export class EndpointLoad {
    * call waiting. Maintained by the engine, which has the clock.
    */
   busySinceMs = 0;
+
+  /**
+   * The calls this client has put on the endpoint: started, or picked and
+   * about to start. What a pick counts as the endpoint's calls in flight.
+   */
+  get committed(): number {
+    return this.outstanding + this.picked;
+  }
+
+  /** `committed` weighted by method (methods.ts). */
+  get committedWork(): number {
+    return this.outstandingWork + this.pickedWork;
+  }
+
+  /** A pick chose it for a call (of weight `callWeight`) that has not started yet. */
+  callPicked(callWeight: number): void {
+    this.picked++;
+    this.pickedWork += callWeight;
+  }
+
+  /** A call picked by `callPicked` started, or its pick was given up: it is no longer only picked. */
+  pickSettled(callWeight: number): void {
+    if (this.picked > 0) {
+      this.picked--;
+      this.pickedWork = this.picked === 0 ? 0 : Math.max(0, this.pickedWork - callWeight);
+    }
+  }
+
+  /** Forgets every pick not yet settled (the end of an event-loop turn). */
+  forgetPicks(): void {
+    this.picked = 0;
+    this.pickedWork = 0;
+  }
 
   callStarted(): void {
     this.outstanding++;

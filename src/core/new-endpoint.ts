@@ -7,11 +7,12 @@ import { PeakEwmaSettings } from './peak-ewma-settings';
 
 /**
  * The cost of an endpoint being probed, `penaltyValue + outstanding`
+ * (counting calls picked and not yet started, endpoint-load.ts `committed`)
  * (Envoy's rule): above any measured cost, so no second call goes there
  * before the first answers, and ordered by calls in flight among several.
  */
 export function probeCost(load: EndpointLoad, settings: PeakEwmaSettings): number {
-  return settings.penaltyValue + load.outstanding;
+  return settings.penaltyValue + load.committed;
 }
 
 /**
@@ -24,5 +25,5 @@ export function probeCost(load: EndpointLoad, settings: PeakEwmaSettings): numbe
  * service got no calls (issue 14).
  */
 export function unsampledCost(load: EndpointLoad, settings: PeakEwmaSettings): number {
-  return load.outstanding > 0 ? probeCost(load, settings) : 0;
+  return load.committed > 0 ? probeCost(load, settings) : 0;
 }

@@ -66,7 +66,7 @@ export function refusalOf(
   if (!gate || !load.hasSample || !fleet.hasSample) {
     return null;
   }
-  if (load.outstanding > 0) {
+  if (load.committed > 0) {
     return Refusal.inFlight;
   }
   const failedLately = !(nowMs - load.failedAtMs >= failureMemoryMs(settings));

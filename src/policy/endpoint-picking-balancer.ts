@@ -15,6 +15,7 @@ import { endpointKey } from './endpoint-key';
 import { EndpointPickingConfig } from './endpoint-picking-config';
 import { configOfThisCopy, EndpointPickingConfigClass } from './foreign-config';
 import { EndpointPicker, PickableEndpoint, PickContext } from './picker';
+import { PickTurn } from './pick-turn';
 import { RetiredLoads } from './retired-loads';
 import {
   BalancerStats,
@@ -200,6 +201,7 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
 
   destroy(): void {
     this.emptyListRetry.stop();
+    this.context?.turn.stop();
     this.destroyChildren();
     this.retired.clear();
     unregisterStatsSource(this);
@@ -264,7 +266,7 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
         clock: systemClock,
         random: systemRandom,
       });
-      this.context = { engine, countsStreams: config.countsStreams, tracer: this.tracer };
+      this.context = { engine, countsStreams: config.countsStreams, tracer: this.tracer, turn: new PickTurn() };
     } else {
       config.configure(this.context.engine);
       this.context.countsStreams = config.countsStreams;

@@ -3,11 +3,13 @@
  * endpoint's own pick_first picker supplies the subchannel, and the call's
  * start and end are accounted on that endpoint.
  *
- * Accounting happens in onCallStarted/onCallEnded, never in pick(): grpc-js
- * may run pick() several times for one call (queued picks are re-run on every
- * state update; a pick whose subchannel stopped being READY while call
- * credentials were generated is retried) and then calls only the callbacks of
- * the pick that actually opened a stream.
+ * A call is accounted in onCallStarted/onCallEnded: grpc-js may run pick()
+ * several times for one call (queued picks are re-run on every state
+ * update; a pick whose subchannel stopped being READY while call credentials
+ * were generated is retried) and then calls only the callbacks of the pick
+ * that actually opened a stream. A complete pick counts on its endpoint
+ * from the pick until its call starts or the event-loop turn ends
+ * (pick-turn.ts), so the picks of one burst see each other.
  */
 import { experimental, Metadata } from '@grpc/grpc-js';
 import { EndpointLoad } from '../core/endpoint-load';
@@ -15,6 +17,7 @@ import { LoadBalancingEngine } from '../core/engine';
 import { MethodStats } from '../core/methods';
 import { PICK_PATH_NAMES } from '../core/pick-paths';
 import { outcomeOfStatus } from './call-outcome';
+import { PickTurn } from './pick-turn';
 import { isUntimed, timedMethodOf } from './streaming';
 import { Tracer } from './trace';
 
@@ -33,6 +36,7 @@ export interface PickContext {
   readonly engine: LoadBalancingEngine;
   countsStreams: boolean;
   readonly tracer: Tracer;
+  readonly turn: PickTurn;
 }
 
 export class EndpointPicker implements experimental.Picker {
@@ -62,7 +66,7 @@ export class EndpointPicker implements experimental.Picker {
     if (!this.context.countsStreams && isUntimed(pickArgs.metadata)) {
       return childPick;
     }
-    return trackCall(childPick, engine, chosen.load, callWeight, method);
+    return trackCall(childPick, this.context, chosen.load, callWeight, method);
   }
 
   private describeCosts(): string {
@@ -78,11 +82,12 @@ export class EndpointPicker implements experimental.Picker {
  */
 function trackCall(
   childPick: PickResult,
-  engine: LoadBalancingEngine,
+  { engine, turn }: PickContext,
   load: EndpointLoad,
   callWeight: number,
   method: MethodStats | undefined,
 ): PickResult {
+  const pickedInTurn = turn.claim(load, callWeight);
   let startedAtMs = 0;
   let inFlight = false;
   const onCallEnded: OnCallEnded = (code: number, details: string, metadata: Metadata) => {
@@ -97,6 +102,7 @@ function trackCall(
     subchannel: childPick.subchannel,
     status: childPick.status,
     onCallStarted: () => {
+      turn.started(load, callWeight, pickedInTurn);
       startedAtMs = engine.callStarted(load, callWeight, method);
       inFlight = true;
       childPick.onCallStarted?.();
