@@ -27,7 +27,8 @@ import { EndpointLoad } from '../core/endpoint-load';
 export class PickTurn {
   /** Which turn a claim was made in: a claim of an earlier turn was already forgotten. */
   private turn = 0;
-  private readonly claimed: EndpointLoad[] = [];
+  /** The endpoints picked this turn, each once: a synchronous loop of a million calls holds one entry per endpoint. */
+  private readonly claimed = new Set<EndpointLoad>();
   private immediate: NodeJS.Immediate | null = null;
   private readonly endTurn = (): void => {
     this.immediate = null;
@@ -37,7 +38,7 @@ export class PickTurn {
   /** A pick chose `load` for a call weighing `callWeight`; returns the turn, for `started`. */
   claim(load: EndpointLoad, callWeight: number): number {
     load.callPicked(callWeight);
-    this.claimed.push(load);
+    this.claimed.add(load);
     if (this.immediate === null) {
       this.immediate = setImmediate(this.endTurn);
       this.immediate.unref();
@@ -65,7 +66,7 @@ export class PickTurn {
     for (const load of this.claimed) {
       load.forgetPicks();
     }
-    this.claimed.length = 0;
+    this.claimed.clear();
     this.turn++;
   }
 }
