@@ -6,8 +6,8 @@
  */
 import { Behaviour, DEFAULT_BEHAVIOUR } from './behaviour';
 
-export type Role = 'normal' | 'noisy' | 'gc' | 'flaky' | 'throttled';
-export type FleetKind = 'het' | 'homo';
+export type Role = 'normal' | 'noisy' | 'gc' | 'flaky' | 'throttled' | 'single';
+export type FleetKind = 'het' | 'homo' | 'mixed';
 
 export const ROLE_OVERRIDES: Readonly<Record<Role, Partial<Behaviour>>> = {
   normal: {},
@@ -17,6 +17,12 @@ export const ROLE_OVERRIDES: Readonly<Record<Role, Partial<Behaviour>>> = {
   flaky: { errorRate: 0.05 },
   /** ...and half the slots (`halfSlots`): 4 of the reference's 8. */
   throttled: { latencyFactor: 1.5 },
+  /**
+   * A server that handles one call at a time (a Node.js, Python or Ruby
+   * process) in a fleet of the default's: as fast per call, with one slot
+   * whatever the default backend's (the "mixed" fleet).
+   */
+  single: { slots: 1 },
 };
 
 /**
@@ -45,7 +51,9 @@ export function behaviourAtSlots(role: Role, slots: number): Behaviour {
  * The roles of an n-backend fleet, in the harness's order: "het" is
  * [noisy×3, gc, flaky, throttled, normal×14] at n = 20, the bad counts
  * scaling as round(3k), round(k)… with k = n/20, each at least 1; below 10
- * backends the bad ones are [noisy, flaky]. "homo" is all normal.
+ * backends the bad ones are [noisy, flaky]. "homo" is all normal. "mixed"
+ * is ⌊n/2⌋ single-slot pods, then normal ones (s15: two kinds of server
+ * behind one name).
  */
 export function fleetRoles(kind: FleetKind, backendCount: number): Role[] {
   if (!Number.isInteger(backendCount) || backendCount < 1) {
@@ -53,6 +61,10 @@ export function fleetRoles(kind: FleetKind, backendCount: number): Role[] {
   }
   if (kind === 'homo') {
     return new Array<Role>(backendCount).fill('normal');
+  }
+  if (kind === 'mixed') {
+    const single = Math.floor(backendCount / 2);
+    return [...new Array<Role>(single).fill('single'), ...new Array<Role>(backendCount - single).fill('normal')];
   }
   let bad: Role[];
   if (backendCount < 10) {

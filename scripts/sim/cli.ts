@@ -1,7 +1,7 @@
 /**
  * npm run simulate -- [--scenario NAME]... [--layout uniform|reference]... [--seed N] [--json FILE]
  *                     [--quick] [--list] [--policy SPEC] [--uniform-policies A,B] [--grid] [--scale] [--jobs N]
- *                     [--clients N] [--slots N] [--backends N] [--client-stall MS/EVERY] [--regimes [--regime-slots L] [--regime-clients L]]
+ *                     [--clients N] [--slots N] [--backends N] [--client-stall MS/EVERY] [--regimes [--regime-slots L] [--regime-clients L] [--regime-scenarios L]]
  *
  * Without --scenario (or --regimes): every scenario in both layouts, plus
  * the sensitivity grid and the scale run. "grid", "scale" and "regimes" are
@@ -48,6 +48,8 @@ const USAGE = `usage: npm run simulate -- [options]
                         --scenario is given too ("regimes" is also a scenario name)
   --regime-slots L      the grid's slots instead (comma-separated), e.g. 1,2
   --regime-clients L    the grid's client counts instead, e.g. 64
+  --regime-scenarios L  the grid's scenarios instead, e.g. s02,s15 (s15, the mixed-concurrency fleet, is judged
+                        by the sick scenarios' targets; docs/simulation.md)
                         (--uniform-policies narrows the grid's policies too)
   --tally MS            after the tables, each run's calls by the kind of pod that served them and the path of
                         the pick that sent them (turn, refused, …), with the points of all calls over MS ms or
@@ -79,6 +81,7 @@ async function main(): Promise<void> {
       regimes: { type: 'boolean', default: false },
       'regime-slots': { type: 'string' },
       'regime-clients': { type: 'string' },
+      'regime-scenarios': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -135,6 +138,7 @@ async function main(): Promise<void> {
   const tallyBoundMs = values.tally === undefined ? undefined : positiveNumber('--tally', values.tally);
   const regimeSlots = values['regime-slots']?.split(',').map((text) => positiveInteger('--regime-slots', text));
   const regimeClients = values['regime-clients']?.split(',').map((text) => positiveInteger('--regime-clients', text));
+  const regimeScenarios = values['regime-scenarios']?.split(',').map((name) => scenarioByName(name).name);
 
   const { arrivals, workers } = parseArrivalFlags(values.arrivals, values.workers);
   const runs = planSuite({
@@ -161,6 +165,7 @@ async function main(): Promise<void> {
         policyUnderTest: values.policy,
         slots: regimeSlots,
         clients: regimeClients,
+        scenarios: regimeScenarios,
         // The grid's policies too, e.g. only the variant under test against a saved baseline.
         policies: uniformPolicies,
         clientStall,

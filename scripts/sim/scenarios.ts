@@ -237,6 +237,15 @@ export const SCENARIOS: readonly Scenario[] = [
     methods: FIVE_METHODS,
     setup: fault(POD0, { latencyFactor: 5 }, { latencyFactor: 1 }),
   },
+  {
+    ...base,
+    // Not the reference's: a service behind one name served by two kinds of
+    // server (a migration, a mixed-language fleet), as fast per call, one
+    // handling a call at a time.
+    name: 's15-mixed-concurrency',
+    summary: 'the first half of the pods serve one call at a time, the rest the default slots; steady',
+    fleet: 'mixed',
+  },
   { ...HERD, name: 'herd', summary: '16 independent clients; a cold pod joins at 20 s, pod 1 restarts cold at 50 s' },
   {
     ...HERD,
