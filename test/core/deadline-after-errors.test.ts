@@ -5,6 +5,9 @@
  * error" was read off the timestamps, so a deadline after the errors (a
  * sample, not a failure) halved the interval and relabelled the refusal as
  * the mean's. `EndpointLoad.lastFailureWasError` keeps it.
+ *
+ * Nor does a deadline count as an answer that leaves the endpoint ejected by
+ * its mean (mean.ts `recordMeanSample`): only a success is a failed probe so.
  */
 import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, Refusal, seededRandom } from '../../src/core';
 import { isStale } from '../../src/core/staleness';
@@ -57,5 +60,33 @@ describe('a deadline after errors', () => {
     expect(run(false, 30, 40).refusal).toBe(Refusal.failure);
     expect(thenDeadline.mean).toBeLessThan(1.45 * 10);
     expect(thenDeadline.refusal).toBe(Refusal.failure); // the errors' doing, not its mean's (M = 11.25, under the gate 1.45 × F)
+  });
+});
+
+describe('a deadline that leaves the endpoint ejected by its mean', () => {
+  it('raises no failure count, where an answer that leaves it ejected raises it by one', () => {
+    const clock = new ManualClock(1_000);
+    const model = new PeakEwmaModel(settings);
+    const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: clock.now, random: seededRandom(1) });
+    const [a, c] = [new EndpointLoad(), new EndpointLoad()];
+    const call = (load: EndpointLoad, ms: number, outcome = CallOutcome.SUCCESS) => {
+      const start = engine.callStarted(load);
+      clock.advance(ms);
+      engine.callEnded(load, outcome, start);
+    };
+    engine.pick([a, c]);
+    for (let i = 0; i < 20; i++) call(a, 10);
+    for (let i = 0; i < 8; i++) call(c, 16);
+    // M = 16 ms, under the line 1.5 × F (F ≈ 11.8 ms): in.
+    expect(model.ejected(c, clock.now())).toBe(false);
+    call(c, 100, CallOutcome.DEADLINE_EXCEEDED);
+    // The deadline's sample moves M to ≈ 18.4 ms, over the line ≈ 17.7 ms: out, and still no failure.
+    expect(c.meanRttMs).toBeGreaterThan(model.ejectionLineMs!);
+    expect(model.ejected(c, clock.now())).toBe(true);
+    expect(c.consecutiveFailures).toBe(0);
+    // An answer that leaves it ejected is a failed probe: the count is 1.
+    call(c, 16);
+    expect(model.ejected(c, clock.now())).toBe(true);
+    expect(c.consecutiveFailures).toBe(1);
   });
 });

@@ -4,7 +4,7 @@
  * keeps a backend's speed visible; its state is bounded.
  */
 import fc from 'fast-check';
-import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, seededRandom } from '../../src/core';
+import { CallOutcome, EndpointLoad, estimateMs, LoadBalancingEngine, ManualClock, PeakEwmaModel, seededRandom } from '../../src/core';
 import { FleetRtt } from '../../src/core/fleet-rtt';
 import { answerWeight, MAX_TRACKED_METHODS, METHOD_IDLE_MS, MethodKey, MethodStats, MethodTable, MIX_CHECK_CALLS, MIX_CHECK_MS, MIX_RATIO } from '../../src/core/methods';
 import { MethodScoring } from '../../src/core/peak-ewma-settings';
@@ -100,6 +100,34 @@ function drive(workload: Workload, methodScoring: MethodScoring, lookUp: 'name' 
   return { picks, loads, sharesByMethod };
 }
 
+/**
+ * An engine configured from service-config JSON `config`, whose two
+ * endpoints of equal speed took turns serving a 1 ms ping and a 200 ms
+ * report, 40 of each: both methods have baselines and both endpoints alike
+ * estimates (about 100 ms, in units of an average call).
+ */
+function taughtPingsAndReports(config: object) {
+  const parsed = PeakEwmaLoadBalancingConfig.parse(config);
+  const model = parsed.createModel() as PeakEwmaModel;
+  const clock = new ManualClock();
+  const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: clock.now, random: seededRandom(1) });
+  const loads = [new EndpointLoad(), new EndpointLoad()];
+  for (let i = 0; i < 40; i++) {
+    for (const [name, ms] of [
+      ['ping', 1],
+      ['report', 200],
+    ] as const) {
+      const method = engine.methodOf(name);
+      const weight = engine.callWeight(method);
+      const load = loads[i % 2];
+      const startedAt = engine.callStarted(load, weight, method);
+      clock.advance(ms);
+      engine.callEnded(load, CallOutcome.SUCCESS, startedAt, weight, method);
+    }
+  }
+  return { model, engine, clock, loads, ping: engine.methodOf('ping'), report: engine.methodOf('report') };
+}
+
 /** Per-method scoring, "latency" and "work", makes the picks and leaves every endpoint number that "off" does. */
 function expectScoringChangesNothing(workload: Workload): void {
   const off = drive(workload, 'off');
@@ -186,26 +214,8 @@ describe('per-method scoring', () => {
   it('"work": a ping avoids the endpoint busy with a report, whichever endpoint that is', () => {
     /** The picks of 20 pings, with a report in flight on `reportOn` and a ping on the other endpoint. */
     const pingPicks = (reportOn: 0 | 1): number[] => {
-      const config = PeakEwmaLoadBalancingConfig.parse({ methodScoring: 'work' });
-      const clock = new ManualClock();
-      const engine = new LoadBalancingEngine({ model: config.createModel(), choiceCount: 2, clock: clock.now, random: seededRandom(1) });
-      const loads = [new EndpointLoad(), new EndpointLoad()];
-      // Teach both methods' baselines on both endpoints (same speed).
-      for (let i = 0; i < 40; i++) {
-        for (const [name, ms] of [
-          ['ping', 1],
-          ['report', 200],
-        ] as const) {
-          const method = engine.methodOf(name);
-          const weight = engine.callWeight(method);
-          const load = loads[i % 2];
-          const startedAt = engine.callStarted(load, weight, method);
-          clock.advance(ms);
-          engine.callEnded(load, CallOutcome.SUCCESS, startedAt, weight, method);
-        }
-      }
-      const report = engine.methodOf('report');
-      const ping = engine.methodOf('ping');
+      // Both methods' baselines taught on both endpoints (same speed).
+      const { engine, loads, ping, report } = taughtPingsAndReports({ methodScoring: 'work' });
       expect(engine.callWeight(report) / engine.callWeight(ping)).toBeGreaterThan(100);
       engine.callStarted(loads[reportOn], engine.callWeight(report), report);
       engine.callStarted(loads[1 - reportOn], engine.callWeight(ping), ping);
@@ -217,6 +227,64 @@ describe('per-method scoring', () => {
     // from the report in both orientations.
     expect(pingPicks(0)).toEqual(new Array(20).fill(1));
     expect(pingPicks(1)).toEqual(new Array(20).fill(0));
+  });
+
+  it('"work": the weight of the call being placed counts with the work in flight, so a ping and a report part ways', () => {
+    // A answers in 10 ms and has a ping in flight; B answers in 1 ms and has
+    // a report of weight 2 in flight. Cost = estimate × (work in flight + the
+    // call's weight): a ping (0.01) costs 10 × 0.02 = 0.2 on A and 1 × 2.01 on
+    // B; a report (2) 10 × 2.01 = 20.1 on A and 1 × 4 on B. Counted as one
+    // call whatever its weight, both would cost 10.1 on A and 3 on B: every
+    // call, pings too, would queue behind B's report.
+    const model = new PeakEwmaModel({ decayMs: 1_000, defaultRttMs: 10, penaltyValue: 1e6, errorPenaltyFactor: 1, methodScoring: 'work' });
+    const clock = new ManualClock();
+    const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: clock.now, random: seededRandom(1) });
+    const [a, b] = [new EndpointLoad(), new EndpointLoad()];
+    for (const [load, rttMs] of [
+      [a, 10],
+      [b, 1],
+    ] as const) {
+      load.rttMs = rttMs;
+      load.sampledAtMs = clock.now();
+      load.hasSample = true;
+    }
+    const [pingWeight, reportWeight] = [0.01, 2];
+    engine.callStarted(a, pingWeight);
+    engine.callStarted(b, reportWeight);
+    expect(Array.from({ length: 20 }, () => engine.pick([a, b], pingWeight))).toEqual(new Array(20).fill(0));
+    expect(Array.from({ length: 20 }, () => engine.pick([a, b], reportWeight))).toEqual(new Array(20).fill(1));
+  });
+
+  it('"latency", pending-aware: a call in flight waits in units of its weight, so a long report is not read as a stall and a stuck one still is', () => {
+    /** Endpoint 0's estimate, and whether it is ejected, `waitedMs` into a report (its only call in flight). */
+    const duringReport = (config: object, waitedMs: number) => {
+      const { model, engine, clock, loads, report } = taughtPingsAndReports(config);
+      const reportWeight = engine.callWeight(report);
+      engine.callStarted(loads[0], reportWeight, report);
+      clock.advance(waitedMs);
+      return {
+        reportWeight,
+        estimateMs: estimateMs(loads[0], clock.now(), model.settings, model.fleet, model.traffic),
+        ejected: model.ejected(loads[0], clock.now()),
+        lineMs: model.ejectionLineMs!,
+      };
+    };
+    // The defaults: a report weighs about 1.92 average calls (200 ms against F ≈ 104 ms).
+    const at150 = duringReport({}, 150);
+    expect(at150.reportWeight).toBeCloseTo(1.92, 2);
+    // 150 ms of a report is 78 average-call ms, under the endpoint's own
+    // estimate (≈ 100 ms), which stands; read as 150 ms it would be half again
+    // the estimate of a peer that is no slower.
+    expect(at150.estimateMs).toBeLessThan(101);
+    // 250 ms in, the wait is above the estimate: it is the wait divided by the weight (130.5 ms, not 250).
+    const at250 = duringReport({}, 250);
+    expect(at250.estimateMs).toBeCloseTo(250 / at250.reportWeight, 9);
+    // Where the estimate is what ejects ("peak"), the line is 1.5 × F ≈ 156.6 ms:
+    // 250 ms into a report it is in, 600 ms into one (313 average-call ms) it is out.
+    const peak250 = duringReport({ ejectionSignal: 'peak' }, 250);
+    expect(peak250.lineMs).toBeCloseTo(156.6, 1);
+    expect(peak250.ejected).toBe(false);
+    expect(duringReport({ ejectionSignal: 'peak' }, 600).ejected).toBe(true);
   });
 
   it('counts in-flight work back to exactly 0 when an endpoint goes idle', () => {

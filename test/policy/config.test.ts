@@ -8,6 +8,7 @@ import {
   PEAK_EWMA_DEFAULTS,
   PeakEwmaLoadBalancingConfig,
   register,
+  validateLoadBalancingConfigList,
   validateServiceConfig,
 } from '../../src';
 import { previousDefaults, spelledOutDefaults } from '../support/documented-config';
@@ -367,5 +368,34 @@ describe('validateServiceConfig', () => {
   it('runs registered policies through grpc-js\'s own parser too', () => {
     const stringDuration = { loadBalancingConfig: [{ outlier_detection: { interval: '10s', child_policy: [{ round_robin: {} }] } }] };
     expect(() => validateServiceConfig(stringDuration)).toThrow(/loadBalancingConfig\[0\]: outlier_detection: .*interval/);
+  });
+});
+
+describe('validateLoadBalancingConfigList', () => {
+  it('rejects an entry with more than one key (grpc-js\'s own parser takes one policy name per entry), at top level and inside a child policy list', () => {
+    expect(() => validateLoadBalancingConfigList([{ round_robin: {}, peak_ewma_experimental: {} }])).toThrow(
+      'loadBalancingConfig[0] must be an object with exactly one key, the policy name',
+    );
+    expect(() => validateLoadBalancingConfigList([{ outlier_detection: { child_policy: [{ round_robin: {}, peak_ewma_experimental: {} }] } }])).toThrow(
+      'loadBalancingConfig[0].outlier_detection.child_policy[0] must be an object with exactly one key, the policy name',
+    );
+    expect(() => validateLoadBalancingConfigList([{}])).toThrow('loadBalancingConfig[0] must be an object with exactly one key, the policy name');
+    expect(validateLoadBalancingConfigList([{ outlier_detection: { child_policy: [{ peak_ewma_experimental: {} }] } }])).toBe(1);
+  });
+
+  it('takes child policies nested 32 levels deep and rejects 33', () => {
+    /** `levels` outlier_detection entries, each the only child of the one above, peak_ewma_experimental innermost. */
+    const nested = (levels: number): Record<string, unknown> => {
+      let entry: Record<string, unknown> = { peak_ewma_experimental: {} };
+      for (let i = 0; i < levels; i++) {
+        entry = { outlier_detection: { child_policy: [entry] } };
+      }
+      return entry;
+    };
+    // 32 child lists: the innermost entry is still read (and counted).
+    expect(validateLoadBalancingConfigList([nested(32)])).toBe(1);
+    expect(() => validateLoadBalancingConfigList([nested(33)])).toThrow(
+      'loadBalancingConfig' + '[0].outlier_detection.child_policy'.repeat(33) + ': child policies nested deeper than 32 levels',
+    );
   });
 });

@@ -168,6 +168,30 @@ describe('TypedStruct → {<name>: <struct>}', () => {
     expect(convertTypedStruct(typedStruct('type.googleapis.com/outlier_detection', fine))).toEqual({ outlier_detection: fine });
   });
 
+  test('child policies nested 31 levels deep convert and 33 are refused (→ NACK), also where protobufjs would decode them', () => {
+    /** `levels` outlier_detection entries, each the only child of the one above, peak_ewma_experimental innermost. */
+    const nested = (levels: number): Record<string, unknown> => {
+      let entry: Record<string, unknown> = { peak_ewma_experimental: {} };
+      for (let i = 0; i < levels; i++) {
+        entry = { outlier_detection: { child_policy: [entry] } };
+      }
+      return entry;
+    };
+    const asTypedStruct = (levels: number) => typedStruct('type.googleapis.com/outlier_detection', nested(levels).outlier_detection as Record<string, unknown>);
+    // The protobufjs installed here stops decoding at 100 nested messages,
+    // about 16 such levels, before the converter looks; releases before that
+    // limit came in (package.json admits ^7.5.4) decode any depth, and then
+    // the converter's own limit is what stops a deep config. Lifted here, as there.
+    const limits = [protobuf.util.recursionLimit, protobuf.Reader.recursionLimit] as const;
+    protobuf.util.recursionLimit = protobuf.Reader.recursionLimit = 10_000;
+    try {
+      expect(convertTypedStruct(asTypedStruct(31))).toEqual(nested(31));
+      expect(() => convertTypedStruct(asTypedStruct(33))).toThrow('TypedStruct.value: child policies nested deeper than 32 levels');
+    } finally {
+      [protobuf.util.recursionLimit, protobuf.Reader.recursionLimit] = limits;
+    }
+  });
+
   test('a registered name with a config grpc-js rejects throws (→ NACK), naming the problem', () => {
     expect(() => convertTypedStruct(typedStruct('example.com/peak_ewma_experimental', { decayTime: -3 }))).toThrow(
       'field "decayTime" must be a duration string ("10s") or {seconds, nanos}, got -3',
