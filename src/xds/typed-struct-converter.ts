@@ -73,7 +73,8 @@ function refuseTreePolicy(name: string, where: string): void {
  * (`{name: config}`), at any depth, is one of grpc-js-xds's tree policies.
  */
 function refuseTreePolicyChildren(entry: Record<string, unknown>, depth: number): void {
-  if (depth >= MAX_CHILD_POLICY_DEPTH) {
+  // The same count as validate.ts: 32 child lists below the top entry pass, 33 do not.
+  if (depth > MAX_CHILD_POLICY_DEPTH) {
     throw new Error(`TypedStruct.value: child policies nested deeper than ${MAX_CHILD_POLICY_DEPTH} levels`);
   }
   for (const [name, config] of Object.entries(entry)) {

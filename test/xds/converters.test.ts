@@ -168,7 +168,7 @@ describe('TypedStruct → {<name>: <struct>}', () => {
     expect(convertTypedStruct(typedStruct('type.googleapis.com/outlier_detection', fine))).toEqual({ outlier_detection: fine });
   });
 
-  test('child policies nested 31 levels deep convert and 33 are refused (→ NACK), also where protobufjs would decode them', () => {
+  test('child policies nested 32 levels deep convert and 33 are refused (→ NACK), as validateServiceConfig counts them, also where protobufjs would decode them', () => {
     /** `levels` outlier_detection entries, each the only child of the one above, peak_ewma_experimental innermost. */
     const nested = (levels: number): Record<string, unknown> => {
       let entry: Record<string, unknown> = { peak_ewma_experimental: {} };
@@ -185,7 +185,7 @@ describe('TypedStruct → {<name>: <struct>}', () => {
     const limits = [protobuf.util.recursionLimit, protobuf.Reader.recursionLimit] as const;
     protobuf.util.recursionLimit = protobuf.Reader.recursionLimit = 10_000;
     try {
-      expect(convertTypedStruct(asTypedStruct(31))).toEqual(nested(31));
+      expect(convertTypedStruct(asTypedStruct(32))).toEqual(nested(32));
       expect(() => convertTypedStruct(asTypedStruct(33))).toThrow('TypedStruct.value: child policies nested deeper than 32 levels');
     } finally {
       [protobuf.util.recursionLimit, protobuf.Reader.recursionLimit] = limits;
