@@ -135,7 +135,8 @@ export function sampleForOutcome(
   fleet?: FleetRtt,
   traffic?: BalancerTraffic,
 ): number | null {
-  const needsEstimate = outcome === CallOutcome.FAILURE && load.hasSample;
+  // Judged against the estimate: a failure (never faster than before) and a lower bound (deadline, lost hedge).
+  const needsEstimate = load.hasSample && (outcome === CallOutcome.FAILURE || outcome === CallOutcome.DEADLINE_EXCEEDED || outcome === CallOutcome.OUTLASTED);
   const estimateNowMs = needsEstimate ? estimateMs(load, nowMs, settings, fleet, traffic) : settings.defaultRttMs;
   return sampleWith(outcome, elapsedMs, estimateNowMs, failuresInARowAfter(load, outcome), settings, fleet);
 }

@@ -14,6 +14,12 @@ export enum CallOutcome {
   DEADLINE_EXCEEDED,
   /** The client gave up: says nothing about the endpoint. */
   CANCELLED,
+  /**
+   * Another attempt of the same call answered first (a hedge that lost the
+   * race): the endpoint had not answered after the elapsed time, a lower
+   * bound on its latency, as a deadline is.
+   */
+  OUTLASTED,
 }
 
 export class EndpointLoad {

@@ -10,6 +10,15 @@
  * look faster than it did, and makes it look at least f times slower than a
  * typical call (docs/tuning-log.md §5). A client's cancel teaches nothing.
  *
+ * A deadline, and an attempt another attempt outlasted (a hedge that lost
+ * the race), say only that the endpoint had not answered after the elapsed
+ * time: a lower bound. One raises the estimate when it is above it and
+ * teaches nothing when it is not: an attempt that started late in its
+ * deadline (slow call credentials, a wait-for-ready queue, a retry, a
+ * caller with little budget left) must not make an endpoint look fast, and
+ * without the losing hedges an endpoint that loses every race looked as
+ * fast as its peers and kept its share (2026-12-06).
+ *
  * Why F and not E as the base: f × E compounds. Every failure in a row
  * multiplied the estimate by f, so a burst of 100 fast failures left an
  * estimate of 5^100 × 10 ms ≈ 1e70 ms that no decay forgets within the
@@ -36,6 +45,9 @@ export function sampleFrom(
 ): number | null {
   if (outcome === CallOutcome.CANCELLED) {
     return null;
+  }
+  if (outcome === CallOutcome.DEADLINE_EXCEEDED || outcome === CallOutcome.OUTLASTED) {
+    return elapsedMs > estimateNowMs ? elapsedMs : null;
   }
   if (outcome === CallOutcome.FAILURE && settings.errorPenaltyFactor > 1) {
     const typicalMs = fleetRttMs === undefined ? settings.defaultRttMs : Math.max(settings.defaultRttMs, fleetRttMs);

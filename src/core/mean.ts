@@ -167,11 +167,13 @@ export function recordMeanSample(
   weight = 1,
   ejection?: EjectionRanking,
 ): boolean {
-  if (!keepsMean(settings) || outcome === CallOutcome.FAILURE) {
+  if (!keepsMean(settings) || outcome === CallOutcome.FAILURE || outcome === CallOutcome.OUTLASTED) {
     // A failure's sample is the error penalty's (error-penalty.ts), which
     // the peak estimate carries and the decay forgets: in the mean it
     // would keep a healed crash-looping backend out until each client's
-    // backed-off probe, up to 80 fair shares of its calls.
+    // backed-off probe, up to 80 fair shares of its calls. A lost hedge is
+    // a lower bound the peak carries: the mean, the gate's and the
+    // ejection's signal, averages answers and deadlines only.
     return false;
   }
   const restarts = stale && signalEjects(load, load.meanRttMs, settings, fleet, ejection);

@@ -31,8 +31,6 @@ export const NOT_THE_ENDPOINT: ReadonlyMap<number, readonly string[]> = new Map(
     [
       'Cancelled on client', // call.ts: the application cancelled
       'Cancelled by parent call', // resolving-call.ts: cancellation propagation
-      // retrying-call.ts: a hedge lost the race, or a retry committed to another attempt
-      'Discarded in favor of other hedged attempt',
     ],
   ],
   [
@@ -70,12 +68,22 @@ function isNotTheEndpoint(code: number, details: string): boolean {
   return NOT_THE_ENDPOINT.get(code)?.some((prefix) => details.startsWith(prefix)) ?? false;
 }
 
+/**
+ * retrying-call.ts: another attempt of the call answered first (a hedge lost
+ * the race, or a retry committed to another attempt). Not a failure, and not
+ * nothing: the endpoint had not answered by then (CallOutcome.OUTLASTED).
+ */
+export const OUTLASTED_DETAILS = 'Discarded in favor of other hedged attempt';
+
 export function outcomeOfStatus(code: number, details: string): CallOutcome {
   if (code === status.OK) {
     return CallOutcome.SUCCESS;
   }
   if (code === status.DEADLINE_EXCEEDED) {
     return CallOutcome.DEADLINE_EXCEEDED;
+  }
+  if (code === status.CANCELLED && details.startsWith(OUTLASTED_DETAILS)) {
+    return CallOutcome.OUTLASTED;
   }
   if (isNotTheEndpoint(code, details)) {
     return CallOutcome.CANCELLED;

@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { status } from '@grpc/grpc-js';
 import { CallOutcome } from '../../src/core';
-import { NOT_THE_ENDPOINT, outcomeOfStatus } from '../../src/policy/call-outcome';
+import { NOT_THE_ENDPOINT, OUTLASTED_DETAILS, outcomeOfStatus } from '../../src/policy/call-outcome';
 
 describe('outcomeOfStatus', () => {
   it('takes OK and application errors as answers', () => {
@@ -27,12 +27,15 @@ describe('outcomeOfStatus', () => {
     expect(outcomeOfStatus(status.CANCELLED, 'Cancelled by parent call')).toBe(CallOutcome.CANCELLED);
     expect(outcomeOfStatus(status.CANCELLED, 'Call cancelled')).toBe(CallOutcome.FAILURE);
   });
+
+  it('takes a hedge that lost the race as outlasted: not answered by then, a lower bound like a deadline', () => {
+    expect(outcomeOfStatus(status.CANCELLED, 'Discarded in favor of other hedged attempt')).toBe(CallOutcome.OUTLASTED);
+  });
 });
 
 describe('statuses grpc-js produces for the client\'s own decisions', () => {
   it('are no news about the endpoint', () => {
     const cases: [number, string][] = [
-      [status.CANCELLED, 'Discarded in favor of other hedged attempt'],
       [status.INTERNAL, 'Request message serialization failure: bad field'],
       [status.INTERNAL, 'Response message parsing error: unexpected end'],
       [status.RESOURCE_EXHAUSTED, 'Attempted to send message with a size larger than 4194304'],
@@ -58,7 +61,7 @@ describe('statuses grpc-js produces for the client\'s own decisions', () => {
       .filter((name) => name.endsWith('.js'))
       .map((name) => fs.readFileSync(path.join(buildDir, name), 'utf8'))
       .join('\n');
-    for (const prefixes of NOT_THE_ENDPOINT.values()) {
+    for (const prefixes of [...NOT_THE_ENDPOINT.values(), [OUTLASTED_DETAILS]]) {
       for (const prefix of prefixes) {
         expect([prefix, sources.includes(prefix)]).toEqual([prefix, true]);
       }

@@ -84,6 +84,47 @@ describe('peak_ewma_experimental under a hedgingPolicy', () => {
   });
 });
 
+describe('peak_ewma_experimental learns from the hedges an endpoint loses', () => {
+  let backends: TestBackend[];
+
+  beforeAll(async () => {
+    backends = await startBackendsAnswering([10, 10, 300]);
+  });
+  afterAll(() => stopBackends(backends));
+
+  // A losing attempt had not answered after its elapsed time: a lower bound
+  // (CallOutcome.OUTLASTED). Taken as no news, the 300 ms backend, whose
+  // attempts always lost to the 50 ms hedge, never got a sample above its
+  // peers' and kept 21 of 90 first attempts (a call-path hunt's probe), each
+  // call waiting for its hedge.
+  it('gives a backend that loses every race few first attempts', async () => {
+    const label = 'hedging-slow';
+    const serviceConfig = {
+      loadBalancingConfig: [{ peak_ewma_experimental: {} }],
+      methodConfig: [{ name: [{ service: 'loadtest.Probe' }], hedgingPolicy: { maxAttempts: 2, hedgingDelay: '0.05s' } }],
+    };
+    const client = clientFor(backends, serviceConfig.loadBalancingConfig, {
+      'grpc.service_config': JSON.stringify(serviceConfig),
+      [STATS_LABEL_OPTION]: label,
+    });
+    try {
+      const result = await runTraffic(client, { concurrency: 1, maxCalls: 150, maxDurationMs: 30_000 });
+      expect(result.failures).toEqual([]);
+      const stats = getLoadBalancerStats().find((s) => s.label === label)!;
+      expect(stats.policy).toBe('peak_ewma_experimental');
+      // Every attempt the slow backend got was a first attempt (a hedge goes
+      // 50 ms later to another endpoint and answers first). Now its probes,
+      // about one a second (maxEjectionTime): 4–9 of 150 here; before, 37–39 of 150 and 12–60
+      // of 90 calls.
+      expect(backends[2].calls).toBeLessThanOrEqual(15);
+      // Losing never counts as failing.
+      expect(stats.endpoints.map((endpoint) => endpoint.failuresInARow)).toEqual([0, 0, 0]);
+    } finally {
+      client.close();
+    }
+  });
+});
+
 describe("peak_ewma_experimental and the client's own message-size limit", () => {
   let backends: TestBackend[];
 
