@@ -123,8 +123,8 @@ export function estimateWith(
 
 /**
  * The latency sample a finished call contributes, or null for none: the
- * estimate it is judged against computed here (`estimateMs`, defaultRtt
- * before the first sample). The model's accounting calls `sampleWith`.
+ * estimate it is judged against computed here (`estimateMs`; none before
+ * the first sample). The model's accounting calls `sampleWith`.
  */
 export function sampleForOutcome(
   load: EndpointLoad,
@@ -135,15 +135,13 @@ export function sampleForOutcome(
   fleet?: FleetRtt,
   traffic?: BalancerTraffic,
 ): number | null {
-  // Judged against the estimate: a failure (never faster than before) and a lower bound (deadline, lost hedge).
-  const needsEstimate = load.hasSample && (outcome === CallOutcome.FAILURE || outcome === CallOutcome.DEADLINE_EXCEEDED || outcome === CallOutcome.OUTLASTED);
-  const estimateNowMs = needsEstimate ? estimateMs(load, nowMs, settings, fleet, traffic) : settings.defaultRttMs;
+  const estimateNowMs = load.hasSample ? estimateMs(load, nowMs, settings, fleet, traffic) : undefined;
   return sampleWith(outcome, elapsedMs, estimateNowMs, failuresInARowAfter(load, outcome), settings, fleet);
 }
 
 /**
  * `sampleForOutcome` given what the caller already has: the endpoint's
- * estimate now (`estimateMs`, or defaultRtt before its first sample) and
+ * estimate now (`estimateMs`; undefined before its first sample) and
  * the failures in a row this outcome makes (probe-backoff.ts
  * `failuresInARowAfter`). The error penalty (error-penalty.ts) on the fleet
  * average, scaled by their probe back-off. `elapsedMs` in the unit the
@@ -153,7 +151,7 @@ export function sampleForOutcome(
 export function sampleWith(
   outcome: CallOutcome,
   elapsedMs: number,
-  estimateNowMs: number,
+  estimateNowMs: number | undefined,
   failuresInARow: number,
   settings: PeakEwmaSettings,
   fleet?: FleetRtt,

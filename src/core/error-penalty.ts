@@ -31,13 +31,13 @@ import { PeakEwmaSettings } from './peak-ewma-settings';
 
 /**
  * The sample a finished call contributes, given the endpoint's estimate now
- * (`defaultRtt` before its first sample) and the fleet average (undefined
+ * (undefined before its first sample) and the fleet average (undefined
  * while it has no sample), or null for none.
  */
 export function sampleFrom(
   outcome: CallOutcome,
   elapsedMs: number,
-  estimateNowMs: number,
+  estimateNowMs: number | undefined,
   settings: PeakEwmaSettings,
   fleetRttMs?: number,
   /** The probe back-off's factor on the penalty (probe-backoff.ts); 1: none. */
@@ -47,11 +47,13 @@ export function sampleFrom(
     return null;
   }
   if (outcome === CallOutcome.DEADLINE_EXCEEDED || outcome === CallOutcome.OUTLASTED) {
-    return elapsedMs > estimateNowMs ? elapsedMs : null;
+    // Before its first sample any bound is news: defaultRtt is a guess, and
+    // one at or above the deadline would leave a hung endpoint unlearned.
+    return estimateNowMs === undefined || elapsedMs > estimateNowMs ? elapsedMs : null;
   }
   if (outcome === CallOutcome.FAILURE && settings.errorPenaltyFactor > 1) {
     const typicalMs = fleetRttMs === undefined ? settings.defaultRttMs : Math.max(settings.defaultRttMs, fleetRttMs);
-    return Math.max(elapsedMs, estimateNowMs, settings.errorPenaltyFactor * typicalMs * penaltyBackoff);
+    return Math.max(elapsedMs, estimateNowMs ?? settings.defaultRttMs, settings.errorPenaltyFactor * typicalMs * penaltyBackoff);
   }
   return elapsedMs;
 }

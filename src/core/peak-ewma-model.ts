@@ -176,7 +176,7 @@ export class PeakEwmaModel implements LoadModel {
     if (outcome === CallOutcome.FAILURE) {
       load.failedAtMs = nowMs;
     }
-    const sampleMs = sampleWith(outcome, judgedMs, estimateNowMs, failures, settings, fleet);
+    const sampleMs = sampleWith(outcome, judgedMs, load.hasSample ? estimateNowMs : undefined, failures, settings, fleet);
     if (sampleMs === null || !(sampleMs >= 0) || !Number.isFinite(sampleMs)) {
       countFailures(load, outcome, failures, false);
       return;

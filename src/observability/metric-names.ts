@@ -86,7 +86,7 @@ export const METRIC_SPECS: Readonly<Record<string, readonly MetricSpec[]>> = {
       options: {
         unit: 'ms',
         description:
-          'The cost a pick compares: rtt_estimate x (outstanding_calls + 1), the estimate raised while calls wait without an answer and, while fresh, to at least the mean answer, and multiplied by (estimate / fleet_rtt)^fleetPenaltyExponent above fleet_rtt; 0 with no sample yet and nothing in flight, penaltyValue + outstanding_calls with calls in flight and no sample yet. Lower wins.',
+          'The cost a pick compares: rtt_estimate x (outstanding_calls + 1), the estimate raised while calls wait without an answer and, while fresh, to at least the mean answer, and multiplied by (estimate / fleet_rtt)^fleetPenaltyExponent above fleet_rtt; 0 with no sample yet and nothing in flight, penaltyValue + outstanding_calls with calls in flight and no sample yet (a pick counts from the pick, so within one event-loop tick the cost also counts calls picked and not yet started). Lower wins.',
       },
       read: (endpoint) => endpoint.cost,
     },
@@ -113,7 +113,7 @@ export const METRIC_SPECS: Readonly<Record<string, readonly MetricSpec[]>> = {
     },
   ],
   least_request_experimental: [
-    outstanding('grpc.lb.least_request', 'streams included, as gRFC A48 counts them; this is the cost'),
+    outstanding('grpc.lb.least_request', 'streams included, as gRFC A48 counts them; the cost, with the calls picked in the same event-loop tick that have not started yet'),
     callsStarted('grpc.lb.least_request'),
   ],
 };

@@ -36,6 +36,17 @@ describe('a lower bound on the latency', () => {
     expect(sampleForOutcome(load, outcome, 300, clock.now(), DEFAULTS, model.fleet, model.traffic)).toBe(300);
   });
 
+  it("is always a sample before the endpoint's first: defaultRtt is a guess, not a bound", () => {
+    // A defaultRtt at or above the deadline must not leave a hung new endpoint unlearned (free while idle).
+    const settings: PeakEwmaSettings = { ...DEFAULTS, defaultRttMs: 2_000 };
+    const model = new PeakEwmaModel(settings);
+    const load = new EndpointLoad();
+    expect(sampleForOutcome(load, CallOutcome.DEADLINE_EXCEEDED, 1_000, 0, settings)).toBe(1_000);
+    model.recordCall(load, CallOutcome.DEADLINE_EXCEEDED, 1_000, 1_000);
+    expect([load.hasSample, load.rttMs]).toEqual([true, 1_000]);
+    expect(sampleFrom(CallOutcome.OUTLASTED, 5, undefined, settings)).toBe(5);
+  });
+
   it('below the estimate leaves the estimate, the mean and the sample time as they were', () => {
     const { model, load, clock } = answered20();
     const before = { rttMs: load.rttMs, meanRttMs: load.meanRttMs, sampledAtMs: load.sampledAtMs };

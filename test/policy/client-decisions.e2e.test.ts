@@ -95,7 +95,7 @@ describe('peak_ewma_experimental learns from the hedges an endpoint loses', () =
   // A losing attempt had not answered after its elapsed time: a lower bound
   // (CallOutcome.OUTLASTED). Taken as no news, the 300 ms backend, whose
   // attempts always lost to the 50 ms hedge, never got a sample above its
-  // peers' and kept 21 of 90 first attempts (a call-path hunt's probe), each
+  // peers' and kept a quarter of the first attempts or more (below), each
   // call waiting for its hedge.
   it('gives a backend that loses every race few first attempts', async () => {
     const label = 'hedging-slow';
