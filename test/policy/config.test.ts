@@ -12,6 +12,7 @@ import {
   validateServiceConfig,
 } from '../../src';
 import { previousDefaults, spelledOutDefaults } from '../support/documented-config';
+import { nestedPolicies } from '../support/nested-policies';
 
 register();
 
@@ -384,14 +385,7 @@ describe('validateLoadBalancingConfigList', () => {
   });
 
   it('takes child policies nested 32 levels deep and rejects 33', () => {
-    /** `levels` outlier_detection entries, each the only child of the one above, peak_ewma_experimental innermost. */
-    const nested = (levels: number): Record<string, unknown> => {
-      let entry: Record<string, unknown> = { peak_ewma_experimental: {} };
-      for (let i = 0; i < levels; i++) {
-        entry = { outlier_detection: { child_policy: [entry] } };
-      }
-      return entry;
-    };
+    const nested = nestedPolicies;
     // 32 child lists: the innermost entry is still read (and counted).
     expect(validateLoadBalancingConfigList([nested(32)])).toBe(1);
     expect(() => validateLoadBalancingConfigList([nested(33)])).toThrow(

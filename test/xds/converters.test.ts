@@ -18,6 +18,7 @@ import {
   XDS_TYPED_STRUCT_TYPE_URL,
 } from '../../src/xds/type-urls';
 import { policyProtoRoot } from '../../src/xds/policy-protos';
+import { nestedPolicies } from '../support/nested-policies';
 
 beforeAll(() => {
   // Our policy logs each config it rejects at ERROR; here rejections are the point.
@@ -169,14 +170,7 @@ describe('TypedStruct → {<name>: <struct>}', () => {
   });
 
   test('child policies nested 32 levels deep convert and 33 are refused (→ NACK), as validateServiceConfig counts them, also where protobufjs would decode them', () => {
-    /** `levels` outlier_detection entries, each the only child of the one above, peak_ewma_experimental innermost. */
-    const nested = (levels: number): Record<string, unknown> => {
-      let entry: Record<string, unknown> = { peak_ewma_experimental: {} };
-      for (let i = 0; i < levels; i++) {
-        entry = { outlier_detection: { child_policy: [entry] } };
-      }
-      return entry;
-    };
+    const nested = nestedPolicies;
     const asTypedStruct = (levels: number) => typedStruct('type.googleapis.com/outlier_detection', nested(levels).outlier_detection as Record<string, unknown>);
     // The protobufjs installed here stops decoding at 100 nested messages,
     // about 16 such levels, before the converter looks; releases before that
