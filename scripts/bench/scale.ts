@@ -130,9 +130,14 @@ export function normalScale(scale: Scale | LegacyScale): Scale {
     : scale;
 }
 
-/** A role's slots at this scale: the same fraction of a normal backend's, at least 1 (0 = unlimited stays). */
+/**
+ * A role's slots at this scale: the same fraction of a normal backend's, at
+ * least 1 (0 = unlimited stays). One slot stays one: a server that handles
+ * one call at a time (s15's `single` role) does so whatever the others run,
+ * as in the simulator (roles.ts).
+ */
 function scaledSlots(slots: number, scale: Scale): number {
-  if (slots <= 0) return slots;
+  if (slots <= 1) return slots;
   return Math.max(1, Math.round((slots * scale.slots) / DEFAULT_BEHAVIOUR.slots));
 }
 

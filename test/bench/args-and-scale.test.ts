@@ -107,6 +107,13 @@ describe('scale', () => {
     expect(scaleMethods(SINGLE_METHOD, scale)[0].deadlineMs).toBe(3000);
   });
 
+  it('keeps a one-slot server at one slot at any scale, as the simulator does (s15)', () => {
+    for (const slots of [1, 2, 8, 16, 32]) {
+      expect([slots, scaleBehaviour(behaviourOf('single'), { slots, timeFactor: 1, load: 0.7 }).slots]).toEqual([slots, 1]);
+    }
+    expect(scaleBehaviour(behaviourOf('throttled'), { slots: 16, timeFactor: 1, load: 0.7 }).slots).toBe(8);
+  });
+
   it('at fewer slots keeps each role\'s ratio to a normal backend, at least 1', () => {
     const two = { slots: 2, timeFactor: 1, load: 0.7 };
     expect(scaleBehaviour(behaviourOf('normal'), two).slots).toBe(2);
