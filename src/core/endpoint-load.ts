@@ -128,7 +128,7 @@ export class EndpointLoad {
   pickSettled(callWeight: number): void {
     if (this.picked > 0) {
       this.picked--;
-      this.pickedWork = this.picked === 0 ? 0 : Math.max(0, this.pickedWork - callWeight);
+      this.pickedWork = workLeft(this.pickedWork, callWeight, this.picked);
     }
   }
 
@@ -149,4 +149,13 @@ export class EndpointLoad {
       this.outstanding--;
     }
   }
+}
+
+/**
+ * The weight of calls left once one weighing `callWeight` is gone and
+ * `callsLeft` remain: exactly 0 with none, since sums of weights other than
+ * 1 do not cancel exactly in floating point (in flight and picked alike).
+ */
+export function workLeft(work: number, callWeight: number, callsLeft: number): number {
+  return callsLeft === 0 ? 0 : Math.max(0, work - callWeight);
 }

@@ -6,7 +6,7 @@
 import { EjectedOf, PowerOfChoices } from './choice';
 import { MonotonicClock } from './clock';
 import { CandidateRating, LoadModel } from './load-model';
-import { CallOutcome, EndpointLoad } from './endpoint-load';
+import { CallOutcome, EndpointLoad, workLeft } from './endpoint-load';
 import { MethodKey, MethodStats, MethodTable } from './methods';
 import { PickPath, PickPaths } from './pick-paths';
 import { RandomSource } from './random';
@@ -232,8 +232,7 @@ export class LoadBalancingEngine {
   /** The call started by `callStarted(load, callWeight, method)` ended. */
   callEnded(load: EndpointLoad, outcome: CallOutcome, startedAtMs: number, callWeight = 1, method?: MethodStats): void {
     load.callFinished();
-    // Sums of weights other than 1 do not cancel exactly in floating point: idle is exactly 0.
-    load.outstandingWork = load.outstanding === 0 ? 0 : Math.max(0, load.outstandingWork - callWeight);
+    load.outstandingWork = workLeft(load.outstandingWork, callWeight, load.outstanding);
     if (this.model.ignoresTime) {
       this.model.recordCall(load, outcome, 0, 0, method);
       return;

@@ -164,7 +164,8 @@ export class PeakEwmaModel implements LoadModel {
     // One exp serves the estimate the sample is judged against and the blend.
     const retained = load.hasSample ? retainedAt(load, nowMs, settings, this.traffic) : 1;
     const stale = load.hasSample && isStale(load, nowMs, settings, fleet, this.traffic);
-    const estimateNowMs = load.hasSample ? estimateWith(load, decayedEstimateMs(load.rttMs, retained, settings, fleet), stale, nowMs, settings, fleet) : settings.defaultRttMs;
+    // Undefined before the first sample: defaultRtt is a guess, not an estimate to judge a sample against.
+    const estimateNowMs = load.hasSample ? estimateWith(load, decayedEstimateMs(load.rttMs, retained, settings, fleet), stale, nowMs, settings, fleet) : undefined;
     // In the unit of an average call (methods.ts); unchanged without a method.
     const methodW = methodWeight(method, fleet);
     const judgedMs = method === undefined ? elapsedMs : normalisedElapsedMs(elapsedMs, method, fleet, methodW);
@@ -176,7 +177,7 @@ export class PeakEwmaModel implements LoadModel {
     if (outcome === CallOutcome.FAILURE) {
       load.failedAtMs = nowMs;
     }
-    const sampleMs = sampleWith(outcome, judgedMs, load.hasSample ? estimateNowMs : undefined, failures, settings, fleet);
+    const sampleMs = sampleWith(outcome, judgedMs, estimateNowMs, failures, settings, fleet);
     if (sampleMs === null || !(sampleMs >= 0) || !Number.isFinite(sampleMs)) {
       countFailures(load, outcome, failures, false);
       return;
@@ -184,7 +185,7 @@ export class PeakEwmaModel implements LoadModel {
     // With the mean signal an answer that leaves the endpoint ejected is a failed probe too (mean.ts).
     const ejectingAnswer = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight, this.ejection);
     countFailures(load, outcome, ejectingAnswer ? failuresAfterEjectingAnswer(load) : failures, ejectingAnswer);
-    if (load.hasSample) {
+    if (estimateNowMs !== undefined) {
       // The blend starts from what the cost used: a stale estimate from the
       // fleet average, not from an old peak.
       load.rttMs = blendRttMs(estimateNowMs, retained, sampleMs, weight);
