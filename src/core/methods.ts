@@ -191,11 +191,7 @@ export class MethodTable {
    * idle methods); undefined if not: its calls score as weight 1.
    */
   add(name: string, nowMs: number): MethodStats | undefined {
-    // At most one sweep per idleMs / 4, full or not: over the cap, every
-    // call of an untracked method comes here, and must not pay O(methods).
-    if (nowMs - this.sweptAtMs >= this.idleMs / 4) {
-      this.dropIdle(nowMs);
-    }
+    this.sweepIfDue(nowMs);
     if (this.byName.size >= this.maxMethods) {
       return undefined;
     }
@@ -204,6 +200,17 @@ export class MethodTable {
     method.lastSeenMs = nowMs;
     this.byName.set(name, method);
     return method;
+  }
+
+  /**
+   * Drops idle methods at most once per idleMs / 4: over the cap every
+   * call of an untracked method comes to `add`, and must not pay
+   * O(methods) each time.
+   */
+  private sweepIfDue(nowMs: number): void {
+    if (nowMs - this.sweptAtMs >= this.idleMs / 4) {
+      this.dropIdle(nowMs);
+    }
   }
 
   /** Drops every method not picked for `idleMs`. O(tracked methods). */
@@ -228,6 +235,11 @@ export class MethodTable {
     if (++this.callsSinceMixCheck >= MIX_CHECK_CALLS || nowMs - this.mixCheckedAtMs >= MIX_CHECK_MS) {
       this.callsSinceMixCheck = 0;
       this.mixCheckedAtMs = nowMs;
+      // A method idle for idleMs no longer makes a mix: a service whose one
+      // slow admin call came at start-up would otherwise compare
+      // mixedChoiceCount candidates for the channel's life, since `add`,
+      // the other sweeper, runs only when a new method appears.
+      this.sweepIfDue(nowMs);
       this.isMix = this.judgeMix();
     }
     return this.isMix;

@@ -591,6 +591,50 @@ describe('a method mix widens the choice (mixedChoiceCount)', () => {
     expect(slow.mixed(MIX_CHECK_MS)).toBe(true);
   });
 
+  it(`stops being a mix once the method that made it has been idle for ${METHOD_IDLE_MS / 1_000} s, with no new method to sweep it`, () => {
+    // One slow report at start-up, then only pings: the report's table entry
+    // must not keep ten candidates per pick for the channel's life.
+    const config = PeakEwmaLoadBalancingConfig.parse({});
+    const clock = new ManualClock();
+    const engine = new LoadBalancingEngine({ model: config.createModel(), choiceCount: config.choiceCount, clock: clock.now, random: seededRandom(3) });
+    const loads = Array.from({ length: 10 }, () => new EndpointLoad());
+    const call = (name: string, ms: number): void => {
+      const method = engine.methodOf(name);
+      const weight = engine.callWeight(method);
+      const load = loads[engine.pick(loads, weight)];
+      const startedAt = engine.callStarted(load, weight, method);
+      clock.advance(ms);
+      engine.callEnded(load, CallOutcome.SUCCESS, startedAt, weight, method);
+    };
+    for (let i = 0; i < 50; i++) {
+      call('/s/Ping', 5);
+    }
+    call('/s/Report', 200);
+    for (let i = 0; i < 300; i++) {
+      call('/s/Ping', 5);
+    }
+    const mixedCount = engine.model.mixedChoiceCount!;
+    expect(mixedCount).toBeGreaterThan(config.choiceCount);
+    expect(engine.candidatesPerPick).toBe(mixedCount);
+    // Pings every 100 ms until just before the report has been idle for METHOD_IDLE_MS: still a mix...
+    const reportSeenMs = engine.model.methods!.get('/s/Report')!.lastSeenMs;
+    while (clock.now() + 100 < reportSeenMs + METHOD_IDLE_MS) {
+      clock.advance(95);
+      call('/s/Ping', 5);
+    }
+    expect(engine.candidatesPerPick).toBe(mixedCount);
+    expect(engine.model.methods!.get('/s/Report')).toBeDefined();
+    // ...and within a sweep interval (idleMs / 4) and a judgement after it, not.
+    const deadlineMs = reportSeenMs + METHOD_IDLE_MS * 1.25 + MIX_CHECK_MS;
+    while (clock.now() < deadlineMs) {
+      clock.advance(95);
+      call('/s/Ping', 5);
+    }
+    expect(engine.model.methods!.get('/s/Report')).toBeUndefined();
+    expect(engine.model.methods!.top(10).map((m) => m.name)).toEqual(['/s/Ping']);
+    expect(engine.candidatesPerPick).toBe(config.choiceCount);
+  });
+
   /**
    * Share of picks that go to the one idle endpoint of 20 alike ones (the
    * others have one call in flight each), plain draws (no rotation): 2/20
