@@ -14,7 +14,7 @@
  * times. Each claim was checked to fail with round_robin in peak_ewma's
  * place: the policy check (no balancer listed), the Python share (0.50
  * against `< 2/3 × 0.50`), the failed share (0.38 against `< 0.38 / 2`) and
- * the estimates (none to read).
+ * the estimates (none to read: no balancer).
  *
  * Required under CI=true; elsewhere skipped without Debian's python3-grpcio,
  * as test/xds/interop.e2e.test.ts.
@@ -99,6 +99,11 @@ function expectPolicy(outcome: Outcome, policy: string | null): void {
   }
 }
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
 /** A RESOURCE_EXHAUSTED that grpcio's maximum_concurrent_rpcs wrote (no other backend here fails). */
 const refusedByPython = (error: ServiceError) =>
   error.code === status.RESOURCE_EXHAUSTED && error.details.includes('Concurrent RPC limit exceeded');
@@ -119,7 +124,7 @@ describePython('a fleet of grpc-js and one-worker Python (grpcio) backends', () 
     for (const backend of nodeBackends) backend.stop();
   });
 
-  /** Python pods started with `options`, interleaved with the grpc-js ones in one target. */
+  /** One-worker Python pods (with maximum_concurrent_rpcs if given), interleaved with the grpc-js ones in one target. */
   async function withPythonPods<T>(
     prefix: string,
     maxConcurrentRpcs: number | undefined,
@@ -153,7 +158,7 @@ describePython('a fleet of grpc-js and one-worker Python (grpcio) backends', () 
       // round_robin: half the calls, three pods' worth of a sixth each (measured 0.50).
       expect(rrShare).toBeGreaterThan(0.4);
       // peak_ewma: about what they serve without a queue (3 of 16 in flight ≈ 0.19; measured
-      // 0.16–0.22, beside a CPU hog too), and it still uses them.
+      // 0.13–0.25, beside a CPU hog too), and it still uses them.
       expect(peakShare).toBeLessThan((2 / 3) * rrShare);
       expect(peakEwma.okOnPython).toBeGreaterThan(0);
     });
@@ -172,19 +177,20 @@ describePython('a fleet of grpc-js and one-worker Python (grpcio) backends', () 
       const peakFailed = peakEwma.failures.length / peakEwma.total;
       // round_robin sends the pods half the calls and most find the worker busy (measured 0.38).
       expect(rrFailed).toBeGreaterThan(0.15);
-      // peak_ewma: measured 0.04–0.08. Not 0: see the report of scripts/bench/python-fleet.ts
-      // (a two-choice draw that lands on two Python pods must take one of them).
+      // peak_ewma: measured 0.04–0.08. Not 0: a two-choice draw whose candidates are both Python
+      // pods takes one of them, penalised or not (3 draws in 15 here), and refusals do not eject;
+      // with choiceCount 6 or inside outlier_detection ~1–2 % (scripts/bench/python-fleet.ts).
       expect(peakFailed).toBeLessThan(rrFailed / 2);
-      // Why: each refusal is a sample of errorPenaltyFactor (5) × the fleet's latency, so every
-      // channel holds the Python pods' estimates far above the grpc-js pods' (measured: the lowest
-      // Python estimate 2.4–4× the highest grpc-js one; 5–30× their medians).
+      // Why: each refusal is a sample of errorPenaltyFactor (5) × the fleet's latency, so the
+      // channels hold the Python pods' estimates far above the grpc-js pods'. Pooled over the four
+      // channels, medians measured 5–13× apart. Not each endpoint: one Python pod's estimate, a
+      // success or two after its last refusal, was at times back at the grpc-js pods' (0.8×).
       const pythonAddresses = new Set(pods.map((pod) => pod.address));
-      for (const balancer of peakEwma.balancers) {
-        expect(balancer).toBeDefined();
-        const estimates = (python: boolean) =>
-          balancer!.endpoints.filter((e) => pythonAddresses.has(e.address) === python).map((e) => e.estimateMs ?? 0);
-        expect(Math.min(...estimates(true))).toBeGreaterThan(1.5 * Math.max(...estimates(false)));
-      }
+      const estimates = (python: boolean) =>
+        peakEwma.balancers.flatMap((balancer) =>
+          balancer!.endpoints.filter((e) => pythonAddresses.has(e.address) === python).map((e) => e.estimateMs ?? 0),
+        );
+      expect(median(estimates(true))).toBeGreaterThan(2 * median(estimates(false)));
     });
   });
 });
