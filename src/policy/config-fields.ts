@@ -95,7 +95,8 @@ export function readDurationMs(
   }
   // Also catches seconds too large for a double (ms = Infinity): too long, not "not positive".
   if (!(ms <= maxMs)) {
-    const got = Number.isFinite(ms) ? `${ms / 1000}s` : 'a duration too large to represent';
+    // The value as written: ms / 1000 would print 60.000000001s as 60.000000001000004s.
+    const got = !Number.isFinite(ms) ? 'a duration too large to represent' : typeof value === 'string' ? describe(value) : JSON.stringify(value);
     throw new ConfigError(policyName, field, `must be at most ${maxMs / 1000}s, got ${got}`);
   }
   return ms;

@@ -59,7 +59,9 @@ export function convertPeakEwma(typedConfig: EncodedAny): LoadBalancingConfig {
     return assertGrpcAccepts(config);
   } catch (error) {
     const message = (error as Error).message;
-    // Every field we emit except choiceCount (a constant 2) is positive by PGV, so "at most" is one of the caps.
-    throw message.includes('at most') ? new Error(message + ABOVE_OUR_LIMIT_NOTE) : error;
+    // Every field we emit except choiceCount (a constant 2) is positive by PGV, so "at most" is one of
+    // the caps, and "finite" is penalty_value +Infinity, which PGV's gt: 0 takes (NaN it does not).
+    const aboveOurLimit = message.includes('at most') || message.includes('must be a finite number');
+    throw aboveOurLimit ? new Error(message + ABOVE_OUR_LIMIT_NOTE) : error;
   }
 }

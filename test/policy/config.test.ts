@@ -167,7 +167,7 @@ describe('peak_ewma_experimental config', () => {
     [{ decayTime: '-1s' }, /"decayTime" must be a duration such as "10s"/],
     [{ decayTime: '10' }, /"decayTime" must be a duration such as "10s"/],
     [{ decayTime: 10 }, /"decayTime" must be a duration string/],
-    [{ decayTime: '999999s' }, /"decayTime" must be at most 3600s, got 999999s/],
+    [{ decayTime: '999999s' }, /"decayTime" must be at most 3600s, got "999999s"/],
     [{ decayTime: { seconds: -1 } }, /"decayTime" must be greater than zero, got -1s/],
     [{ decayTime: { seconds: 1, nanos: 1e9 } }, /"decayTime.nanos" must be an integer in \[0, 999999999\]/],
     [{ decayTime: { seconds: 'x' } }, /"decayTime.seconds" must be an integer/],

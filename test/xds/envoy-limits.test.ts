@@ -29,6 +29,7 @@ test.each([
   ['decay_time', '3600s', '3600.000000001s', 'field "decayTime" must be at most 3600s'],
   ['default_rtt', '60s', '60.001s', 'field "defaultRtt" must be at most 60s'],
   ['penalty_value', 1e12, 1.000001e12, 'field "penaltyValue" must be'],
+  ['penalty_value', 1e12, Infinity, 'field "penaltyValue" must be a finite number'],
 ])('%s: %p is accepted, %p (which Envoy accepts) is rejected saying so', (field, atCap, aboveCap, error) => {
   expect(() => convertPeakEwma(peakEwma({ [field]: atCap }))).not.toThrow();
   let message = '';
@@ -39,4 +40,8 @@ test.each([
   }
   expect(message).toContain(error);
   expect(message).toContain(ABOVE_OUR_LIMIT_NOTE);
+});
+
+test('a duration over its cap is quoted as it came, not as a float (60.000000001s, not 60.000000001000004s)', () => {
+  expect(() => convertPeakEwma(peakEwma({ default_rtt: '60.000000001s' }))).toThrow(/must be at most 60s, got "60.000000001s"/);
 });
