@@ -26,7 +26,7 @@
  * number of failures is bounded by the largest of the elapsed times, the
  * estimate before them and f × F.
  */
-import { CallOutcome } from './endpoint-load';
+import { CallOutcome, isFailure } from './endpoint-load';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 
 /**
@@ -51,7 +51,7 @@ export function sampleFrom(
     // one at or above the deadline would leave a hung endpoint unlearned.
     return estimateNowMs === undefined || elapsedMs > estimateNowMs ? elapsedMs : null;
   }
-  if (outcome === CallOutcome.FAILURE && settings.errorPenaltyFactor > 1) {
+  if (isFailure(outcome) && settings.errorPenaltyFactor > 1) {
     const typicalMs = fleetRttMs === undefined ? settings.defaultRttMs : Math.max(settings.defaultRttMs, fleetRttMs);
     return Math.max(elapsedMs, estimateNowMs ?? settings.defaultRttMs, settings.errorPenaltyFactor * typicalMs * penaltyBackoff);
   }

@@ -12,7 +12,7 @@
  * counts at most 2·R·F, deadlines count, failures are left to the error
  * penalty (error-penalty.ts).
  */
-import { CallOutcome, EndpointLoad } from './endpoint-load';
+import { CallOutcome, EndpointLoad, isFailure } from './endpoint-load';
 import { signalEjects } from './ejection';
 import { EjectionRanking } from './ejection-ranking';
 import { FleetRtt } from './fleet-rtt';
@@ -167,7 +167,7 @@ export function recordMeanSample(
   weight = 1,
   ejection?: EjectionRanking,
 ): boolean {
-  if (!keepsMean(settings) || outcome === CallOutcome.FAILURE || outcome === CallOutcome.OUTLASTED) {
+  if (!keepsMean(settings) || isFailure(outcome) || outcome === CallOutcome.OUTLASTED) {
     // A failure's sample is the error penalty's (error-penalty.ts), which
     // the peak estimate carries and the decay forgets: in the mean it
     // would keep a healed crash-looping backend out until each client's

@@ -8,7 +8,7 @@ import { costFromEstimate, estimateMs, estimateWith, peakEwmaCost, sampleWith } 
 import { ejectionLineMs, isEjected, lineBaseMs, medianIsLineBase } from './ejection';
 import { budgetApplies } from './ejection-budget';
 import { EjectionRanking } from './ejection-ranking';
-import { CallOutcome, EndpointLoad } from './endpoint-load';
+import { CallOutcome, EndpointLoad, isFailure } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
 import { CandidateRating, LoadModel } from './load-model';
 import { recordMeanSample } from './mean';
@@ -174,8 +174,11 @@ export class PeakEwmaModel implements LoadModel {
     // failure is whole evidence whatever the method: the call was stuck or
     // failed, which every method's next call would meet too.
     const weight = outcome === CallOutcome.SUCCESS ? answerWeightOf(methodW) : 1;
-    if (outcome === CallOutcome.FAILURE) {
+    if (isFailure(outcome)) {
       load.failedAtMs = nowMs;
+    }
+    if (outcome !== CallOutcome.CANCELLED && outcome !== CallOutcome.OUTLASTED) {
+      load.lastCallRefused = outcome === CallOutcome.REFUSED;
     }
     const sampleMs = sampleWith(outcome, judgedMs, estimateNowMs, failures, settings, fleet);
     if (sampleMs === null || !(sampleMs >= 0) || !Number.isFinite(sampleMs)) {

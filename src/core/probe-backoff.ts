@@ -26,7 +26,7 @@
  * the default 8) probes as before, and a slower one at most cap times less
  * often (docs/tuning-log.md §11).
  */
-import { CallOutcome, EndpointLoad } from './endpoint-load';
+import { CallOutcome, EndpointLoad, isFailure } from './endpoint-load';
 import { onProbation } from './mean';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 
@@ -40,7 +40,7 @@ export function failuresInARowAfter(load: EndpointLoad, outcome: CallOutcome): n
   if (outcome === CallOutcome.SUCCESS) {
     return 0;
   }
-  return outcome === CallOutcome.FAILURE ? load.consecutiveFailures + 1 : load.consecutiveFailures;
+  return isFailure(outcome) ? load.consecutiveFailures + 1 : load.consecutiveFailures;
 }
 
 /**
@@ -96,7 +96,7 @@ export function failuresEndInAnError(load: EndpointLoad): boolean {
  * again, each setting the flag.
  */
 export function countFailures(load: EndpointLoad, outcome: CallOutcome, count: number, ejectingAnswer: boolean): void {
-  if (ejectingAnswer || outcome === CallOutcome.FAILURE) {
+  if (ejectingAnswer || isFailure(outcome)) {
     load.lastFailureWasError = !ejectingAnswer;
   }
   load.consecutiveFailures = count;

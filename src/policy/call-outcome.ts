@@ -91,5 +91,9 @@ export function outcomeOfStatus(code: number, details: string): CallOutcome {
   if (code === status.CANCELLED) {
     return CallOutcome.FAILURE;
   }
+  if (code === status.RESOURCE_EXHAUSTED) {
+    // From the server (the client's own message-size limits were taken out above): full now.
+    return CallOutcome.REFUSED;
+  }
   return ENDPOINT_FAILURES.has(code) ? CallOutcome.FAILURE : CallOutcome.SUCCESS;
 }

@@ -13,9 +13,15 @@ describe('outcomeOfStatus', () => {
   });
 
   it('takes the endpoint failing the call as a failure', () => {
-    for (const code of [status.UNAVAILABLE, status.INTERNAL, status.UNKNOWN, status.DATA_LOSS, status.RESOURCE_EXHAUSTED, status.UNIMPLEMENTED]) {
+    for (const code of [status.UNAVAILABLE, status.INTERNAL, status.UNKNOWN, status.DATA_LOSS, status.UNIMPLEMENTED]) {
       expect(outcomeOfStatus(code, 'x')).toBe(CallOutcome.FAILURE);
     }
+  });
+
+  it("takes the server's RESOURCE_EXHAUSTED as a refusal: a failure, and word that the endpoint is full now", () => {
+    // grpcio's maximum_concurrent_rpcs (grpc/_server.py), and HTTP/2 ENHANCE_YOUR_CALM as grpc-js reports it.
+    expect(outcomeOfStatus(status.RESOURCE_EXHAUSTED, 'Concurrent RPC limit exceeded!')).toBe(CallOutcome.REFUSED);
+    expect(outcomeOfStatus(status.RESOURCE_EXHAUSTED, 'Bandwidth exhausted or memory limit exceeded')).toBe(CallOutcome.REFUSED);
   });
 
   it('tells a deadline from a cancel', () => {
@@ -51,7 +57,7 @@ describe('statuses grpc-js produces for the client\'s own decisions', () => {
   it('match only their own code: the same words under another code are still the endpoint failing', () => {
     expect(outcomeOfStatus(status.UNAVAILABLE, 'Discarded in favor of other hedged attempt')).toBe(CallOutcome.FAILURE);
     expect(outcomeOfStatus(status.INTERNAL, 'Failed to decompress gzip-encoded message')).toBe(CallOutcome.FAILURE);
-    expect(outcomeOfStatus(status.RESOURCE_EXHAUSTED, 'Bandwidth exhausted or memory limit exceeded')).toBe(CallOutcome.FAILURE);
+    expect(outcomeOfStatus(status.UNAVAILABLE, 'Received message larger than max (5000000 vs 4194304)')).toBe(CallOutcome.FAILURE);
   });
 
   it('are texts the installed grpc-js really produces (a grpc-js release that rewords one fails here)', () => {
