@@ -14,7 +14,7 @@ import { convertLeastRequest } from './least-request-converter';
 import { convertPeakEwma } from './peak-ewma-converter';
 import { EncodedAny, precompileValidators } from './policy-protos';
 import { convertTypedStruct } from './typed-struct-converter';
-import { installWeightedTargetFix } from './weighted-target-fix';
+import { installGrpcJsXdsFixes } from './grpc-js-xds-fixes';
 import {
   LEAST_REQUEST_TYPE_URL,
   PEAK_EWMA_TYPE_URL,
@@ -58,8 +58,8 @@ let registered = false;
  * LeastRequest (v3), and validating converters for both TypedStruct URLs;
  * and acceptance of the Cluster's old `lb_policy: LEAST_REQUEST` enum (gRFC
  * A48, what Istio's proxyless generator sends; see legacy-least-request.ts);
- * and a `weighted_target` that destroys a removed locality's child
- * (weighted-target-fix.ts: a grpc-js-xds 1.14 defect).
+ * and grpc-js-xds's weighted_target and priority mended (grpc-js-xds-fixes.ts:
+ * a removed locality's balancer destroyed, a closed channel's timers cleared).
  * Idempotent. Call it before the first xds:/// channel: a Cluster that
  * arrives earlier naming only these policies is NACKed. Where another copy
  * of this package has registered, the higher version keeps the policies and
@@ -82,8 +82,8 @@ export function registerXds(): void {
   precompileValidators([PEAK_EWMA_TYPE_URL, LEAST_REQUEST_TYPE_URL, XDS_TYPED_STRUCT_TYPE_URL, UDPA_TYPED_STRUCT_TYPE_URL]);
   registerPolicies();
   grpcJsXds.register();
-  // After grpcJsXds.register(), whose weighted_target it replaces (last wins).
-  installWeightedTargetFix();
+  // After grpcJsXds.register(), whose weighted_target and priority they replace (last wins).
+  installGrpcJsXdsFixes();
   // grpc-js-xds's converter registry is module-global and last-wins too: the
   // copy of this package that holds it is chosen as for the policies.
   if (claimRegistry(registerLbPolicy, 'the xDS converters and the lb_policy LEAST_REQUEST shim')) {

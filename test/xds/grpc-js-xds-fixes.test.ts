@@ -1,19 +1,21 @@
 /**
- * registerXds() replaces grpc-js-xds 1.14's `weighted_target` (the policy
- * under WrrLocality) with one that destroys a removed locality's child when
- * its 15-minute retention ends (src/xds/weighted-target-fix.ts). grpc-js-xds
- * only drops the child from its map, so our balancer under it lived on:
- * listed by getLoadBalancerStats(), its subchannels connected to backends no
- * longer in EDS, after client.close() too (found by an xDS bug hunt,
- * 2026-12-06; docs/xds.md §5).
+ * registerXds() mends two grpc-js-xds 1.14 defects (src/xds/grpc-js-xds-fixes.ts;
+ * found by an xDS bug hunt, 2026-12-06; docs/xds.md §5):
  *
- * The policy runs here as grpc-js runs it, from the registry through a
+ * - `weighted_target` (under WrrLocality) only dropped a removed locality's
+ *   child from its map when its 15-minute retention ended, so our balancer
+ *   under it lived on: listed by getLoadBalancerStats(), its subchannels
+ *   connected to backends no longer in EDS, after client.close() too.
+ * - `priority` left its children's retention and failover timers running
+ *   when destroyed, so a closed channel kept the process alive.
+ *
+ * The policies run here as grpc-js runs them, from the registry through a
  * ChildLoadBalancerHandler, with a recording child policy in place of ours
- * and jest's fake clock for the retention timer.
+ * and jest's fake clock for the timers.
  */
 import { ChannelOptions, experimental, logVerbosity, setLogVerbosity } from '@grpc/grpc-js';
 import { registerXds } from '../../src/xds';
-import { DestroyingChildMap } from '../../src/xds/weighted-target-fix';
+import { DestroyingChildMap, installGrpcJsXdsFixes } from '../../src/xds/grpc-js-xds-fixes';
 
 const PROBE = 'weighted_target_fix_probe';
 const RETENTION_MS = 15 * 60 * 1000; // grpc-js-xds's DEFAULT_RETENTION_INTERVAL_MS
@@ -132,6 +134,33 @@ describe("weighted_target after registerXds()", () => {
     expect(made).toHaveLength(7);
     balancer.destroy();
     expect(made.every((child) => child.destroyed)).toBe(true);
+  });
+});
+
+/** A priority config over `children`, in that order of priority, each with the probe policy. */
+function priorityConfig(children: string[]): experimental.TypedLoadBalancingConfig {
+  const entries = children.map((name) => [name, { config: [{ [PROBE]: {} }], ignore_reresolution_requests: false }]);
+  return experimental.parseLoadBalancingConfig({ priority: { children: Object.fromEntries(entries), priorities: children } });
+}
+
+describe('priority after registerXds()', () => {
+  it("leaves no timer running once destroyed: a replaced child's retention, a child's failover", () => {
+    const balancer = new experimental.ChildLoadBalancerHandler(helper);
+    balancer.updateAddressList(endpointsIn(['p0']), priorityConfig(['p0']), {} as ChannelOptions, '');
+    // EDS moved the endpoints to a new priority child: p0 is kept for its retention.
+    balancer.updateAddressList(endpointsIn(['p1']), priorityConfig(['p1']), {} as ChannelOptions, '');
+    expect(made).toHaveLength(2);
+    expect(jest.getTimerCount()).toBeGreaterThan(0);
+    balancer.destroy();
+    expect(made.map((child) => child.destroyed)).toEqual([true, true]);
+    // Nothing left to hold a closed channel's process for 15 minutes.
+    expect(jest.getTimerCount()).toBe(0);
+  });
+});
+
+describe('the mends', () => {
+  it('are both installed against the grpc-js-xds this package is tested with', () => {
+    expect(installGrpcJsXdsFixes().sort()).toEqual(['priority', 'weighted_target']);
   });
 });
 
