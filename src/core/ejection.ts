@@ -96,21 +96,21 @@ export function signalEjects(load: EndpointLoad, signalMs: number, settings: Pea
 /**
  * Whether `load` is ejected given its estimate now (`estimateMs`) and
  * whether that estimate is stale: by the estimate ("peak") or by its mean
- * ("mean"), or because its last call was refused for want of capacity; a
- * stale endpoint is never ejected, so that it is probed.
- *
- * The refusal (CallOutcome.REFUSED, RESOURCE_EXHAUSTED) is the server's own
- * word that it is full. The error penalty prices it at f × F, but a draw of
- * two full endpoints must still take one: with three of six one-worker
- * Python pods shedding load, peak_ewma failed 6.6 % of calls where they
- * were never tried again before their probe, 1.8 % (docs/tuning-log.md
- * §49). Other failures do not eject: a pod failing 5 % of its calls at
- * random would lose its share in a small fleet that needs it, and a crash
- * loop's recovery read 4.1 s against the reference's 4 (§49).
+ * ("mean"), or while it is `shedding` calls (shed.ts: with ejection on,
+ * outside the budget); a stale endpoint is never ejected, so that it is
+ * probed.
  */
-export function isEjected(load: EndpointLoad, estimateMs: number, stale: boolean, settings: PeakEwmaSettings, fleet: FleetRtt, state?: EjectionRanking): boolean {
-  if (load.lastCallRefused && !stale) {
-    return true;
+export function isEjected(
+  load: EndpointLoad,
+  estimateMs: number,
+  stale: boolean,
+  settings: PeakEwmaSettings,
+  fleet: FleetRtt,
+  state?: EjectionRanking,
+  shedding = false,
+): boolean {
+  if (shedding) {
+    return !!settings.ejectionRatio;
   }
   if (settings.ejectionSignal !== 'mean') {
     return signalEjects(load, estimateMs, settings, fleet, state);

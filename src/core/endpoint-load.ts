@@ -21,18 +21,16 @@ export enum CallOutcome {
    */
   OUTLASTED,
   /**
-   * The endpoint refused the call for want of capacity (RESOURCE_EXHAUSTED
-   * from the server: grpcio's maximum_concurrent_rpcs, a concurrency
-   * limiter): a failure like FAILURE in every respect, and also word that
-   * the endpoint is full now, so it is ejected until its probe
-   * (ejection.ts).
+   * The server shed the call for want of capacity (RESOURCE_EXHAUSTED: grpcio's
+   * maximum_concurrent_rpcs, a concurrency limiter): a failure like FAILURE
+   * in every respect, and also word that the endpoint is full now (shed.ts).
    */
-  REFUSED,
+  SHED,
 }
 
 /** Whether `outcome` is the endpoint's failure (the error penalty's, the probe back-off's). */
 export function isFailure(outcome: CallOutcome): boolean {
-  return outcome === CallOutcome.FAILURE || outcome === CallOutcome.REFUSED;
+  return outcome === CallOutcome.FAILURE || outcome === CallOutcome.SHED;
 }
 
 export class EndpointLoad {
@@ -102,12 +100,8 @@ export class EndpointLoad {
   failuresBeforeProbe = 0;
   /** When its last failed call ended (monotonic ms; -Infinity: never), for the rotation's gate. */
   failedAtMs = -Infinity;
-  /**
-   * Whether its last call that ended with word from it (not a cancel or a
-   * lost hedge) was refused for want of capacity (CallOutcome.REFUSED): it
-   * is ejected until its probe (ejection.ts).
-   */
-  lastCallRefused = false;
+  /** When it last shed a call (monotonic ms; -Infinity: none since its last answer to a later call): shed.ts. */
+  shedAtMs = -Infinity;
   /**
    * The ejection budget's ranking that kept it out of a tie at the edge of
    * the budget (ejection-budget.ts `tiedOut`); 0: none.

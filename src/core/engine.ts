@@ -224,7 +224,10 @@ export class LoadBalancingEngine {
     }
     if (method !== undefined) {
       method.calls++;
+      method.inFlight++;
       method.lastSeenMs = nowMs;
+      // After stamping it: the sweep must not drop the method being placed.
+      method.table?.sweepIfDue(nowMs);
     }
     return nowMs;
   }
@@ -232,6 +235,9 @@ export class LoadBalancingEngine {
   /** The call started by `callStarted(load, callWeight, method)` ended. */
   callEnded(load: EndpointLoad, outcome: CallOutcome, startedAtMs: number, callWeight = 1, method?: MethodStats): void {
     load.callFinished();
+    if (method !== undefined && method.inFlight > 0) {
+      method.inFlight--;
+    }
     load.outstandingWork = workLeft(load.outstandingWork, callWeight, load.outstanding);
     if (this.model.ignoresTime) {
       this.model.recordCall(load, outcome, 0, 0, method);

@@ -82,6 +82,8 @@ export class MethodStats {
   calls = 0;
   /** When a call was last placed for it (monotonic ms). */
   lastSeenMs = 0;
+  /** Its calls started and not yet ended: a method is not idle while one runs (a 150 s export). */
+  inFlight = 0;
   /** The table tracking it; undefined once that table dropped it (idle), so a `MethodKey` holding it looks the name up again. */
   table: MethodTable | undefined = undefined;
 
@@ -205,21 +207,25 @@ export class MethodTable {
   /**
    * Drops idle methods at most once per idleMs / 4: over the cap every
    * call of an untracked method comes to `add`, and must not pay
-   * O(methods) each time.
+   * O(methods) each time. Also called as each call starts (the engine's
+   * `callStarted`), so that a method idle for idleMs stops counting toward
+   * a mix and leaves the stats though no new method appears: a service's one
+   * slow call at start-up kept mixedChoiceCount candidates per pick for the
+   * channel's life.
    */
-  private sweepIfDue(nowMs: number): void {
+  sweepIfDue(nowMs: number): void {
     if (nowMs - this.sweptAtMs >= this.idleMs / 4) {
       this.dropIdle(nowMs);
     }
   }
 
-  /** Drops every method not picked for `idleMs`. O(tracked methods). */
+  /** Drops every method not picked for `idleMs` and with no call running. O(tracked methods). */
   dropIdle(nowMs: number): void {
     this.sweptAtMs = nowMs;
     this.lastName = undefined;
     this.lastStats = undefined;
     for (const [name, method] of this.byName) {
-      if (nowMs - method.lastSeenMs >= this.idleMs) {
+      if (nowMs - method.lastSeenMs >= this.idleMs && method.inFlight === 0) {
         method.table = undefined;
         this.byName.delete(name);
       }
@@ -235,11 +241,6 @@ export class MethodTable {
     if (++this.callsSinceMixCheck >= MIX_CHECK_CALLS || nowMs - this.mixCheckedAtMs >= MIX_CHECK_MS) {
       this.callsSinceMixCheck = 0;
       this.mixCheckedAtMs = nowMs;
-      // A method idle for idleMs no longer makes a mix: a service whose one
-      // slow admin call came at start-up would otherwise compare
-      // mixedChoiceCount candidates for the channel's life, since `add`,
-      // the other sweeper, runs only when a new method appears.
-      this.sweepIfDue(nowMs);
       this.isMix = this.judgeMix();
     }
     return this.isMix;

@@ -20,6 +20,7 @@ import { PeakEwmaSettings } from './peak-ewma-settings';
 import { Refusal } from './pick-paths';
 import { countFailures, failuresAfterEjectingAnswer, failuresInARowAfter } from './probe-backoff';
 import { refusalOf, rotates } from './rotation';
+import { isShedding, recordShed } from './shed';
 import { isStale } from './staleness';
 import { BalancerTraffic } from './traffic';
 
@@ -130,7 +131,7 @@ export class PeakEwmaModel implements LoadModel {
     const stale = isStale(load, nowMs, settings, this.fleet, this.traffic);
     const rttMs = estimateWith(load, currentRttMs(load, nowMs, settings, this.traffic, this.fleet), stale, nowMs, settings, this.fleet);
     into.cost = costFromEstimate(load, stale, rttMs, settings, this.fleet, callWeight);
-    into.ejected = isEjected(load, rttMs, stale, settings, this.fleet, this.ejection);
+    into.ejected = isEjected(load, rttMs, stale, settings, this.fleet, this.ejection, isShedding(load, nowMs, stale, settings));
   }
 
   /**
@@ -177,9 +178,7 @@ export class PeakEwmaModel implements LoadModel {
     if (isFailure(outcome)) {
       load.failedAtMs = nowMs;
     }
-    if (outcome !== CallOutcome.CANCELLED && outcome !== CallOutcome.OUTLASTED) {
-      load.lastCallRefused = outcome === CallOutcome.REFUSED;
-    }
+    recordShed(load, outcome, elapsedMs, nowMs);
     const sampleMs = sampleWith(outcome, judgedMs, estimateNowMs, failures, settings, fleet);
     if (sampleMs === null || !(sampleMs >= 0) || !Number.isFinite(sampleMs)) {
       countFailures(load, outcome, failures, false);

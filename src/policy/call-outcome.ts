@@ -13,7 +13,6 @@ const ENDPOINT_FAILURES: ReadonlySet<number> = new Set([
   status.INTERNAL,
   status.UNKNOWN,
   status.DATA_LOSS,
-  status.RESOURCE_EXHAUSTED,
   status.UNIMPLEMENTED,
 ]);
 
@@ -64,8 +63,28 @@ export const NOT_THE_ENDPOINT: ReadonlyMap<number, readonly string[]> = new Map(
   ],
 ]);
 
+/**
+ * The same for servers of other gRPC implementations: their RESOURCE_EXHAUSTED
+ * for a message over their size limit is the message's, which every
+ * endpoint would refuse alike, not a shed call (texts of grpc-go, grpc-java,
+ * and C-core's and grpc-js's servers for a response over the limit).
+ */
+export const OTHER_SERVERS_NOT_THE_ENDPOINT: ReadonlyMap<number, readonly string[]> = new Map([
+  [
+    status.RESOURCE_EXHAUSTED,
+    [
+      'grpc: received message larger than max', // grpc-go
+      'grpc: received message after decompression larger than max', // grpc-go
+      'grpc: trying to send message larger than max', // grpc-go
+      'gRPC message exceeds maximum size', // grpc-java
+      'Sent message larger than max', // C-core, grpc-js servers
+    ],
+  ],
+]);
+
 function isNotTheEndpoint(code: number, details: string): boolean {
-  return NOT_THE_ENDPOINT.get(code)?.some((prefix) => details.startsWith(prefix)) ?? false;
+  const matches = (map: ReadonlyMap<number, readonly string[]>) => map.get(code)?.some((prefix) => details.startsWith(prefix)) ?? false;
+  return matches(NOT_THE_ENDPOINT) || matches(OTHER_SERVERS_NOT_THE_ENDPOINT);
 }
 
 /**
@@ -92,8 +111,8 @@ export function outcomeOfStatus(code: number, details: string): CallOutcome {
     return CallOutcome.FAILURE;
   }
   if (code === status.RESOURCE_EXHAUSTED) {
-    // From the server (the client's own message-size limits were taken out above): full now.
-    return CallOutcome.REFUSED;
+    // Full now (shed.ts), unless it names a quota: a caller's allowance, not the endpoint's capacity.
+    return /quota/i.test(details) ? CallOutcome.FAILURE : CallOutcome.SHED;
   }
   return ENDPOINT_FAILURES.has(code) ? CallOutcome.FAILURE : CallOutcome.SUCCESS;
 }

@@ -96,10 +96,19 @@ export function readDurationMs(
   // Also catches seconds too large for a double (ms = Infinity): too long, not "not positive".
   if (!(ms <= maxMs)) {
     // The value as written: ms / 1000 would print 60.000000001s as 60.000000001000004s.
-    const got = !Number.isFinite(ms) ? 'a duration too large to represent' : typeof value === 'string' ? describe(value) : JSON.stringify(value);
+    const got = Number.isFinite(ms) ? asWritten(value) : 'a duration too large to represent';
     throw new ConfigError(policyName, field, `must be at most ${maxMs / 1000}s, got ${got}`);
   }
   return ms;
+}
+
+/** A duration as it was written: a string quoted, an object as its JSON, at most 60 characters of either. */
+function asWritten(value: unknown): string {
+  if (typeof value === 'string') {
+    return describe(value);
+  }
+  const json = JSON.stringify(value);
+  return json.length > 60 ? json.slice(0, 60) + '…' : json;
 }
 
 /** A {seconds, nanos} that read as zero, with its keys: {"second": 2} is zero for a typo. */

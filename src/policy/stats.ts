@@ -43,12 +43,12 @@ export interface EndpointStats {
   readonly cost: number;
   /** Calls started on this endpoint since it joined. */
   readonly callsStarted: number;
-  /** callsStarted as a fraction of all calls this balancer started. */
+  /** callsStarted as a fraction of the sum of callsStarted over the endpoints listed. */
   readonly shareOfCalls: number;
   /** Time since the last RTT sample in ms; null if none yet. */
   readonly msSinceLastSample: number | null;
   /**
-   * Whether picks skip it now for its latency (`ejectionRatio`, judged on
+   * Whether picks skip it now for its latency or because it is shedding calls (`ejectionRatio`, judged on
    * `ejectionSignal`); false under least_request.
    */
   readonly ejected: boolean;

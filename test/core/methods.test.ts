@@ -635,6 +635,54 @@ describe('a method mix widens the choice (mixedChoiceCount)', () => {
     expect(engine.candidatesPerPick).toBe(config.choiceCount);
   });
 
+  /** An engine over ten endpoints with `overrides`, and a call of `name` taking `ms`, started and ended at once. */
+  function methodEngine(overrides: Record<string, unknown> = {}) {
+    const config = PeakEwmaLoadBalancingConfig.parse(overrides);
+    const clock = new ManualClock();
+    const engine = new LoadBalancingEngine({ model: config.createModel(), choiceCount: config.choiceCount, clock: clock.now, random: seededRandom(3) });
+    const loads = Array.from({ length: 10 }, () => new EndpointLoad());
+    const call = (name: string, ms: number): void => {
+      const method = engine.methodOf(name);
+      const weight = engine.callWeight(method);
+      const load = loads[engine.pick(loads, weight)];
+      const startedAt = engine.callStarted(load, weight, method);
+      clock.advance(ms);
+      engine.callEnded(load, CallOutcome.SUCCESS, startedAt, weight, method);
+    };
+    return { engine, clock, loads, call };
+  }
+
+  it('keeps a method whose one call runs longer than the idle time, and its answer makes the mix', () => {
+    // Pings every 100 ms beside a 150 s export: the export must not be dropped mid-call.
+    const { engine, clock, loads, call } = methodEngine();
+    call('/s/Ping', 5);
+    const exportMethod = engine.methodOf('/s/Export')!;
+    const exportLoad = loads[engine.pick(loads, engine.callWeight(exportMethod))];
+    const exportStart = engine.callStarted(exportLoad, engine.callWeight(exportMethod), exportMethod);
+    while (clock.now() - exportStart < 150_000) {
+      clock.advance(95);
+      call('/s/Ping', 5);
+    }
+    engine.callEnded(exportLoad, CallOutcome.SUCCESS, exportStart, engine.callWeight(exportMethod), exportMethod);
+    expect(engine.model.methods!.get('/s/Export')).toBe(exportMethod);
+    expect(exportMethod.fleet.hasSample).toBe(true);
+    for (let i = 0; i < 20; i++) {
+      clock.advance(95);
+      call('/s/Ping', 5);
+    }
+    expect(engine.candidatesPerPick).toBe(engine.model.mixedChoiceCount);
+  });
+
+  it('drops an idle method from the stats also where no mix can widen the choice (mixedChoiceCount 2)', () => {
+    const { engine, clock, call } = methodEngine({ mixedChoiceCount: 2 });
+    call('/s/Report', 200);
+    while (clock.now() < METHOD_IDLE_MS * 1.25 + 1_000) {
+      clock.advance(95);
+      call('/s/Ping', 5);
+    }
+    expect(engine.model.methods!.top(10).map((m) => m.name)).toEqual(['/s/Ping']);
+  });
+
   /**
    * Share of picks that go to the one idle endpoint of 20 alike ones (the
    * others have one call in flight each), plain draws (no rotation): 2/20

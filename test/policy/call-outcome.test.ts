@@ -18,10 +18,28 @@ describe('outcomeOfStatus', () => {
     }
   });
 
-  it("takes the server's RESOURCE_EXHAUSTED as a refusal: a failure, and word that the endpoint is full now", () => {
+  it("takes the server's RESOURCE_EXHAUSTED as a shed call: a failure, and word that the endpoint is full now", () => {
     // grpcio's maximum_concurrent_rpcs (grpc/_server.py), and HTTP/2 ENHANCE_YOUR_CALM as grpc-js reports it.
-    expect(outcomeOfStatus(status.RESOURCE_EXHAUSTED, 'Concurrent RPC limit exceeded!')).toBe(CallOutcome.REFUSED);
-    expect(outcomeOfStatus(status.RESOURCE_EXHAUSTED, 'Bandwidth exhausted or memory limit exceeded')).toBe(CallOutcome.REFUSED);
+    expect(outcomeOfStatus(status.RESOURCE_EXHAUSTED, 'Concurrent RPC limit exceeded!')).toBe(CallOutcome.SHED);
+    expect(outcomeOfStatus(status.RESOURCE_EXHAUSTED, 'Bandwidth exhausted or memory limit exceeded')).toBe(CallOutcome.SHED);
+    expect(outcomeOfStatus(status.RESOURCE_EXHAUSTED, 'x')).toBe(CallOutcome.SHED);
+  });
+
+  it("takes a quota's RESOURCE_EXHAUSTED as a plain failure: the caller's allowance, not the endpoint's capacity", () => {
+    expect(outcomeOfStatus(status.RESOURCE_EXHAUSTED, 'Quota exceeded for quota metric "Requests"')).toBe(CallOutcome.FAILURE);
+    expect(outcomeOfStatus(status.RESOURCE_EXHAUSTED, 'RATE_LIMIT: per-user QUOTA spent')).toBe(CallOutcome.FAILURE);
+  });
+
+  it("takes other servers' message-size limits as no news about the endpoint: every endpoint would refuse that message", () => {
+    for (const details of [
+      'grpc: received message larger than max (5000000 vs. 4194304)',
+      'grpc: received message after decompression larger than max (5000000 vs. 4194304)',
+      'grpc: trying to send message larger than max (5000000 vs. 4194304)',
+      'gRPC message exceeds maximum size 4194304: 5000000',
+      'Sent message larger than max (5000000 vs. 4194304)',
+    ]) {
+      expect([details, outcomeOfStatus(status.RESOURCE_EXHAUSTED, details)]).toEqual([details, CallOutcome.CANCELLED]);
+    }
   });
 
   it('tells a deadline from a cancel', () => {

@@ -168,6 +168,8 @@ describe('peak_ewma_experimental config', () => {
     [{ decayTime: '10' }, /"decayTime" must be a duration such as "10s"/],
     [{ decayTime: 10 }, /"decayTime" must be a duration string/],
     [{ decayTime: '999999s' }, /"decayTime" must be at most 3600s, got "999999s"/],
+    [{ decayTime: { seconds: 7200 } }, /"decayTime" must be at most 3600s, got \{"seconds":7200\}/],
+    [{ decayTime: { seconds: 7200, nanos: 0, extra: 'x'.repeat(100) } }, /got \{"seconds":7200,"nanos":0,"extra":"x+…$/],
     [{ decayTime: { seconds: -1 } }, /"decayTime" must be greater than zero, got -1s/],
     [{ decayTime: { seconds: 1, nanos: 1e9 } }, /"decayTime.nanos" must be an integer in \[0, 999999999\]/],
     [{ decayTime: { seconds: 'x' } }, /"decayTime.seconds" must be an integer/],

@@ -14,7 +14,7 @@
  * times. Each claim was checked to fail with round_robin in peak_ewma's
  * place: the policy check (no balancer listed), the Python share (0.50
  * against `< 2/3 × 0.50`), the failed share (0.38 against `< 0.03`; 0.07–0.08
- * also with peak_ewma before refusals ejected, 2026-12-06).
+ * also with peak_ewma before shed calls ejected, 2026-12-06).
  *
  * Required under CI=true; elsewhere skipped without Debian's python3-grpcio,
  * as test/xds/interop.e2e.test.ts.
@@ -172,10 +172,11 @@ describePython('a fleet of grpc-js and one-worker Python (grpcio) backends', () 
       const peakFailed = peakEwma.failures.length / peakEwma.total;
       // round_robin sends the pods half the calls and most find the worker busy (measured 0.38).
       expect(rrFailed).toBeGreaterThan(0.15);
-      // peak_ewma: a refusal ejects the pod until its probe (ejection.ts), measured 0.010–0.018.
-      // Before that rule 0.04–0.08: a two-choice draw whose candidates were both Python pods took
-      // one of them, however penalised (3 draws in 15 here). Not 0: a pod let back in after its
-      // probe takes a second call of a busy channel before it has refused again.
+      // peak_ewma: a shed call ejects the pod until its probe (src/core/shed.ts): measured
+      // 0.012–0.016. Before that rule 0.04–0.08 (0.068–0.076 in this test): a two-choice draw whose
+      // candidates were both Python pods took one of them, however penalised (3 draws in 15 here).
+      // Not 0: a pod let back in after its probe takes a second call of a busy channel before it
+      // has shed one again.
       expect(peakFailed).toBeLessThan(0.03);
     });
   });
