@@ -21,7 +21,7 @@
  */
 import { Server, ServerCredentials, ServerMetricRecorder, ServerUnaryCall, sendUnaryData, status } from '@grpc/grpc-js';
 import { probeServiceDefinitionWith } from '../lib/probe-service';
-import { Behaviour, CallbackBackend, Scheduler, STATUS_OK } from '../model';
+import { Behaviour, CallbackBackend, Scheduler, STATUS_OK, STATUS_RESOURCE_EXHAUSTED } from '../model';
 import { RandomSource } from '../../src/core/random';
 import { decodeMedianMs } from './probe-request';
 
@@ -50,6 +50,8 @@ export interface ProbeBackendStats {
   readonly failed: number;
   readonly skipped: number;
   readonly blackholed: number;
+  /** Calls refused with RESOURCE_EXHAUSTED (load shed: queueLimit). */
+  readonly refused: number;
   readonly inService: number;
   readonly queueLength: number;
 }
@@ -135,7 +137,7 @@ export class ProbeBackend {
     const model = this.backend.model;
     const slots = model.behaviour.slots;
     const busyFraction = slots > 0 ? Math.min(1, model.inService / slots) : model.inService > 0 ? 1 : 0;
-    this.load.sample(busyFraction, model.counters.served, model.counters.failed);
+    this.load.sample(busyFraction, model.counters.served, model.counters.failed + model.counters.refused);
     if (this.orca) {
       this.orca.setApplicationUtilizationMetric(this.load.utilization);
       this.orca.setQpsMetric(this.load.qps);
@@ -177,6 +179,9 @@ export class ProbeBackend {
     const callId = this.backend.submit(decodeMedianMs(call.request), deadlineAtMs, (replyStatus) => {
       if (replyStatus === STATUS_OK) {
         callback(null, this.reply);
+      } else if (replyStatus === STATUS_RESOURCE_EXHAUSTED) {
+        // Load shed (queueLimit): as grpcio answers over maximum_concurrent_rpcs (its text is not copied, so python-fleet.ts tells them apart).
+        callback({ code: status.RESOURCE_EXHAUSTED, details: 'load shed: every slot busy and the queue full (queueLimit)' });
       } else {
         const details = this.backend.model.behaviour.mode === 'unavailable' ? 'crash-looping' : 'flaky';
         callback({ code: status.UNAVAILABLE, details });

@@ -1,7 +1,8 @@
 /**
  * The load test runs the simulator's scenarios (scripts/sim/scenarios.ts:
  * the reference's Tier 2 suite s01–s13; s14, a brownout with s13's
- * methods; s15, a fleet of one-slot and default pods; each as data plus a
+ * methods; s15, a fleet of one-slot and default pods; s16, the same with
+ * one-slot pods that shed load (RESOURCE_EXHAUSTED); each as data plus a
  * `setup` that drives a `ScenarioControl`), so a scenario is defined once
  * for both. This module
  * picks them, shortens their timeline, and names them.

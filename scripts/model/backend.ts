@@ -25,9 +25,21 @@
  *   logical time before an arrival its host already handled (an event-loop
  *   stall, then the handler before the late timer), and starting the call
  *   then would answer it sooner than its service time and hide the stall.
- * - A reply is either OK (after service and `extraDelayMs`) or UNAVAILABLE
- *   (at once, on `errorRate` or in `unavailable` mode). Skipped and
- *   black-holed calls get no reply at all.
+ * - A reply is either OK (after service and `extraDelayMs`), UNAVAILABLE
+ *   (at once, on `errorRate` or in `unavailable` mode) or RESOURCE_EXHAUSTED
+ *   (at once, load shed: below). Skipped and black-holed calls get no reply
+ *   at all.
+ * - Load shedding (`queueLimit`, absent = unbounded): a call that finds every
+ *   slot busy and `queueLimit` calls already queued is refused at once with
+ *   RESOURCE_EXHAUSTED and counted in `refused`; it takes no slot, no time
+ *   and no place in the queue. queueLimit 0 with one slot is grpcio's
+ *   `maximum_concurrent_rpcs=1` on one worker: a call that finds the worker
+ *   busy is refused. The queue counts every call in it, including ones whose
+ *   caller has gone and that will be skipped at the head (the server does not
+ *   know yet). The check comes after the error coin flip, so a flaky pod's
+ *   errors stay UNAVAILABLE. Lowering `queueLimit` at run time refuses only
+ *   later arrivals: calls already queued stay. With unlimited slots (0) no
+ *   call is ever refused.
  */
 import { RandomSource } from '../../src/core/random';
 import { Behaviour, checkBehaviour, DEFAULT_BEHAVIOUR } from './behaviour';
@@ -37,8 +49,9 @@ import { resized } from './typed-arrays';
 
 /** gRPC status codes the model answers with. */
 export const STATUS_OK = 0;
+export const STATUS_RESOURCE_EXHAUSTED = 8;
 export const STATUS_UNAVAILABLE = 14;
-export type ReplyStatus = typeof STATUS_OK | typeof STATUS_UNAVAILABLE;
+export type ReplyStatus = typeof STATUS_OK | typeof STATUS_RESOURCE_EXHAUSTED | typeof STATUS_UNAVAILABLE;
 
 /** Why a call failed, as the harness words it. */
 export const UNAVAILABLE_DETAILS = { flaky: 'flaky', crashLooping: 'crash-looping' } as const;
@@ -69,12 +82,14 @@ export interface BackendCounters {
   skipped: number;
   /** Calls swallowed in black-hole mode. */
   blackholed: number;
+  /** RESOURCE_EXHAUSTED replies sent: every slot busy and the queue at `queueLimit` (load shed). */
+  refused: number;
 }
 
 const EMPTY = -1;
 
 export class BackendModel {
-  readonly counters: BackendCounters = { arrivals: 0, served: 0, failed: 0, skipped: 0, blackholed: 0 };
+  readonly counters: BackendCounters = { arrivals: 0, served: 0, failed: 0, skipped: 0, blackholed: 0, refused: 0 };
   readonly gcPhaseMs: number;
   private current: Behaviour;
   private readonly scheduler: Scheduler;
@@ -176,9 +191,21 @@ export class BackendModel {
     const nowMs = this.scheduler.nowMs();
     if (this.hasFreeSlot()) {
       this.startService(callId, medianMs, nowMs);
+    } else if (behaviour.queueLimit !== undefined && this.queueSize >= behaviour.queueLimit) {
+      this.counters.refused++;
+      this.onReply(callId, STATUS_RESOURCE_EXHAUSTED);
     } else {
       this.enqueue(callId, medianMs, deadlineAtMs, nowMs);
     }
+  }
+
+  /**
+   * Whether a call submitted now would be refused (every slot busy, the
+   * queue at `queueLimit`): for the simulator's oracle, which sees it.
+   */
+  get full(): boolean {
+    const limit = this.current.queueLimit;
+    return limit !== undefined && !this.hasFreeSlot() && this.queueSize >= limit;
   }
 
   /**

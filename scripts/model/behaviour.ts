@@ -17,6 +17,14 @@ export interface Behaviour {
   readonly sigma: number;
   /** Calls served at once; the rest wait in a FIFO queue. 0 = unlimited. */
   readonly slots: number;
+  /**
+   * Calls that may wait for a slot; a call that finds every slot busy and
+   * this many queued is refused at once with RESOURCE_EXHAUSTED (a server
+   * that sheds load: grpcio's maximum_concurrent_rpcs, a concurrency
+   * limiter). Absent or Infinity: unbounded; 0: refuse whenever every slot
+   * is busy. Moot with unlimited slots.
+   */
+  readonly queueLimit?: number;
   /** Fraction of calls failed with UNAVAILABLE before any work (no slot, no time). */
   readonly errorRate: number;
   readonly mode: BackendMode;
@@ -50,6 +58,11 @@ export function checkBehaviour(behaviour: Behaviour): Behaviour {
   rule(behaviour.latencyFactor > 0 && Number.isFinite(behaviour.latencyFactor), 'latencyFactor', 'must be a finite number > 0');
   rule(behaviour.sigma >= 0 && Number.isFinite(behaviour.sigma), 'sigma', 'must be a finite number >= 0');
   rule(Number.isInteger(behaviour.slots) && behaviour.slots >= 0, 'slots', 'must be an integer >= 0 (0 = unlimited)');
+  rule(
+    behaviour.queueLimit === undefined || behaviour.queueLimit === Infinity || (Number.isInteger(behaviour.queueLimit) && behaviour.queueLimit >= 0),
+    'queueLimit',
+    'must be an integer >= 0 or Infinity (absent = unbounded; 0 = refuse whenever every slot is busy)',
+  );
   rule(behaviour.errorRate >= 0 && behaviour.errorRate <= 1, 'errorRate', 'must lie in [0, 1]');
   rule(['normal', 'unavailable', 'blackhole'].includes(behaviour.mode), 'mode', 'must be normal, unavailable or blackhole');
   rule(behaviour.gcPeriodMs >= 0 && Number.isFinite(behaviour.gcPeriodMs), 'gcPeriodMs', 'must be a finite number >= 0');

@@ -30,6 +30,6 @@ export {
 export { meanServiceMs, servedRps, backendCapacityRps, fleetCapacityRps, ratePerClientRps, UNLIMITED_SLOTS_AS } from './capacity';
 export { NormalSource, serviceTimeMs, SERVICE_CAP_MEDIANS } from './lognormal';
 export type { BackendOptions, BackendCounters, ReplySink, ReplyStatus } from './backend';
-export { BackendModel, STATUS_OK, STATUS_UNAVAILABLE, UNAVAILABLE_DETAILS, GC_PHASE_RANGE_MS } from './backend';
+export { BackendModel, STATUS_OK, STATUS_RESOURCE_EXHAUSTED, STATUS_UNAVAILABLE, UNAVAILABLE_DETAILS, GC_PHASE_RANGE_MS } from './backend';
 export type { ReplyCallback } from './callback-backend';
 export { CallbackBackend } from './callback-backend';

@@ -6,8 +6,8 @@
  */
 import { Behaviour, DEFAULT_BEHAVIOUR } from './behaviour';
 
-export type Role = 'normal' | 'noisy' | 'gc' | 'flaky' | 'throttled' | 'single';
-export type FleetKind = 'het' | 'homo' | 'mixed';
+export type Role = 'normal' | 'noisy' | 'gc' | 'flaky' | 'throttled' | 'single' | 'shedding';
+export type FleetKind = 'het' | 'homo' | 'mixed' | 'mixed-shedding';
 
 export const ROLE_OVERRIDES: Readonly<Record<Role, Partial<Behaviour>>> = {
   normal: {},
@@ -23,6 +23,12 @@ export const ROLE_OVERRIDES: Readonly<Record<Role, Partial<Behaviour>>> = {
    * whatever the default backend's (the "mixed" fleet).
    */
   single: { slots: 1 },
+  /**
+   * A one-slot server that sheds load rather than queue (grpcio with one
+   * worker and maximum_concurrent_rpcs=1): a call that finds its slot busy
+   * is refused at once with RESOURCE_EXHAUSTED (the "mixed-shedding" fleet).
+   */
+  shedding: { slots: 1, queueLimit: 0 },
 };
 
 /**
@@ -53,7 +59,8 @@ export function behaviourAtSlots(role: Role, slots: number): Behaviour {
  * scaling as round(3k), round(k)… with k = n/20, each at least 1; below 10
  * backends the bad ones are [noisy, flaky]. "homo" is all normal. "mixed"
  * is ⌊n/2⌋ single-slot pods, then normal ones (s15: two kinds of server
- * behind one name).
+ * behind one name); "mixed-shedding" the same with one-slot pods that
+ * refuse rather than queue (s16).
  */
 export function fleetRoles(kind: FleetKind, backendCount: number): Role[] {
   if (!Number.isInteger(backendCount) || backendCount < 1) {
@@ -62,9 +69,10 @@ export function fleetRoles(kind: FleetKind, backendCount: number): Role[] {
   if (kind === 'homo') {
     return new Array<Role>(backendCount).fill('normal');
   }
-  if (kind === 'mixed') {
+  if (kind === 'mixed' || kind === 'mixed-shedding') {
     const single = Math.floor(backendCount / 2);
-    return [...new Array<Role>(single).fill('single'), ...new Array<Role>(backendCount - single).fill('normal')];
+    const role: Role = kind === 'mixed' ? 'single' : 'shedding';
+    return [...new Array<Role>(single).fill(role), ...new Array<Role>(backendCount - single).fill('normal')];
   }
   let bad: Role[];
   if (backendCount < 10) {

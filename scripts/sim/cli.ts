@@ -48,8 +48,8 @@ const USAGE = `usage: npm run simulate -- [options]
                         --scenario is given too ("regimes" is also a scenario name)
   --regime-slots L      the grid's slots instead (comma-separated), e.g. 1,2
   --regime-clients L    the grid's client counts instead, e.g. 64
-  --regime-scenarios L  the grid's scenarios instead, e.g. s02,s15 (s15, the mixed-concurrency fleet, is judged
-                        by the sick scenarios' targets; docs/simulation.md)
+  --regime-scenarios L  the grid's scenarios instead, e.g. s02,s15 (s15, the mixed-concurrency fleet, and s16,
+                        its load-shedding variant, are judged by the sick scenarios' targets; docs/simulation.md)
                         (--uniform-policies narrows the grid's policies too)
   --tally MS            after the tables, each run's calls by the kind of pod that served them and the path of
                         the pick that sent them (turn, refused, …), with the points of all calls over MS ms or

@@ -28,7 +28,7 @@ import { resized } from '../model/typed-arrays';
 
 /** How a backend's expected done time is found (see `responseCosts`). */
 const enum StartKind {
-  /** Not serving (unavailable, black hole): never chosen while another exists. */
+  /** Not serving (unavailable, black hole) or full (would refuse the call: `BackendModel.full`): never chosen while another exists. */
   Down,
   /** A slot is free: the call starts now. */
   Now,
@@ -246,7 +246,7 @@ export class OracleFleetView {
     const pauses = hasPauses(behaviour);
     this.extraDelayMs[id] = extraDelayMs;
     this.answered[id] = answered;
-    if (behaviour.mode !== 'normal') {
+    if (behaviour.mode !== 'normal' || backend.full) {
       this.startKind[id] = StartKind.Down;
     } else if (startsNow(backend)) {
       this.startKind[id] = !pauses && extraDelayMs === 0 && answered === 1 ? StartKind.NowPlain : StartKind.Now;

@@ -7,7 +7,8 @@
  *   queued call at its mean service time, minus those whose deadline will
  *   have passed), the backend's speed, GC pause and extra delay; the lowest
  *   wins. A backend that fails calls is charged 1/(1 − errorRate); a dead or
- *   black-holed one is never chosen while another exists.
+ *   black-holed one, or one that would refuse the call (one-slot pods that
+ *   shed load, s16), is never chosen while another exists.
  * - `oracle-capacity`: shortest expected delay by capacity, (calls at the
  *   backend + 1) / capacity — the bound for rules that weight backends by
  *   capacity (weighted round robin, WRR with perfect weights, …).

@@ -246,6 +246,15 @@ export const SCENARIOS: readonly Scenario[] = [
     summary: 'the first half of the pods serve one call at a time, the rest the default slots; steady',
     fleet: 'mixed',
   },
+  {
+    ...base,
+    // Not the reference's: s15 with one-slot pods that shed load rather than
+    // queue (grpcio's maximum_concurrent_rpcs=1 on one worker): a call that
+    // finds the slot busy is refused at once with RESOURCE_EXHAUSTED.
+    name: 's16-mixed-shedding',
+    summary: 'as s15, but the one-slot pods refuse (RESOURCE_EXHAUSTED) a call that finds their slot busy; steady',
+    fleet: 'mixed-shedding',
+  },
   { ...HERD, name: 'herd', summary: '16 independent clients; a cold pod joins at 20 s, pod 1 restarts cold at 50 s' },
   {
     ...HERD,

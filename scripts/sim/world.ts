@@ -17,7 +17,7 @@
  */
 import { CallOutcome } from '../../src/core/endpoint-load';
 import { RandomSource, seededRandom } from '../../src/core/random';
-import { BackendModel, STATUS_OK } from '../model/backend';
+import { BackendModel, STATUS_OK, STATUS_RESOURCE_EXHAUSTED } from '../model/backend';
 import { fleetCapacityRps, meanServiceMs, ratePerClientRps } from '../model/capacity';
 import { meanMedianMs } from '../model/methods';
 import { DEFAULT_BEHAVIOUR } from '../model/behaviour';
@@ -167,7 +167,7 @@ export function runSimulation(spec: RunSpec): RunOutput {
       scheduler.schedule(scheduler.nowMs() + pausedMs, () => onReply(callId, status));
       return;
     }
-    endCall(slot, status === STATUS_OK ? CallOutcome.SUCCESS : CallOutcome.FAILURE);
+    endCall(slot, outcomeOfStatus(status));
   };
   const addBackend = (role: Role): number => {
     const id = backends.length;
@@ -463,6 +463,16 @@ export function runSimulation(spec: RunSpec): RunOutput {
  * two tasks per bucket (each call schedules about one, its completion),
  * as a power of two in [1/1024, 1] ms.
  */
+/**
+ * A model status as the engine's outcome, as src/policy/call-outcome.ts maps
+ * the gRPC status a real client sees: OK a success, RESOURCE_EXHAUSTED (a
+ * backend shedding load) a refusal, UNAVAILABLE a failure. Every one but OK
+ * is a failed call in the reports (counted at the deadline).
+ */
+export function outcomeOfStatus(status: number): CallOutcome {
+  return status === STATUS_OK ? CallOutcome.SUCCESS : status === STATUS_RESOURCE_EXHAUSTED ? CallOutcome.REFUSED : CallOutcome.FAILURE;
+}
+
 function calendarBucketMs(callsPerMs: number): number {
   return 2 ** Math.round(Math.log2(Math.min(1, Math.max(1 / 1024, 2 / callsPerMs))));
 }

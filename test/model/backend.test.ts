@@ -1,5 +1,6 @@
-import { BackendModel, ReplyStatus, STATUS_OK, STATUS_UNAVAILABLE } from '../../scripts/model/backend';
-import { Behaviour } from '../../scripts/model/behaviour';
+import { BackendModel, ReplyStatus, STATUS_OK, STATUS_RESOURCE_EXHAUSTED, STATUS_UNAVAILABLE } from '../../scripts/model/backend';
+import { Behaviour, checkBehaviour, DEFAULT_BEHAVIOUR } from '../../scripts/model/behaviour';
+import { behaviourAtSlots } from '../../scripts/model/roles';
 import { CallbackBackend } from '../../scripts/model/callback-backend';
 import { VirtualScheduler } from '../../scripts/model/virtual-scheduler';
 import { seededRandom } from '../../src/core/random';
@@ -198,6 +199,81 @@ describe('BackendModel', () => {
     scheduler.runUntil(60_000);
     expect(busySum / samples / 8).toBeCloseTo(0.7, 1);
     expect(served).toBeGreaterThan(id - 20);
+  });
+});
+
+describe('BackendModel load shedding (queueLimit)', () => {
+  it('queueLimit 0: a call that finds every slot busy is refused at once with RESOURCE_EXHAUSTED (8), no slot, no queue', () => {
+    const { scheduler, backend, replies } = harness({ slots: 1, queueLimit: 0 });
+    backend.submit(0, 10, Infinity);
+    expect(backend.full).toBe(true);
+    backend.submit(1, 10, Infinity);
+    expect(STATUS_RESOURCE_EXHAUSTED).toBe(8);
+    expect(replies).toEqual([{ callId: 1, status: STATUS_RESOURCE_EXHAUSTED, atMs: 0 }]);
+    expect(backend.inService).toBe(1);
+    expect(backend.queueLength).toBe(0);
+    scheduler.runUntil(10);
+    // The slot is free again: the next call is served.
+    expect(backend.full).toBe(false);
+    backend.submit(2, 10, Infinity);
+    scheduler.runUntil(100);
+    expect(replies.map((r) => [r.callId, r.status, r.atMs])).toEqual([
+      [1, STATUS_RESOURCE_EXHAUSTED, 0],
+      [0, STATUS_OK, 10],
+      [2, STATUS_OK, 20],
+    ]);
+    expect(backend.counters).toMatchObject({ arrivals: 3, served: 2, failed: 0, refused: 1, skipped: 0 });
+  });
+
+  it('queueLimit 1: one call waits for the slot, the next is refused', () => {
+    const { scheduler, backend, replies } = harness({ slots: 1, queueLimit: 1 });
+    backend.submit(0, 10, Infinity);
+    backend.submit(1, 10, Infinity);
+    expect(backend.queueLength).toBe(1);
+    backend.submit(2, 10, Infinity);
+    scheduler.runUntil(1000);
+    expect(replies.map((r) => [r.callId, r.status, r.atMs])).toEqual([
+      [2, STATUS_RESOURCE_EXHAUSTED, 0],
+      [0, STATUS_OK, 10],
+      [1, STATUS_OK, 20],
+    ]);
+    expect(backend.counters).toMatchObject({ served: 2, refused: 1 });
+  });
+
+  it('unbounded (absent or Infinity) queues every call as before; unlimited slots never refuse', () => {
+    for (const patch of [{}, { queueLimit: Infinity }, { slots: 0, queueLimit: 0 }]) {
+      const { scheduler, backend, replies } = harness({ slots: 1, ...patch });
+      for (let id = 0; id < 5; id++) {
+        backend.submit(id, 10, Infinity);
+      }
+      expect(backend.full).toBe(false);
+      scheduler.runUntil(1000);
+      expect(replies.every((r) => r.status === STATUS_OK)).toBe(true);
+      expect(backend.counters).toMatchObject({ served: 5, refused: 0 });
+    }
+    // The default behaviour has no limit.
+    expect(DEFAULT_BEHAVIOUR.queueLimit).toBeUndefined();
+  });
+
+  it("a flaky pod's errors stay UNAVAILABLE (the coin flip comes first)", () => {
+    const { backend, replies } = harness({ slots: 1, queueLimit: 0, errorRate: 1 });
+    backend.submit(0, 10, Infinity);
+    expect(replies).toEqual([{ callId: 0, status: STATUS_UNAVAILABLE, atMs: 0 }]);
+  });
+
+  it('checkBehaviour names the field and the rule', () => {
+    for (const bad of [-1, 0.5, NaN]) {
+      expect(() => checkBehaviour({ ...DEFAULT_BEHAVIOUR, queueLimit: bad })).toThrow(
+        `Behaviour.queueLimit must be an integer >= 0 or Infinity (absent = unbounded; 0 = refuse whenever every slot is busy), got ${bad}`,
+      );
+    }
+    expect(() => harness({ slots: 1 }).backend.setBehaviour({ queueLimit: -1 })).toThrow(/Behaviour.queueLimit/);
+    expect(checkBehaviour({ ...DEFAULT_BEHAVIOUR, queueLimit: 0 }).queueLimit).toBe(0);
+  });
+
+  it("the shedding role: one slot, queueLimit 0, whatever the default backend's slots", () => {
+    expect(behaviourAtSlots('shedding', 8)).toMatchObject({ slots: 1, queueLimit: 0 });
+    expect(behaviourAtSlots('shedding', 2)).toMatchObject({ slots: 1, queueLimit: 0 });
   });
 });
 

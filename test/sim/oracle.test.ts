@@ -76,6 +76,21 @@ describe.each(KINDS)('%s', (kind) => {
   });
 });
 
+describe('oracle and a pod that sheds load', () => {
+  it('never sends a call to a pod that would refuse it while another can take it, however long its queue', () => {
+    const backends = modelFleet(['shedding', 'normal'], 8);
+    load(backends[0], 1);
+    expect(backends[0].full).toBe(true);
+    // Pod 1: 8 in service and 40 queued, ~60 ms away; the shedding pod's one slot frees in ~10 ms, but it refuses now.
+    load(backends[1], 48);
+    const oracle = oracleOver('oracle', backends);
+    expect(counts(oracle, 100, 2)).toEqual([0, 100]);
+    // Its queue, had it one, would make it the better pick.
+    backends[0].setBehaviour({ queueLimit: 1 });
+    expect(counts(oracle, 100, 2)).toEqual([100, 0]);
+  });
+});
+
 describe('the oracles as simulator policies', () => {
   it('parse as policies of their own', () => {
     expect(parsePolicySpec('oracle')).toEqual({ label: 'oracle', base: 'oracle', config: {} });
