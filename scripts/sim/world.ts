@@ -466,11 +466,11 @@ export function runSimulation(spec: RunSpec): RunOutput {
 /**
  * A model status as the engine's outcome, as src/policy/call-outcome.ts maps
  * the gRPC status a real client sees: OK a success, RESOURCE_EXHAUSTED (a
- * backend shedding load) a refusal, UNAVAILABLE a failure. Every one but OK
+ * backend shedding load) a shed call, UNAVAILABLE a failure. Every one but OK
  * is a failed call in the reports (counted at the deadline).
  */
 export function outcomeOfStatus(status: number): CallOutcome {
-  return status === STATUS_OK ? CallOutcome.SUCCESS : status === STATUS_RESOURCE_EXHAUSTED ? CallOutcome.REFUSED : CallOutcome.FAILURE;
+  return status === STATUS_OK ? CallOutcome.SUCCESS : status === STATUS_RESOURCE_EXHAUSTED ? CallOutcome.SHED : CallOutcome.FAILURE;
 }
 
 function calendarBucketMs(callsPerMs: number): number {

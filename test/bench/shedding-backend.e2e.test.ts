@@ -2,7 +2,7 @@
  * The load test's backend sheds load as the model does (queueLimit): a
  * ProbeBackend with one slot and no queue answers a call that finds its slot
  * busy with gRPC RESOURCE_EXHAUSTED at once, which a real client's policy
- * maps to CallOutcome.REFUSED (src/policy/call-outcome.ts), so the load
+ * maps to CallOutcome.SHED (src/policy/call-outcome.ts), so the load
  * test's s16 runs the same path as grpcio's maximum_concurrent_rpcs.
  */
 import { credentials, Metadata, ServiceError, status } from '@grpc/grpc-js';
@@ -42,7 +42,7 @@ describe('ProbeBackend with queueLimit 0', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       const second = await call(300);
       expect(second.code).toBe(status.RESOURCE_EXHAUSTED);
-      expect(outcomeOfStatus(second.code, second.details)).toBe(CallOutcome.REFUSED);
+      expect(outcomeOfStatus(second.code, second.details)).toBe(CallOutcome.SHED);
       expect((await first).code).toBe(status.OK);
       expect(backend.stats()).toMatchObject({ served: 2, refused: 1, failed: 0 });
     } finally {

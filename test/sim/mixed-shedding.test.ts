@@ -3,15 +3,15 @@
  * (grpcio with one worker and maximum_concurrent_rpcs=1): pods 0–9 refuse
  * at once, with RESOURCE_EXHAUSTED, a call that finds their slot busy; pods
  * 10–19 serve the default 8 at a time. In the simulator that status is
- * CallOutcome.REFUSED, which ejects the endpoint until its probe
- * (src/core/ejection.ts, docs/tuning-log.md §49). At reduced length, 8
+ * CallOutcome.SHED, which ejects the endpoint until its probe
+ * (src/core/shed.ts, docs/tuning-log.md §49). At reduced length, 8
  * clients, seed 1, each policy alone on the fleet (uniform layout); virtual
  * time, so the numbers are exact. Every client-only policy's p99 over all
  * calls sits at the deadline here (refused calls count as failed at the
  * deadline), so what tells them apart is the share of calls failed:
  * measured 38.7 % round_robin, 43.2 % least_request (a refused call ends at
  * once, so the pod looks idle to a count of calls in flight), peak_ewma
- * 1.73 % (7.84 % without the refusal rule, RESOURCE_EXHAUSTED a plain
+ * about 1.7 % (7.84 % without the shed rule, RESOURCE_EXHAUSTED a plain
  * failure as before 2ffb290), the oracle none (it never picks a full pod).
  * docs/simulation.md ("Load-shedding fleets") has the full-length grid.
  */
@@ -53,7 +53,7 @@ describe('s16 mixed shedding: half the pods serve one call at a time and refuse 
 
   it('maps the model statuses to outcomes as call-outcome.ts maps gRPC ones', () => {
     expect(outcomeOfStatus(STATUS_OK)).toBe(CallOutcome.SUCCESS);
-    expect(outcomeOfStatus(STATUS_RESOURCE_EXHAUSTED)).toBe(CallOutcome.REFUSED);
+    expect(outcomeOfStatus(STATUS_RESOURCE_EXHAUSTED)).toBe(CallOutcome.SHED);
     expect(outcomeOfStatus(STATUS_UNAVAILABLE)).toBe(CallOutcome.FAILURE);
   });
 
