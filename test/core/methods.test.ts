@@ -591,10 +591,9 @@ describe('a method mix widens the choice (mixedChoiceCount)', () => {
     expect(slow.mixed(MIX_CHECK_MS)).toBe(true);
   });
 
-  it(`stops being a mix once the method that made it has been idle for ${METHOD_IDLE_MS / 1_000} s, with no new method to sweep it`, () => {
-    // One slow report at start-up, then only pings: the report's table entry
-    // must not keep ten candidates per pick for the channel's life.
-    const config = PeakEwmaLoadBalancingConfig.parse({});
+  /** An engine over ten endpoints with `overrides`, and a call of `name` taking `ms`, started and ended at once. */
+  function methodEngine(overrides: Record<string, unknown> = {}) {
+    const config = PeakEwmaLoadBalancingConfig.parse(overrides);
     const clock = new ManualClock();
     const engine = new LoadBalancingEngine({ model: config.createModel(), choiceCount: config.choiceCount, clock: clock.now, random: seededRandom(3) });
     const loads = Array.from({ length: 10 }, () => new EndpointLoad());
@@ -606,6 +605,14 @@ describe('a method mix widens the choice (mixedChoiceCount)', () => {
       clock.advance(ms);
       engine.callEnded(load, CallOutcome.SUCCESS, startedAt, weight, method);
     };
+    return { engine, clock, loads, call };
+  }
+
+  it(`stops being a mix once the method that made it has been idle for ${METHOD_IDLE_MS / 1_000} s, with no new method to sweep it`, () => {
+    // One slow report at start-up, then only pings: the report's table entry
+    // must not keep ten candidates per pick for the channel's life.
+    const { engine, clock, call } = methodEngine();
+    const config = PeakEwmaLoadBalancingConfig.parse({});
     for (let i = 0; i < 50; i++) {
       call('/s/Ping', 5);
     }
@@ -634,23 +641,6 @@ describe('a method mix widens the choice (mixedChoiceCount)', () => {
     expect(engine.model.methods!.top(10).map((m) => m.name)).toEqual(['/s/Ping']);
     expect(engine.candidatesPerPick).toBe(config.choiceCount);
   });
-
-  /** An engine over ten endpoints with `overrides`, and a call of `name` taking `ms`, started and ended at once. */
-  function methodEngine(overrides: Record<string, unknown> = {}) {
-    const config = PeakEwmaLoadBalancingConfig.parse(overrides);
-    const clock = new ManualClock();
-    const engine = new LoadBalancingEngine({ model: config.createModel(), choiceCount: config.choiceCount, clock: clock.now, random: seededRandom(3) });
-    const loads = Array.from({ length: 10 }, () => new EndpointLoad());
-    const call = (name: string, ms: number): void => {
-      const method = engine.methodOf(name);
-      const weight = engine.callWeight(method);
-      const load = loads[engine.pick(loads, weight)];
-      const startedAt = engine.callStarted(load, weight, method);
-      clock.advance(ms);
-      engine.callEnded(load, CallOutcome.SUCCESS, startedAt, weight, method);
-    };
-    return { engine, clock, loads, call };
-  }
 
   it('keeps a method whose one call runs longer than the idle time, and its answer makes the mix', () => {
     // Pings every 100 ms beside a 150 s export: the export must not be dropped mid-call.
