@@ -47,10 +47,12 @@
  * share this process, so its CPU is the load generator's too. Needs Debian's
  * python3-grpcio (/usr/bin/python3).
  */
-import { credentials, Metadata, ServiceError, status } from '@grpc/grpc-js';
+import { credentials, ServiceError, status } from '@grpc/grpc-js';
 import { parseArgs } from 'node:util';
 import { BalancerStats, getLoadBalancerStats, register, STATS_LABEL_OPTION, validateServiceConfig } from '../../src';
-import { createProbeClient, ProbeClient } from '../lib/probe-service';
+import { callOnce, createProbeClient, ProbeClient } from '../lib/probe-service';
+import { Histogram, newHistogram, recordMs, summarize } from './histogram';
+import { median } from './stats';
 import { TestBackend } from '../../test/support/backends';
 import { PythonBackend, startPythonBackends, stopPythonBackends } from '../../test/support/python-backend';
 
@@ -140,54 +142,44 @@ for (const policy of POLICIES) {
   }
 }
 
-interface Window {
-  latenciesMs: number[]; // every call, a failed one at the deadline
-  okLatenciesMs: number[];
-  nodeLatenciesMs: number[]; // OK calls served by a grpc-js backend
-  pythonLatenciesMs: number[]; // OK calls served by a Python backend
-  failures: Map<string, number>;
-  okOnPython: number;
-  ok: number;
-  refusedByPython: number; // RESOURCE_EXHAUSTED "Concurrent RPC limit exceeded!": grpcio's answer
-  total: number;
+/** A measured window: latency histograms (the load test's, histogram.ts) and counts. */
+class Window {
+  readonly all: Histogram = newHistogram(); // every call, a failed one at the deadline
+  readonly ok: Histogram = newHistogram();
+  readonly okOnNode: Histogram = newHistogram(); // OK calls served by a grpc-js backend
+  readonly okOnPython: Histogram = newHistogram(); // OK calls served by a Python backend
+  readonly failures = new Map<string, number>();
+  refusedByPython = 0; // RESOURCE_EXHAUSTED "Concurrent RPC limit exceeded!": grpcio's answer
+  total = 0;
 }
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-/** `clients` closed loops of `inFlight` workers each, for `durationMs`; counts only what `record()` says. */
+/** `clients` closed loops of IN_FLIGHT workers each, for `durationMs`, recorded into `window` if given. */
 async function load(clients: ProbeClient[], durationMs: number, pythonIds: Set<string>, window: Window | null): Promise<void> {
   const stopAt = Date.now() + durationMs;
   const worker = async (client: ProbeClient) => {
     while (Date.now() < stopAt) {
       const started = process.hrtime.bigint();
-      const outcome = await new Promise<{ id?: string; error?: ServiceError }>((resolve) =>
-        client.call(Buffer.alloc(0), new Metadata(), { deadline: Date.now() + DEADLINE_MS }, (error, response) =>
-          resolve(error ? { error } : { id: response!.toString('utf8') }),
-        ),
-      );
+      let servedBy: string | undefined;
+      let error: ServiceError | undefined;
+      try {
+        servedBy = await callOnce(client, DEADLINE_MS);
+      } catch (thrown) {
+        error = thrown as ServiceError;
+      }
       if (!window) continue;
       const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
       window.total++;
-      if (outcome.error) {
-        const name = status[outcome.error.code] ?? String(outcome.error.code);
+      if (error) {
+        const name = status[error.code] ?? String(error.code);
         window.failures.set(name, (window.failures.get(name) ?? 0) + 1);
-        window.latenciesMs.push(DEADLINE_MS);
-        if (outcome.error.code === status.RESOURCE_EXHAUSTED && outcome.error.details.includes('Concurrent RPC limit')) {
+        recordMs(window.all, DEADLINE_MS);
+        if (error.code === status.RESOURCE_EXHAUSTED && error.details.includes('Concurrent RPC limit')) {
           window.refusedByPython++;
         }
       } else {
-        window.ok++;
-        window.latenciesMs.push(elapsedMs);
-        window.okLatenciesMs.push(elapsedMs);
-        if (pythonIds.has(outcome.id!)) {
-          window.okOnPython++;
-          window.pythonLatenciesMs.push(elapsedMs);
-        } else {
-          window.nodeLatenciesMs.push(elapsedMs);
-        }
+        recordMs(window.all, elapsedMs);
+        recordMs(window.ok, elapsedMs);
+        recordMs(pythonIds.has(servedBy!) ? window.okOnPython : window.okOnNode, elapsedMs);
       }
     }
   };
@@ -236,7 +228,7 @@ async function measure(policy: string, label: string, target: string, pythonIds:
   );
   try {
     await load(clients, WARMUP_MS, pythonIds, null);
-    const window: Window = { latenciesMs: [], okLatenciesMs: [], nodeLatenciesMs: [], pythonLatenciesMs: [], failures: new Map(), okOnPython: 0, ok: 0, refusedByPython: 0, total: 0 };
+    const window = new Window();
     const started = Date.now();
     await load(clients, DURATION_MS, pythonIds, window);
     const seconds = (Date.now() - started) / 1000;
@@ -246,21 +238,21 @@ async function measure(policy: string, label: string, target: string, pythonIds:
     if (ran.some((name) => name !== expected)) {
       throw new Error(`${policy}: channels ran ${ran.join(', ')}, not ${expected}`);
     }
-    window.latenciesMs.sort((a, b) => a - b);
     const view = balancerView(getLoadBalancerStats().find((s) => s.label === `${label}-0`), pythonAddresses);
-    for (const list of [window.okLatenciesMs, window.nodeLatenciesMs, window.pythonLatenciesMs]) list.sort((a, b) => a - b);
-    const failed = window.total - window.ok;
+    const all = summarize(window.all);
+    const ok = window.ok.totalCount;
+    const okOnPython = window.okOnPython.totalCount;
     return {
-      p50: percentile(window.latenciesMs, 50),
-      p99: percentile(window.latenciesMs, 99),
-      p99ok: percentile(window.okLatenciesMs, 99),
-      p99node: percentile(window.nodeLatenciesMs, 99),
-      p99python: percentile(window.pythonLatenciesMs, 99),
-      failedPct: (100 * failed) / Math.max(window.total, 1),
+      p50: all.p50Ms,
+      p99: all.p99Ms,
+      p99ok: summarize(window.ok).p99Ms,
+      p99node: summarize(window.okOnNode).p99Ms,
+      p99python: summarize(window.okOnPython).p99Ms,
+      failedPct: (100 * (window.total - ok)) / Math.max(window.total, 1),
       failures: [...window.failures].map(([name, count]) => `${name} ${count}`).join(', ') || '-',
-      okPerS: window.ok / seconds,
-      pythonOkShare: window.okOnPython / Math.max(window.ok, 1),
-      pythonSentShare: (window.okOnPython + window.refusedByPython) / Math.max(window.total, 1),
+      okPerS: ok / seconds,
+      pythonOkShare: okOnPython / Math.max(ok, 1),
+      pythonSentShare: (okOnPython + window.refusedByPython) / Math.max(window.total, 1),
       ran: ran[0] === 'not ours' ? 'round_robin (grpc-js)' : ran[0],
       view,
     };
@@ -269,12 +261,6 @@ async function measure(policy: string, label: string, target: string, pythonIds:
   }
 }
 
-/** The median; of an even count, the mean of the middle two. */
-const median = (numbers: number[]): number => {
-  const sorted = [...numbers].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 const fmt = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
 
 function printRow(name: string, row: Row): void {

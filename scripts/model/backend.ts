@@ -191,7 +191,7 @@ export class BackendModel {
     const nowMs = this.scheduler.nowMs();
     if (this.hasFreeSlot()) {
       this.startService(callId, medianMs, nowMs);
-    } else if (behaviour.queueLimit !== undefined && this.queueSize >= behaviour.queueLimit) {
+    } else if (this.queueAtLimit()) {
       this.counters.refused++;
       this.onReply(callId, STATUS_RESOURCE_EXHAUSTED);
     } else {
@@ -204,8 +204,13 @@ export class BackendModel {
    * queue at `queueLimit`): for the simulator's oracle, which sees it.
    */
   get full(): boolean {
+    return !this.hasFreeSlot() && this.queueAtLimit();
+  }
+
+  /** Whether the queue holds `queueLimit` calls (never, unbounded): with every slot busy, the next call is refused. */
+  private queueAtLimit(): boolean {
     const limit = this.current.queueLimit;
-    return limit !== undefined && !this.hasFreeSlot() && this.queueSize >= limit;
+    return limit !== undefined && this.queueSize >= limit;
   }
 
   /**

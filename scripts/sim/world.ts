@@ -17,7 +17,8 @@
  */
 import { CallOutcome } from '../../src/core/endpoint-load';
 import { RandomSource, seededRandom } from '../../src/core/random';
-import { BackendModel, STATUS_OK, STATUS_RESOURCE_EXHAUSTED } from '../model/backend';
+import { BackendModel, ReplyStatus } from '../model/backend';
+import { outcomeOfStatus as outcomeOfGrpcStatus } from '../../src/policy/call-outcome';
 import { fleetCapacityRps, meanServiceMs, ratePerClientRps } from '../model/capacity';
 import { meanMedianMs } from '../model/methods';
 import { DEFAULT_BEHAVIOUR } from '../model/behaviour';
@@ -156,7 +157,7 @@ export function runSimulation(spec: RunSpec): RunOutput {
   // Room for backends a scenario adds (s07 adds 20, s08 5, herd 2).
   const maxBackends = backendCount * 2 + 8;
   const stalls = spec.clientStall === undefined ? undefined : new StallSchedule(spec.clientStall, clientCount, spec.seed);
-  const onReply = (callId: number, status: number): void => {
+  const onReply = (callId: number, status: ReplyStatus): void => {
     const slot = calls.openSlot(callId);
     if (slot < 0) {
       return;
@@ -459,20 +460,21 @@ export function runSimulation(spec: RunSpec): RunOutput {
 }
 
 /**
+ * A model status as the engine's outcome: the model answers with gRPC codes
+ * (OK, RESOURCE_EXHAUSTED when it sheds load, UNAVAILABLE), read by the rule
+ * a real client's picker reads them with (src/policy/call-outcome.ts), so the
+ * simulator and the load test cannot map them apart. Every one but OK is a
+ * failed call in the reports (counted at the deadline).
+ */
+export function outcomeOfStatus(status: ReplyStatus): CallOutcome {
+  return outcomeOfGrpcStatus(status, '');
+}
+
+/**
  * The event calendar's bucket width for a run sending `callsPerMs`: about
  * two tasks per bucket (each call schedules about one, its completion),
  * as a power of two in [1/1024, 1] ms.
  */
-/**
- * A model status as the engine's outcome, as src/policy/call-outcome.ts maps
- * the gRPC status a real client sees: OK a success, RESOURCE_EXHAUSTED (a
- * backend shedding load) a shed call, UNAVAILABLE a failure. Every one but OK
- * is a failed call in the reports (counted at the deadline).
- */
-export function outcomeOfStatus(status: number): CallOutcome {
-  return status === STATUS_OK ? CallOutcome.SUCCESS : status === STATUS_RESOURCE_EXHAUSTED ? CallOutcome.SHED : CallOutcome.FAILURE;
-}
-
 function calendarBucketMs(callsPerMs: number): number {
   return 2 ** Math.round(Math.log2(Math.min(1, Math.max(1 / 1024, 2 / callsPerMs))));
 }

@@ -82,9 +82,14 @@ export const OTHER_SERVERS_NOT_THE_ENDPOINT: ReadonlyMap<number, readonly string
   ],
 ]);
 
+/** Whether `details` starts with one of `texts`' prefixes for `code`. */
+function startsWithOneOf(texts: ReadonlyMap<number, readonly string[]>, code: number, details: string): boolean {
+  return texts.get(code)?.some((prefix) => details.startsWith(prefix)) ?? false;
+}
+
+// On every call's end that is neither OK nor a deadline: no closure made per call.
 function isNotTheEndpoint(code: number, details: string): boolean {
-  const matches = (map: ReadonlyMap<number, readonly string[]>) => map.get(code)?.some((prefix) => details.startsWith(prefix)) ?? false;
-  return matches(NOT_THE_ENDPOINT) || matches(OTHER_SERVERS_NOT_THE_ENDPOINT);
+  return startsWithOneOf(NOT_THE_ENDPOINT, code, details) || startsWithOneOf(OTHER_SERVERS_NOT_THE_ENDPOINT, code, details);
 }
 
 /**

@@ -11,30 +11,12 @@
  * the lowest p99 over all calls of the three. docs/simulation.md
  * ("Mixed-concurrency fleets") has the full-length grid.
  */
-import { executeRun } from '../../scripts/sim/execute';
-import { RunResult } from '../../scripts/sim/results';
 import { fleetRoles, behaviourAtSlots } from '../../scripts/model/roles';
 import { fleetCapacityRps } from '../../scripts/model/capacity';
 import { SINGLE_METHOD } from '../../scripts/model/methods';
-import { scenarioByName } from '../../scripts/sim/scenarios';
-import { planSuite } from '../../scripts/sim/suite';
-import { Timeline } from '../../scripts/sim/timeline';
+import { uniformGroupsByPolicy } from '../support/uniform-runs';
 
-const TEST_TIMELINE: Timeline = { warmupMs: 5_000, measureS: 30, faultStartS: 5, faultEndS: 20 };
 const POLICIES = ['round_robin', 'least_request', 'peak_ewma'];
-
-function uniformRuns(): Record<string, RunResult['groups'][number]> {
-  const runs = planSuite({
-    scenarios: [scenarioByName('s15')],
-    layouts: ['uniform'],
-    uniformPolicies: POLICIES,
-    seed: 1,
-    quick: true,
-    grid: false,
-    scale: false,
-  });
-  return Object.fromEntries(runs.map((run) => executeRun({ ...run.spec, timeline: TEST_TIMELINE }).groups[0]).map((group) => [group.policy, group]));
-}
 
 describe('s15 mixed concurrency: half the pods serve one call at a time', () => {
   it('is a fleet of 10 one-slot pods and 10 of the default slots, 90 slots in all', () => {
@@ -49,7 +31,7 @@ describe('s15 mixed concurrency: half the pods serve one call at a time', () => 
   });
 
   it('round_robin and least_request fail calls; peak_ewma fails none and has the lowest p99 over all calls', () => {
-    const groups = uniformRuns();
+    const groups = uniformGroupsByPolicy('s15', POLICIES);
     const seen = Object.fromEntries(
       POLICIES.map((policy) => [policy, { failsCalls: groups[policy].errorRate > 0.01, lowestP99All: POLICIES.every((other) => other === policy || groups[policy].p99All < groups[other].p99All) }]),
     );

@@ -15,31 +15,14 @@
  * failure as before 2ffb290), the oracle none (it never picks a full pod).
  * docs/simulation.md ("Load-shedding fleets") has the full-length grid.
  */
-import { executeRun } from '../../scripts/sim/execute';
-import { RunResult } from '../../scripts/sim/results';
 import { fleetRoles, behaviourAtSlots } from '../../scripts/model/roles';
 import { scenarioByName } from '../../scripts/sim/scenarios';
-import { planSuite } from '../../scripts/sim/suite';
-import { Timeline } from '../../scripts/sim/timeline';
+import { uniformGroupsByPolicy } from '../support/uniform-runs';
 import { outcomeOfStatus } from '../../scripts/sim/world';
 import { STATUS_OK, STATUS_RESOURCE_EXHAUSTED, STATUS_UNAVAILABLE } from '../../scripts/model/backend';
 import { CallOutcome } from '../../src/core/endpoint-load';
 
-const TEST_TIMELINE: Timeline = { warmupMs: 5_000, measureS: 30, faultStartS: 5, faultEndS: 20 };
 const POLICIES = ['round_robin', 'least_request', 'peak_ewma', 'oracle'];
-
-function uniformRuns(): Record<string, RunResult['groups'][number]> {
-  const runs = planSuite({
-    scenarios: [scenarioByName('s16')],
-    layouts: ['uniform'],
-    uniformPolicies: POLICIES,
-    seed: 1,
-    quick: true,
-    grid: false,
-    scale: false,
-  });
-  return Object.fromEntries(runs.map((run) => executeRun({ ...run.spec, timeline: TEST_TIMELINE }).groups[0]).map((group) => [group.policy, group]));
-}
 
 describe('s16 mixed shedding: half the pods serve one call at a time and refuse the rest', () => {
   it('is s15 with shedding pods: 10 one-slot pods with no queue, then 10 of the default slots', () => {
@@ -58,7 +41,7 @@ describe('s16 mixed shedding: half the pods serve one call at a time and refuse 
   });
 
   it('round_robin and least_request fail over a tenth of the calls; peak_ewma under 3.5 % (the refusal ejects); the oracle none', () => {
-    const groups = uniformRuns();
+    const groups = uniformGroupsByPolicy('s16', POLICIES);
     const failed = Object.fromEntries(POLICIES.map((policy) => [policy, groups[policy].errorRate]));
     expect({
       roundRobinOverTenth: failed.round_robin > 0.1,
