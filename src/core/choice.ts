@@ -61,18 +61,20 @@ export class PowerOfChoices {
   }
 
   /**
-   * The incumbent rule: `incumbent` (the next in the caller's rotation)
-   * against the cheapest of `choiceCount − 1` other candidates drawn as
-   * `choose` draws them. The challenger wins only if it costs less than
-   * `margin` × the incumbent's cost, or the incumbent is ejected and it is
-   * not; otherwise the incumbent keeps its turn. With nothing to tell
-   * candidates apart the picks follow the rotation, so each endpoint gets
-   * every n-th call, as under round_robin, where two random draws spread
-   * them like independent arrivals (the queueing that costs at 1–2 slots
-   * per backend); a clearly cheaper challenger still takes the call.
+   * The incumbent rule: `incumbent` (the next in the caller's rotation,
+   * costing `incumbentCost`, not ejected: an ejected one leaves the call to
+   * `choose`) against the cheapest of `choiceCount − 1` other candidates
+   * drawn as `choose` draws them. The challenger wins only if it is not
+   * ejected and costs less than `margin` × the incumbent's cost; otherwise
+   * the incumbent keeps its turn. With nothing to tell candidates apart the
+   * picks follow the rotation, so each endpoint gets every n-th call, as
+   * under round_robin, where two random draws spread them like independent
+   * arrivals (the queueing that costs at 1–2 slots per backend); a clearly
+   * cheaper challenger still takes the call.
    */
   chooseAgainst(
     incumbent: number,
+    incumbentCost: number,
     candidateCount: number,
     choiceCount: number,
     margin: number,
@@ -82,11 +84,9 @@ export class PowerOfChoices {
     if (candidateCount <= 1) {
       return candidateCount - 1;
     }
-    const incumbentCost = costOf(incumbent);
-    const incumbentEjected = isEjected !== undefined && isEjected(incumbent);
     this.drawBest(candidateCount, choiceCount - 1, costOf, isEjected, incumbent);
-    if (this.best < 0 || this.bestEjected !== incumbentEjected) {
-      return this.best < 0 || this.bestEjected ? incumbent : this.best;
+    if (this.best < 0 || this.bestEjected) {
+      return incumbent;
     }
     return this.bestCost < margin * incumbentCost ? this.best : incumbent;
   }

@@ -131,9 +131,18 @@ export class LoadBalancingEngine {
 
   /**
    * The rotation (rotation.ts): the next endpoint in it takes the call if
-   * it passes the gate, unless the margin rule gives it to a clearly
-   * cheaper challenger or it is ejected; one that fails the gate leaves
-   * the call to the draw.
+   * it passes the gate and is not ejected, unless the margin rule gives it
+   * to a clearly cheaper challenger; one that fails the gate or is ejected
+   * leaves the call to the draw.
+   *
+   * An ejected incumbent leaves the call to the draw among all endpoints,
+   * not to one challenger: a single challenger won whatever it cost, so an
+   * endpoint priced at the probe penalty (a new one with its probe out)
+   * took the turn of every ejected incumbent drawn against it. In a burst
+   * over a small fleet with one pod ejected, a cold new pod got 2–4 of 20
+   * calls where the probe rule promises one (CI, 2026-12-06). The draw
+   * compares `choiceCount` candidates and skips the ejected ones, as every
+   * other ejected pick does.
    */
   private pickInRotation(n: number, choiceCount: number, ejected: EjectedOf | undefined): number {
     const model = this.model;
@@ -145,17 +154,19 @@ export class LoadBalancingEngine {
       return this.chooser.choose(n, choiceCount, this.costOfCandidate, ejected);
     }
     const margin = model.rotationMargin ?? 0;
+    if (margin <= 0 && ejected === undefined) {
+      picks.count(PickPath.turn);
+      return incumbent;
+    }
+    const incumbentCost = this.costOfCandidate(incumbent);
+    if (ejected !== undefined && this.rating.ejected) {
+      picks.count(PickPath.ejected);
+      return this.chooser.choose(n, choiceCount, this.costOfCandidate, ejected);
+    }
     if (margin > 0) {
-      const chosen = this.chooser.chooseAgainst(incumbent, n, choiceCount, margin, this.costOfCandidate, ejected);
+      const chosen = this.chooser.chooseAgainst(incumbent, incumbentCost, n, choiceCount, margin, this.costOfCandidate, ejected);
       picks.count(chosen === incumbent ? PickPath.turn : PickPath.challenged);
       return chosen;
-    }
-    if (ejected !== undefined) {
-      this.costOfCandidate(incumbent);
-      if (this.rating.ejected) {
-        picks.count(PickPath.ejected);
-        return this.chooser.choose(n, choiceCount, this.costOfCandidate, ejected);
-      }
     }
     picks.count(PickPath.turn);
     return incumbent;

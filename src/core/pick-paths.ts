@@ -12,11 +12,11 @@
  * The paths, one per pick that returned an endpoint:
  * - `turn`        the next endpoint in the rotation took its turn;
  * - `challenged`  it passed the gate, and a random challenger took the call
- *                 (cheaper than `rotationMargin` × its cost, or it was ejected);
+ *                 (cheaper than `rotationMargin` × its cost);
  * - `refused`     the gate refused it its turn: the call went to the draw.
  *                 Why is counted apart (`Refusal`): a call of this client in
  *                 flight to it, a recent failure, or its mean over the line;
- * - `ejected`     it passed the gate but was ejected (no margin): the draw;
+ * - `ejected`     it passed the gate but was ejected: the draw;
  * - `drawn`       no rotation at all: the draw alone (least_request, a
  *                 rotation switched off, or a single endpoint).
  */

@@ -31,6 +31,8 @@
  *    still loses the call to a random challenger that costs less than
  *    m × its cost (PowerOfChoices.chooseAgainst): a clearly cheaper
  *    endpoint wins, a slightly cheaper one does not break the spacing.
+ *    An incumbent that passes the gate but is ejected (ejection.ts) leaves
+ *    the call to the draw, as one the gate refuses.
  *
  * An incumbent that fails the gate is not skipped to the next in line (that
  * doubles the neighbour's turns: §9): the call goes to the draw among all

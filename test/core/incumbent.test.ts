@@ -7,6 +7,7 @@
  * the gate of rotation.ts (test/core/rotation.test.ts).
  */
 import fc from 'fast-check';
+import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, PowerOfChoices, seededRandom } from '../../src/core';
 
 describe('PowerOfChoices.chooseAgainst', () => {
@@ -22,10 +23,9 @@ describe('PowerOfChoices.chooseAgainst', () => {
           const incumbent = incumbentSeed % costs.length;
           const seen: number[] = [];
           const chooser = new PowerOfChoices(seededRandom(seed));
-          const chosen = chooser.chooseAgainst(incumbent, costs.length, choiceCount, margin, (i) => (seen.push(i), costs[i]));
-          const challengers = seen.slice(1);
-          // The incumbent first, then min(d − 1, n − 1) distinct others.
-          expect(seen[0]).toBe(incumbent);
+          const chosen = chooser.chooseAgainst(incumbent, costs[incumbent], costs.length, choiceCount, margin, (i) => (seen.push(i), costs[i]));
+          const challengers = seen;
+          // min(d − 1, n − 1) distinct others (the caller priced the incumbent).
           expect(new Set(challengers).size).toBe(challengers.length);
           expect(challengers).not.toContain(incumbent);
           expect(challengers.length).toBe(Math.min(choiceCount - 1, costs.length - 1));
@@ -40,16 +40,10 @@ describe('PowerOfChoices.chooseAgainst', () => {
     );
   });
 
-  it('an ejected incumbent loses to any challenger that is not; an ejected challenger never displaces it', () => {
+  it('an ejected challenger never displaces the incumbent, however cheap', () => {
     const chooser = new PowerOfChoices(seededRandom(3));
-    const costs = [10, 50, 50, 50];
-    // The incumbent is cheaper but ejected: a non-ejected challenger takes the call.
     for (let i = 0; i < 100; i++) {
-      expect(chooser.chooseAgainst(0, 4, 2, 0.5, (j) => costs[j], (j) => j === 0)).not.toBe(0);
-    }
-    // Every challenger ejected and far cheaper: the incumbent keeps its turn.
-    for (let i = 0; i < 100; i++) {
-      expect(chooser.chooseAgainst(0, 4, 2, 0.5, (j) => (j === 0 ? 50 : 1), (j) => j !== 0)).toBe(0);
+      expect(chooser.chooseAgainst(0, 50, 4, 2, 0.5, () => 1, (j) => j !== 0)).toBe(0);
     }
   });
 });
@@ -112,5 +106,48 @@ describe('the engine with rotationMargin', () => {
       engine.callEnded(loads[index], CallOutcome.SUCCESS, startedAt);
     }
     expect(counts[0] / 5_000).toBeLessThan(0.05);
+  });
+});
+
+describe('an ejected incumbent', () => {
+  /**
+   * Three warm pods answering in 5, 5 and 8 ms (the third over the small
+   * fleet's line, 1.5 × the median mean, yet under the gate's 1.45 × the
+   * fleet average, so it keeps its place in the rotation), then a new pod
+   * and a burst of 20 calls picked before any starts, as grpc-js places a
+   * fan-out (the picker claims each pick at once: EndpointLoad.callPicked).
+   */
+  function burstAfterWarmUp(seed: number): { toNewPod: number; ejectedTurns: number } {
+    const clock = new ManualClock();
+    const engine = new LoadBalancingEngine({ model: new PeakEwmaModel({ ...PEAK_EWMA_DEFAULTS }), choiceCount: 2, clock: clock.now, random: seededRandom(seed) });
+    const answerMs = [5, 5, 8];
+    const loads = answerMs.map(() => new EndpointLoad());
+    for (let call = 0; call < 30; call++) {
+      const index = engine.pick(loads);
+      const startedAt = engine.callStarted(loads[index]);
+      clock.advance(answerMs[index]);
+      engine.callEnded(loads[index], CallOutcome.SUCCESS, startedAt);
+    }
+    loads.push(new EndpointLoad());
+    const ejectedBefore = engine.picks.snapshot().ejected;
+    let toNewPod = 0;
+    for (let call = 0; call < 20; call++) {
+      const index = engine.pick(loads);
+      loads[index].callPicked(1);
+      toNewPod += index === 3 ? 1 : 0;
+    }
+    return { toNewPod, ejectedTurns: engine.picks.snapshot().ejected - ejectedBefore };
+  }
+
+  it('leaves the call to the draw, so a pod being probed never takes its turn (one probe call per burst)', () => {
+    let ejectedTurns = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      const burst = burstAfterWarmUp(seed);
+      // Before: a single challenger took an ejected incumbent's turn whatever it cost, the new pod at the probe penalty too (2–4 of 20).
+      expect({ seed, toNewPod: burst.toNewPod }).toEqual({ seed, toNewPod: 1 });
+      ejectedTurns += burst.ejectedTurns;
+    }
+    // The 8 ms pod was ejected at its turns: the case this is about ran.
+    expect(ejectedTurns).toBeGreaterThan(40);
   });
 });
