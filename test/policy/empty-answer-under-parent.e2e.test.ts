@@ -20,6 +20,7 @@ import { credentials } from '@grpc/grpc-js';
 import { getLoadBalancerStats, LEAST_REQUEST_POLICY_NAME, PEAK_EWMA_POLICY_NAME, register, STATS_LABEL_OPTION } from '../../src';
 import { callOnce, createProbeClient } from '../../scripts/lib/probe-service';
 import { TestBackend } from '../support/backends';
+import { startOnStablePort } from '../support/ports';
 import { waitFor } from '../support/wait';
 
 register();
@@ -58,7 +59,8 @@ describe.each([
   it('an idle client looks it up again by itself, and its next call after the pods return succeeds', async () => {
     answer = 'up';
     const label = `empty-answer ${policy} ${where}`;
-    let backend = await new TestBackend('pod').start();
+    // Restarted on the same port below: a stable one, not port 0's ephemeral pick, which another socket can take meanwhile.
+    let backend = await startOnStablePort((port) => new TestBackend('pod').start(port));
     const port = backend.port;
     const client = createProbeClient(`dns:${HOST}:${port}`, credentials.createInsecure(), {
       'grpc.service_config': JSON.stringify({ loadBalancingConfig: [lbConfig] }),

@@ -157,8 +157,8 @@ describe('faults over real gRPC', () => {
       expect(result.error?.code).toBe(status.UNAVAILABLE);
       // Our picker's message, with the connection error that put the last endpoint in TRANSIENT_FAILURE.
       expect(result.error?.details).toMatch(/^peak_ewma_experimental: No connection established\. Last error: .*(ECONNREFUSED|Failed to connect)/);
-      // Failed at the pick, not after waiting (the deadline is 5 s; a 1 s margin for a loaded machine).
-      expect(result.elapsedMs).toBeLessThan(1_000);
+      // Failed at the pick, not after waiting: a call that waited would end DEADLINE_EXCEEDED at 5 s, not
+      // UNAVAILABLE with the picker's text (no wall-clock bound: a loaded machine stalls for seconds).
     }
 
     backends = await Promise.all(ports.map((port, i) => new TestBackend(`up${i}`).start(port)));
