@@ -94,6 +94,24 @@ export function signalEjects(load: EndpointLoad, signalMs: number, settings: Pea
 }
 
 /**
+ * What the rotation's gate (rotation.ts) and the mean signal (`isEjected`,
+ * the budget's ranking) judge for `load`, given its estimate E: M once it
+ * has answered. An endpoint whose every call so far lost a hedge race has
+ * no M (a lost hedge is a lower bound, which M never takes), only lower
+ * bounds in E. Read as a 0 ms M it looked typical and was never ejected,
+ * so it kept every turn the margin left it (all of them once stalls lifted
+ * its peers' peaks) and won every draw against an ejected peer, each of its
+ * calls waiting for its hedge: a 300 ms backend among two 10 ms ones,
+ * hedged at 50 ms, took 21–28 attempts of 150 beside a CPU hog and 67–74
+ * first attempts in test/core/lower-bound. E is judged instead: a lower
+ * bound, so over the line the endpoint surely is. One whose calls failed
+ * keeps its 0 ms M here: the failure rules judge it, as before.
+ */
+export function meanSignalMs(load: EndpointLoad, estimateMs: number): number {
+  return load.hasMean || load.consecutiveFailures > 0 ? load.meanRttMs : estimateMs;
+}
+
+/**
  * Whether `load` is ejected given its estimate now (`estimateMs`) and
  * whether that estimate is stale: by the estimate ("peak") or by its mean
  * ("mean"), or while it is `shedding` calls (shed.ts: with ejection on,
@@ -115,5 +133,5 @@ export function isEjected(
   if (settings.ejectionSignal !== 'mean') {
     return signalEjects(load, estimateMs, settings, fleet, state);
   }
-  return !stale && signalEjects(load, load.meanRttMs, settings, fleet, state);
+  return !stale && signalEjects(load, meanSignalMs(load, estimateMs), settings, fleet, state);
 }

@@ -5,7 +5,7 @@
  * endpoint's estimate, its mean and its failure count.
  */
 import { costFromEstimate, estimateMs, estimateWith, peakEwmaCost, sampleWith } from './cost';
-import { ejectionLineMs, isEjected, lineBaseMs, medianIsLineBase } from './ejection';
+import { ejectionLineMs, isEjected, lineBaseMs, meanSignalMs, medianIsLineBase } from './ejection';
 import { budgetApplies } from './ejection-budget';
 import { EjectionRanking } from './ejection-ranking';
 import { CallOutcome, EndpointLoad, isFailure } from './endpoint-load';
@@ -44,7 +44,8 @@ export class PeakEwmaModel implements LoadModel {
     if (!load.hasSample || !fleet.hasSample || isStale(load, nowMs, settings, fleet, this.traffic)) {
       return NaN;
     }
-    const signalMs = settings.ejectionSignal === 'mean' ? load.meanRttMs : estimateMs(load, nowMs, settings, fleet, this.traffic);
+    const estimate = estimateMs(load, nowMs, settings, fleet, this.traffic);
+    const signalMs = settings.ejectionSignal === 'mean' ? meanSignalMs(load, estimate) : estimate;
     const baseMs = lineBaseMs(settings, fleet, this.ejection);
     return baseMs === null ? NaN : signalMs / baseMs;
   };

@@ -39,8 +39,10 @@ export type PickCounts = Readonly<Record<PickPathName, number>>;
  * - `inFlight` a call of this client to it is still out;
  * - `failure`  its latest answer was a failure, or one came within
  *              `maxEjectionTime`;
- * - `mean`     its mean answer M is over `rotationGate` × the fleet average,
- *              or its latest answers were slow enough to leave it ejected.
+ * - `mean`     its mean answer M is over `rotationGate` × the fleet average
+ *              (its estimate, a lower bound, while it has only lost hedge
+ *              races: ejection.ts `meanSignalMs`), or its latest answers
+ *              were slow enough to leave it ejected.
  * Each refusal sends the call to a random draw, which at one or two slots
  * per backend queues like an independent arrival; a few per cent on a
  * healthy one-slot fleet cost nothing measurable over real gRPC

@@ -38,6 +38,7 @@
  * doubles the neighbour's turns: §9): the call goes to the draw among all
  * endpoints, the textbook power of two choices.
  */
+import { meanSignalMs } from './ejection';
 import { EndpointLoad } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
 import { PeakEwmaSettings } from './peak-ewma-settings';
@@ -72,7 +73,7 @@ export function refusalOf(
     return Refusal.inFlight;
   }
   const failedLately = !(nowMs - load.failedAtMs >= failureMemoryMs(settings));
-  const typical = load.consecutiveFailures === 0 && !failedLately && load.meanRttMs <= gate * fleet.rttMs;
+  const typical = load.consecutiveFailures === 0 && !failedLately && meanSignalMs(load, load.rttMs) <= gate * fleet.rttMs;
   // A stale endpoint takes its turn as its probe; asked only when the
   // stored state says no, so a typical incumbent (most picks) skips it.
   if (typical || isStale(load, nowMs, settings, fleet, traffic)) {

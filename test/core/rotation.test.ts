@@ -23,7 +23,7 @@ const OFF: PeakEwmaSettings = { ...DEFAULTS, rotationGate: 0, rotationMargin: 0 
 function fleetAnd(settings: PeakEwmaSettings, meanMs: number): { model: PeakEwmaModel; load: EndpointLoad } {
   const model = new PeakEwmaModel(settings);
   model.fleet.record(10, 0, settings.decayMs);
-  const load = Object.assign(new EndpointLoad(), { hasSample: true, rttMs: meanMs, meanRttMs: meanMs, sampledAtMs: 0 });
+  const load = Object.assign(new EndpointLoad(), { hasSample: true, rttMs: meanMs, meanRttMs: meanMs, meanSamples: 8, sampledAtMs: 0 });
   return { model, load };
 }
 
@@ -75,7 +75,7 @@ describe('the gate', () => {
     const model = new PeakEwmaModel(DEFAULTS);
     const fresh = new EndpointLoad();
     expect(takesTurn(fresh, 0, DEFAULTS, model.fleet)).toBe(true);
-    const answered = Object.assign(new EndpointLoad(), { hasSample: true, meanRttMs: 1e6 });
+    const answered = Object.assign(new EndpointLoad(), { hasSample: true, meanRttMs: 1e6, meanSamples: 8 });
     expect(takesTurn(answered, 0, DEFAULTS, model.fleet)).toBe(true);
     const slow = fleetAnd(OFF, 1e6);
     expect(takesTurn(slow.load, 1, OFF, slow.model.fleet)).toBe(true);
@@ -230,7 +230,7 @@ describe('how each pick was made (pick-paths.ts: what getLoadBalancerStats().pic
     const model = new PeakEwmaModel(settings);
     model.fleet.record(10, 0, settings.decayMs);
     const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: () => 0, random: seededRandom(3) });
-    const answered = (peakMs: number) => Object.assign(new EndpointLoad(), { hasSample: true, rttMs: peakMs, meanRttMs: 10, sampledAtMs: 0 });
+    const answered = (peakMs: number) => Object.assign(new EndpointLoad(), { hasSample: true, rttMs: peakMs, meanRttMs: 10, meanSamples: 8, sampledAtMs: 0 });
     return { engine, loads: [answered(60), answered(10)] };
   }
 

@@ -18,6 +18,8 @@ export class TestBackend {
   behaviour: BackendBehaviour = { delayMs: 0, failWith: null, hang: false };
   /** Unary calls received. */
   calls = 0;
+  /** Of those, first attempts: without grpc-js's `grpc-previous-rpc-attempts` (a hedge or a retry carries it, gRFC A6). */
+  firstAttempts = 0;
   /** Unary calls in progress right now, and the most seen at once. */
   inFlight = 0;
   maxInFlight = 0;
@@ -75,6 +77,9 @@ export class TestBackend {
 
   private onCall(call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>): void {
     this.calls++;
+    if (call.metadata.get('grpc-previous-rpc-attempts').length === 0) {
+      this.firstAttempts++;
+    }
     const { delayMs, failWith, hang } = this.behaviour;
     if (failWith !== null) {
       callback({ code: failWith, details: `${this.id} fails` });
