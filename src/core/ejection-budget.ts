@@ -4,7 +4,9 @@
  *
  *     k = max(1, ⌊P · n / 100⌋)
  *
- * are ejected (ejection.ts) at once.
+ * are ejected (ejection.ts) at once, as of the latest ranking (below):
+ * between rankings the line stays put, and answers that arrive meanwhile
+ * can put more over it, for at most n − 1 picks.
  *
  * Why. An ejected endpoint's calls go to the others. A large fleet at the
  * reference's 70 % load absorbs a few slow pods' shares; a small or busy

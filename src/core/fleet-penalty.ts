@@ -10,7 +10,8 @@ import { PeakEwmaSettings } from './peak-ewma-settings';
 /** The factor on the cost of an endpoint estimated at `rttMs`: 1 at or below the fleet average, or with s off. */
 export function fleetPenaltyFactor(rttMs: number, settings: PeakEwmaSettings, fleet?: FleetRtt): number {
   const exponent = settings.fleetPenaltyExponent;
-  if (!exponent || fleet === undefined || !fleet.hasSample || !(rttMs > fleet.rttMs)) {
+  // F is 0 while every answer so far took 0 ms on the clock: no ratio to it (ejection.ts lineBaseMs).
+  if (!exponent || fleet === undefined || !fleet.hasSample || !(fleet.rttMs > 0) || !(rttMs > fleet.rttMs)) {
     return 1;
   }
   // The default exponent, 1, spares the pick path a pow call (pow(x, 1) is x exactly).

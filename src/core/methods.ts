@@ -117,9 +117,13 @@ export class MethodKey {
   constructor(readonly name: string) {}
 }
 
-/** w_m = B_m / F, or 1 while either has no sample. */
+/**
+ * w_m = B_m / F, or 1 while either has no sample or is 0 ms (answers of 0 ms
+ * on the clock): a weight of 0 sampled the method's answers as r / 0 =
+ * Infinity, which recordCall discards, B_m with them, so it stayed 0.
+ */
 export function methodWeight(method: MethodStats | undefined, fleet: FleetRtt): number {
-  if (method === undefined || !method.fleet.hasSample || !fleet.hasSample || !(fleet.rttMs > 0)) {
+  if (method === undefined || !method.fleet.hasSample || !fleet.hasSample || !(fleet.rttMs > 0) || !(method.fleet.rttMs > 0)) {
     return 1;
   }
   return method.fleet.rttMs / fleet.rttMs;

@@ -8,8 +8,13 @@ import { PeakEwmaSettings } from './peak-ewma-settings';
 /**
  * The cost of an endpoint being probed, `penaltyValue + outstanding`
  * (counting calls picked and not yet started, endpoint-load.ts `committed`)
- * (Envoy's rule): above any measured cost, so no second call goes there
- * before the first answers, and ordered by calls in flight among several.
+ * (Envoy's rule): above the cost of every endpoint answering within about
+ * √(penaltyValue · F / (k + 1)) ms with k calls out (the fleet penalty
+ * makes a cost grow as E² / F: in a 1 ms fleet one call stalled for 0.7 s
+ * prices its endpoint over 1e6), so no second call goes there before the
+ * first answers while such an endpoint is drawn, and ordered by calls in
+ * flight among several: two endpoints being probed drawn together give
+ * one of them a second call.
  */
 export function probeCost(load: EndpointLoad, settings: PeakEwmaSettings): number {
   return settings.penaltyValue + load.committed;

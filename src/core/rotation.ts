@@ -54,9 +54,19 @@ export function rotates(settings: PeakEwmaSettings): boolean {
 
 /**
  * Why the gate refuses `load`, the next in the rotation, its turn at
- * `nowMs` (pick-paths.ts `Refusal`), or null when it takes it: always
- * null without a gate, and while there is nothing to judge against (no
- * answer from it yet, or no fleet average).
+ * `nowMs` (pick-paths.ts `Refusal`), or null when it takes it. A call of
+ * this client in flight refuses it whenever there is a gate, and without
+ * one while the endpoint is being probed (no answer yet, or stale: its
+ * cost is the probe penalty, new-endpoint.ts). Otherwise null without a
+ * gate, and while there is nothing to judge against (no answer from it
+ * yet, or no fleet average).
+ *
+ * Why the probe is refused before anything is judged: the margin weighs
+ * the probe penalty as if it were a cost, so a new endpoint with its probe
+ * out kept its turn whenever the challengers drawn were ejected or cost
+ * more than m × the penalty, and every turn with no margin: a cold pod
+ * joining a fleet of five with two pods ejected got 2–3 calls of a 20-call
+ * burst where the probe rule promises one (test/core/incumbent.test.ts).
  */
 export function refusalOf(
   load: EndpointLoad,
@@ -66,11 +76,11 @@ export function refusalOf(
   traffic?: BalancerTraffic,
 ): Refusal | null {
   const gate = settings.rotationGate;
+  if (load.committed > 0 && (!!gate || !load.hasSample || isStale(load, nowMs, settings, fleet, traffic))) {
+    return Refusal.inFlight;
+  }
   if (!gate || !load.hasSample || !fleet.hasSample) {
     return null;
-  }
-  if (load.committed > 0) {
-    return Refusal.inFlight;
   }
   const failedLately = !(nowMs - load.failedAtMs >= failureMemoryMs(settings));
   const typical = load.consecutiveFailures === 0 && !failedLately && meanSignalMs(load, load.rttMs) <= gate * fleet.rttMs;

@@ -22,7 +22,8 @@
  * it out too often. A line that only protects the healthy pods (never out
  * at or below the median, else R × F) still tips (§41). Against the median
  * of the means the median endpoint, and every one faster, is never over the
- * line (R > 1), so at most ⌊n/2⌋ can be out, and they are the ones
+ * line (R > 1), so at most ⌊n/2⌋ can be out (as of the median's last
+ * ranking, ejection-ranking.ts: every n picks), and they are the ones
  * slower than the typical endpoint, not those queued behind it: the
  * brownout holds at every seed (83–105 ms against 443–495; over real gRPC
  * 0 of 10 runs tipped), the identical fleet reads the same. The uneven
