@@ -115,8 +115,11 @@ export function meanSignalMs(load: EndpointLoad, estimateMs: number): number {
  * Whether `load` is ejected given its estimate now (`estimateMs`) and
  * whether that estimate is stale: by the estimate ("peak") or by its mean
  * ("mean"), or while it is `shedding` calls (shed.ts: with ejection on,
- * outside the budget); a stale endpoint is never ejected, so that it is
- * probed.
+ * outside the budget). With the mean signal a stale endpoint is never
+ * ejected, so that it is probed; with the peak signal the estimate passed
+ * in already counts at most the fleet average once stale, but the wait of
+ * a probe still out is added after that cap (pending.ts), so a stale
+ * endpoint whose probe has hung past the line is ejected until it answers.
  */
 export function isEjected(
   load: EndpointLoad,

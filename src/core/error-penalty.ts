@@ -24,7 +24,9 @@
  * estimate of 5^100 × 10 ms ≈ 1e70 ms that no decay forgets within the
  * process's life (it needs ln(1e72) ≈ 166 τ); with F the estimate after any
  * number of failures is bounded by the largest of the elapsed times, the
- * estimate before them and f × F.
+ * estimate before them and b × f × max(defaultRtt, F), with b the probe
+ * back-off's factor on the penalty (at most `maxProbeBackoff`,
+ * probe-backoff.ts).
  */
 import { CallOutcome, isFailure } from './endpoint-load';
 import { PeakEwmaSettings } from './peak-ewma-settings';
