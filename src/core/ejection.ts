@@ -108,7 +108,12 @@ export function signalEjects(load: EndpointLoad, signalMs: number, settings: Pea
  * keeps its 0 ms M here: the failure rules judge it, as before.
  */
 export function meanSignalMs(load: EndpointLoad, estimateMs: number): number {
-  return load.hasMean || load.consecutiveFailures > 0 ? load.meanRttMs : estimateMs;
+  return judgedOnMean(load) ? load.meanRttMs : estimateMs;
+}
+
+/** Whether `meanSignalMs` is M, so a caller can skip computing the estimate. */
+export function judgedOnMean(load: EndpointLoad): boolean {
+  return load.hasMean || load.consecutiveFailures > 0;
 }
 
 /**

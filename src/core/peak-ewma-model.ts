@@ -5,7 +5,7 @@
  * endpoint's estimate, its mean and its failure count.
  */
 import { costFromEstimate, estimateMs, estimateWith, peakEwmaCost, sampleWith } from './cost';
-import { ejectionLineMs, isEjected, lineBaseMs, meanSignalMs, medianIsLineBase } from './ejection';
+import { ejectionLineMs, isEjected, judgedOnMean, lineBaseMs, medianIsLineBase } from './ejection';
 import { budgetApplies } from './ejection-budget';
 import { EjectionRanking } from './ejection-ranking';
 import { CallOutcome, EndpointLoad, isFailure } from './endpoint-load';
@@ -44,8 +44,8 @@ export class PeakEwmaModel implements LoadModel {
     if (!load.hasSample || !fleet.hasSample || isStale(load, nowMs, settings, fleet, this.traffic)) {
       return NaN;
     }
-    const estimate = estimateMs(load, nowMs, settings, fleet, this.traffic);
-    const signalMs = settings.ejectionSignal === 'mean' ? meanSignalMs(load, estimate) : estimate;
+    // The estimate only where it is the signal: the mean's, most endpoints' under the defaults, is stored.
+    const signalMs = settings.ejectionSignal === 'mean' && judgedOnMean(load) ? load.meanRttMs : estimateMs(load, nowMs, settings, fleet, this.traffic);
     const baseMs = lineBaseMs(settings, fleet, this.ejection);
     return baseMs === null ? NaN : signalMs / baseMs;
   };

@@ -109,40 +109,51 @@ describe('the engine with rotationMargin', () => {
   });
 });
 
-describe('an ejected incumbent', () => {
-  /**
-   * Three warm pods answering in 5, 5 and 8 ms (the third over the small
-   * fleet's line, 1.5 × the median mean, yet under the gate's 1.45 × the
-   * fleet average, so it keeps its place in the rotation), then a new pod
-   * and a burst of 20 calls picked before any starts, as grpc-js places a
-   * fan-out (the picker claims each pick at once: EndpointLoad.callPicked).
-   */
-  function burstAfterWarmUp(seed: number): { toNewPod: number; ejectedTurns: number } {
-    const clock = new ManualClock();
-    const engine = new LoadBalancingEngine({ model: new PeakEwmaModel({ ...PEAK_EWMA_DEFAULTS }), choiceCount: 2, clock: clock.now, random: seededRandom(seed) });
-    const answerMs = [5, 5, 8];
-    const loads = answerMs.map(() => new EndpointLoad());
-    for (let call = 0; call < 30; call++) {
-      const index = engine.pick(loads);
-      const startedAt = engine.callStarted(loads[index]);
-      clock.advance(answerMs[index]);
-      engine.callEnded(loads[index], CallOutcome.SUCCESS, startedAt);
-    }
-    loads.push(new EndpointLoad());
-    const ejectedBefore = engine.picks.snapshot().ejected;
-    let toNewPod = 0;
-    for (let call = 0; call < 20; call++) {
-      const index = engine.pick(loads);
-      loads[index].callPicked(1);
-      toNewPod += index === 3 ? 1 : 0;
-    }
-    return { toNewPod, ejectedTurns: engine.picks.snapshot().ejected - ejectedBefore };
+/**
+ * Warm pods answering in `answerMs` (`warmUpCalls` calls, one at a time),
+ * then a new pod and a burst of 20 calls picked before any starts, as
+ * grpc-js places a fan-out (the picker claims each pick at once:
+ * EndpointLoad.callPicked). The probe rule (new-endpoint.ts) promises the
+ * new pod one of them.
+ */
+function burstToNewPod(
+  seed: number,
+  answerMs: number[],
+  warmUpCalls: number,
+  settings: Partial<PeakEwmaSettings> = {},
+): { toNewPod: number; ejected: number; ejectedTurns: number } {
+  const clock = new ManualClock();
+  const model = new PeakEwmaModel({ ...PEAK_EWMA_DEFAULTS, ...settings });
+  const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: clock.now, random: seededRandom(seed) });
+  const loads = answerMs.map(() => new EndpointLoad());
+  for (let call = 0; call < warmUpCalls; call++) {
+    const index = engine.pick(loads);
+    const startedAt = engine.callStarted(loads[index]);
+    clock.advance(answerMs[index]);
+    engine.callEnded(loads[index], CallOutcome.SUCCESS, startedAt);
   }
+  loads.push(new EndpointLoad());
+  const ejected = loads.filter((load) => model.ejected(load, clock.now())).length;
+  const ejectedBefore = engine.picks.snapshot().ejected;
+  let toNewPod = 0;
+  for (let call = 0; call < 20; call++) {
+    const index = engine.pick(loads);
+    loads[index].callPicked(1);
+    toNewPod += index === loads.length - 1 ? 1 : 0;
+  }
+  return { toNewPod, ejected, ejectedTurns: engine.picks.snapshot().ejected - ejectedBefore };
+}
 
+describe('an ejected incumbent', () => {
+  /*
+   * Three warm pods at 5, 5 and 8 ms: the third over the small fleet's
+   * line, 1.5 × the median mean, yet under the gate's 1.45 × the fleet
+   * average, so it keeps its place in the rotation.
+   */
   it('leaves the call to the draw, so a pod being probed never takes its turn (one probe call per burst)', () => {
     let ejectedTurns = 0;
     for (let seed = 1; seed <= 40; seed++) {
-      const burst = burstAfterWarmUp(seed);
+      const burst = burstToNewPod(seed, [5, 5, 8], 30);
       // Before: a single challenger took an ejected incumbent's turn whatever it cost, the new pod at the probe penalty too (2–4 of 20).
       expect({ seed, toNewPod: burst.toNewPod }).toEqual({ seed, toNewPod: 1 });
       ejectedTurns += burst.ejectedTurns;
@@ -153,42 +164,17 @@ describe('an ejected incumbent', () => {
 });
 
 describe('an incumbent being probed', () => {
-  /**
-   * The probe rule (new-endpoint.ts): an endpoint that has not answered
-   * gets one call of this client at a time. The rotation offered such an
-   * endpoint its turns as to any other (the gate judged only endpoints that
-   * had answered), and the margin then weighed its probe penalty as a cost:
-   * it kept its turn whenever the challengers drawn were ejected, and every
-   * turn with no margin. Warm pods answering in `answerMs`, then a new pod
-   * and a burst of 20 calls picked before any starts, as grpc-js places a
-   * fan-out (the picker claims each pick at once: EndpointLoad.callPicked).
+  /*
+   * The rotation offered an endpoint that had not answered its turns as to
+   * any other (the gate judged only endpoints that had answered), and the
+   * margin then weighed its probe penalty as a cost: it kept its turn
+   * whenever the challengers drawn were ejected, and every turn with no
+   * margin.
    */
-  function burstToNewPod(seed: number, answerMs: number[], settings: Partial<PeakEwmaSettings> = {}): { toNewPod: number; ejected: number } {
-    const clock = new ManualClock();
-    const model = new PeakEwmaModel({ ...PEAK_EWMA_DEFAULTS, ...settings });
-    const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: clock.now, random: seededRandom(seed) });
-    const loads = answerMs.map(() => new EndpointLoad());
-    for (let call = 0; call < 60; call++) {
-      const index = engine.pick(loads);
-      const startedAt = engine.callStarted(loads[index]);
-      clock.advance(answerMs[index]);
-      engine.callEnded(loads[index], CallOutcome.SUCCESS, startedAt);
-    }
-    loads.push(new EndpointLoad());
-    const ejected = loads.filter((load) => model.ejected(load, clock.now())).length;
-    let toNewPod = 0;
-    for (let call = 0; call < 20; call++) {
-      const index = engine.pick(loads);
-      loads[index].callPicked(1);
-      toNewPod += index === loads.length - 1 ? 1 : 0;
-    }
-    return { toNewPod, ejected };
-  }
-
   it('takes no turn while its probe is out, though both challengers drawn are ejected: one call per burst', () => {
     // Two of five pods at 4 × the others' latency: both out (the budget of five is two).
     for (let seed = 1; seed <= 40; seed++) {
-      const burst = burstToNewPod(seed, [5, 5, 5, 20, 20]);
+      const burst = burstToNewPod(seed, [5, 5, 5, 20, 20], 60);
       expect(burst.ejected).toBe(2);
       // Before: 2–3 of 20 in 16 of 40 seeds (seed 10: picks 2 and 8, both its turns).
       expect({ seed, toNewPod: burst.toNewPod }).toEqual({ seed, toNewPod: 1 });
@@ -198,14 +184,14 @@ describe('an incumbent being probed', () => {
   it('with the gate alone (no margin), takes no turn while its probe is out', () => {
     for (let seed = 1; seed <= 40; seed++) {
       // Before: every turn, 4 of 20 in a fleet of five (seed 1: picks 2, 7, 12 and 17).
-      expect({ seed, toNewPod: burstToNewPod(seed, [5, 5, 5, 5], { rotationMargin: 0 }).toNewPod }).toEqual({ seed, toNewPod: 1 });
+      expect({ seed, toNewPod: burstToNewPod(seed, [5, 5, 5, 5], 60, { rotationMargin: 0 }).toNewPod }).toEqual({ seed, toNewPod: 1 });
     }
   });
 
   it('with the margin alone (no gate), takes no turn while its probe is out', () => {
     for (let seed = 1; seed <= 40; seed++) {
       // Before: 2–3 of 20 in 12 of 40 seeds (the first is seed 9).
-      expect({ seed, toNewPod: burstToNewPod(seed, [5, 5, 5, 20, 20], { rotationGate: 0 }).toNewPod }).toEqual({ seed, toNewPod: 1 });
+      expect({ seed, toNewPod: burstToNewPod(seed, [5, 5, 5, 20, 20], 60, { rotationGate: 0 }).toNewPod }).toEqual({ seed, toNewPod: 1 });
     }
   });
 });

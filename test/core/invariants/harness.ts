@@ -25,6 +25,7 @@ import {
   seededRandom,
 } from '../../../src/core';
 import { MethodStats } from '../../../src/core/methods';
+import { NormalSource } from '../../../scripts/model/lognormal';
 import { isStale } from '../../../src/core/staleness';
 import { isShedding } from '../../../src/core/shed';
 import { PickPath } from '../../../src/core/pick-paths';
@@ -107,6 +108,13 @@ interface Flight {
   id: number;
 }
 
+/** A pick claimed and not yet started. */
+interface Claim {
+  ep: Ep;
+  w: number;
+  method?: MethodStats;
+}
+
 interface Ep {
   load: EndpointLoad;
   b: Behaviour;
@@ -126,12 +134,6 @@ export interface RunOptions {
   trace?: boolean;
 }
 
-function normal(r: () => number): number {
-  const u = Math.max(1e-12, r());
-  const v = r();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-}
-
 export function settingsOf(s: Scenario): PeakEwmaSettings {
   return new PeakEwmaLoadBalancingConfig(s.choiceCount, VARIANTS[s.variant][1]).settings;
 }
@@ -142,6 +144,7 @@ export function run(s: Scenario, opts: RunOptions): RunResult {
   const model = new PeakEwmaModel(settings);
   const engine = new LoadBalancingEngine({ model, choiceCount: s.choiceCount, clock: clock.now, random: seededRandom(s.seed) });
   const rng = seededRandom(s.seed ^ 0x5bd1e995);
+  const normal = new NormalSource(rng);
   const violations: Violation[] = [];
   const counts: Record<string, number> = {};
   const bump = (k: string): void => {
@@ -243,7 +246,7 @@ export function run(s: Scenario, opts: RunOptions): RunResult {
     const fast = s.zeroMs && rng() < 0.3 ? 0 : Math.max(0.05, b.baseMs * 0.1 * rng());
     if (r < b.pFail) return { ms: fast, outcome: CallOutcome.FAILURE };
     if (r < b.pFail + b.pShed) return { ms: fast, outcome: CallOutcome.SHED };
-    let ms = s.zeroMs && rng() < 0.2 ? 0 : b.baseMs * Math.exp(b.sigma * normal(rng));
+    let ms = s.zeroMs && rng() < 0.2 ? 0 : b.baseMs * Math.exp(b.sigma * normal.next());
     if (rng() < b.pStall) ms = b.stallMs;
     if (ms > s.deadlineMs) return { ms: s.deadlineMs, outcome: CallOutcome.DEADLINE_EXCEEDED };
     if (rng() < b.pLost) return { ms: ms * rng(), outcome: CallOutcome.OUTLASTED };
@@ -368,6 +371,16 @@ export function run(s: Scenario, opts: RunOptions): RunResult {
   };
 
   const methodFor = (m: number): MethodStats | undefined => (m < 0 ? undefined : engine.methodOf(methodNames[m % methodNames.length]));
+  /** One pick for a call of method `m` (-1: none), claimed on its endpoint as the picker claims it. */
+  const pickAndClaim = (m: number): Claim | undefined => {
+    const method = methodFor(m);
+    const w = engine.callWeight(method);
+    const ep = doPick(w);
+    if (ep === undefined) return undefined;
+    ep.load.callPicked(w);
+    pickedOf.set(ep.load, (pickedOf.get(ep.load) ?? 0) + 1);
+    return { ep, w, method };
+  };
 
   for (const step of s.steps) {
     if (stop()) break;
@@ -378,26 +391,17 @@ export function run(s: Scenario, opts: RunOptions): RunResult {
       case 'calls':
         for (let i = 0; i < step.count && !stop(); i++) {
           advanceTo(clock.now() + step.gapMs);
-          const method = methodFor(step.method);
-          const w = engine.callWeight(method);
-          const ep = doPick(w);
-          if (ep === undefined) continue;
-          ep.load.callPicked(w);
-          pickedOf.set(ep.load, (pickedOf.get(ep.load) ?? 0) + 1);
-          startCall(ep, w, method, true);
+          const claim = pickAndClaim(step.method);
+          if (claim === undefined) continue;
+          startCall(claim.ep, claim.w, claim.method, true);
           forgetAll();
         }
         break;
       case 'burst': {
-        const picked: Array<{ ep: Ep; w: number; method?: MethodStats }> = [];
+        const picked: Claim[] = [];
         for (let i = 0; i < step.k && !stop(); i++) {
-          const method = methodFor(step.method);
-          const w = engine.callWeight(method);
-          const ep = doPick(w);
-          if (ep === undefined) continue;
-          ep.load.callPicked(w);
-          pickedOf.set(ep.load, (pickedOf.get(ep.load) ?? 0) + 1);
-          picked.push({ ep, w, method });
+          const claim = pickAndClaim(step.method);
+          if (claim !== undefined) picked.push(claim);
         }
         const late: typeof picked = [];
         for (const p of picked) {
