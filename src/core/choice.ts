@@ -16,32 +16,36 @@
  * `choiceCount = Infinity` is the deterministic least-connection rule (Envoy
  * LeastRequest's FULL_SCAN): every candidate compared, O(n) per pick.
  *
- * Ejection: given `isEjected`, a drawn candidate that is ejected does not
- * count toward the d; another is drawn instead, up to d extra draws in all
- * (so at most 2d draws, still O(d)). Any candidate that is not ejected beats
- * every ejected one; if all drawn are ejected, the cheapest of them wins, so
- * a fleet that is mostly ejected degrades to plain cost comparison instead
- * of failing. With k of n ejected, an ejected endpoint is chosen only when
- * all 2d draws land on ejected ones: C(k,2d)/C(n,2d) (0.02 % for 4 of 20,
- * d = 2), where plain power-of-d pays C(k,d)/C(n,d) (3.2 %).
+ * Skipped candidates: given `isSkipped` (peak_ewma skips an ejected
+ * endpoint, ejection.ts, and one being probed, new-endpoint.ts), a drawn
+ * candidate that is skipped does not count toward the d; another is drawn
+ * instead, up to d extra draws in all (so at most 2d draws, still O(d)).
+ * Any candidate that is not skipped beats every skipped one; if all drawn
+ * are skipped, the cheapest of them wins, so a fleet that is mostly
+ * ejected degrades to plain cost comparison instead of failing. With k of
+ * n ejected, an ejected endpoint is chosen only when all 2d draws land on
+ * skipped ones: C(k,2d)/C(n,2d) (0.02 % for 4 of 20, d = 2), where plain
+ * power-of-d pays C(k,d)/C(n,d) (3.2 %).
  */
 import { RandomSource } from './random';
 
 /** Reads the cost of candidate `index`. */
 export type CostOf = (index: number) => number;
 /**
- * Whether candidate `index` is ejected (skipped while others can be drawn).
- * Asked right after `costOf(index)`, for the same candidate, so an
- * implementation may answer from what that call computed.
+ * Whether candidate `index` is skipped while others can be drawn (ejected,
+ * or being probed). Asked right after `costOf(index)`, for the same
+ * candidate, so an implementation may answer from what that call computed.
  */
-export type EjectedOf = (index: number) => boolean;
+export type SkippedOf = (index: number) => boolean;
+/** The name `SkippedOf` had while only ejected candidates were skipped. */
+export type EjectedOf = SkippedOf;
 
 export class PowerOfChoices {
   private permutation: Int32Array = new Int32Array(0);
   // What the last drawBest found, so that drawing allocates nothing.
   private best = -1;
   private bestCost = Infinity;
-  private bestEjected = false;
+  private bestSkipped = false;
 
   constructor(private readonly random: RandomSource) {}
 
@@ -49,23 +53,23 @@ export class PowerOfChoices {
    * Index of the chosen candidate among `candidateCount`, or -1 if there are
    * none.
    */
-  choose(candidateCount: number, choiceCount: number, costOf: CostOf, isEjected?: EjectedOf): number {
+  choose(candidateCount: number, choiceCount: number, costOf: CostOf, isSkipped?: SkippedOf): number {
     if (candidateCount <= 0) {
       return -1;
     }
     if (candidateCount === 1) {
       return 0;
     }
-    this.drawBest(candidateCount, choiceCount, costOf, isEjected, -1);
+    this.drawBest(candidateCount, choiceCount, costOf, isSkipped, -1);
     return this.best;
   }
 
   /**
    * The incumbent rule: `incumbent` (the next in the caller's rotation,
-   * costing `incumbentCost`, not ejected: an ejected one leaves the call to
+   * costing `incumbentCost`, not skipped: a skipped one leaves the call to
    * `choose`) against the cheapest of `choiceCount − 1` other candidates
    * drawn as `choose` draws them. The challenger wins only if it is not
-   * ejected and costs less than `margin` × the incumbent's cost; otherwise
+   * skipped and costs less than `margin` × the incumbent's cost; otherwise
    * the incumbent keeps its turn. With nothing to tell candidates apart the
    * picks follow the rotation, so each endpoint gets every n-th call, as
    * under round_robin, where two random draws spread them like independent
@@ -79,13 +83,13 @@ export class PowerOfChoices {
     choiceCount: number,
     margin: number,
     costOf: CostOf,
-    isEjected?: EjectedOf,
+    isSkipped?: SkippedOf,
   ): number {
     if (candidateCount <= 1) {
       return candidateCount - 1;
     }
-    this.drawBest(candidateCount, choiceCount - 1, costOf, isEjected, incumbent);
-    if (this.best < 0 || this.bestEjected) {
+    this.drawBest(candidateCount, choiceCount - 1, costOf, isSkipped, incumbent);
+    if (this.best < 0 || this.bestSkipped) {
       return incumbent;
     }
     return this.bestCost < margin * incumbentCost ? this.best : incumbent;
@@ -93,18 +97,18 @@ export class PowerOfChoices {
 
   /**
    * Draws `wanted` distinct candidates other than `exclude` (-1: none) and
-   * leaves the cheapest non-ejected one (or the cheapest ejected one if all
-   * are) in `best`, `bestCost`, `bestEjected`.
+   * leaves the cheapest one not skipped (or the cheapest skipped one if all
+   * are) in `best`, `bestCost`, `bestSkipped`.
    */
-  private drawBest(candidateCount: number, wanted: number, costOf: CostOf, isEjected: EjectedOf | undefined, exclude: number): void {
+  private drawBest(candidateCount: number, wanted: number, costOf: CostOf, isSkipped: SkippedOf | undefined, exclude: number): void {
     const permutation = this.permutationFor(candidateCount);
     const pool = exclude < 0 ? candidateCount : candidateCount - 1;
     let draws = Math.min(wanted, pool);
-    let extraDraws = isEjected === undefined ? 0 : Math.min(wanted, pool - draws);
+    let extraDraws = isSkipped === undefined ? 0 : Math.min(wanted, pool - draws);
     let best = -1;
     let bestCost = Infinity;
     let ties = 0;
-    // The cheapest ejected candidate drawn, in case nothing else is.
+    // The cheapest skipped candidate drawn, in case nothing else is.
     let fallback = -1;
     let fallbackCost = Infinity;
     for (let i = 0; i < draws; i++) {
@@ -118,7 +122,7 @@ export class PowerOfChoices {
         continue;
       }
       const cost = costOf(candidate);
-      if (isEjected !== undefined && isEjected(candidate)) {
+      if (isSkipped !== undefined && isSkipped(candidate)) {
         if (fallback < 0 || cost < fallbackCost) {
           fallback = candidate;
           fallbackCost = cost;
@@ -140,7 +144,7 @@ export class PowerOfChoices {
         }
       }
     }
-    this.bestEjected = best < 0 && fallback >= 0;
+    this.bestSkipped = best < 0 && fallback >= 0;
     this.best = best >= 0 ? best : fallback;
     this.bestCost = best >= 0 ? bestCost : fallbackCost;
   }

@@ -10,7 +10,7 @@ import { fleetPenaltyFactor } from './fleet-penalty';
 import { FleetRtt } from './fleet-rtt';
 import { currentRttMs } from './memory';
 import { withMeanFloorMs } from './mean';
-import { probeCost, unsampledCost } from './new-endpoint';
+import { isProbing, probeCost, unsampledCost } from './new-endpoint';
 import { withPendingWaitMs } from './pending';
 import { failuresInARowAfter, probeBackoffFactor } from './probe-backoff';
 import { PeakEwmaSettings } from './peak-ewma-settings';
@@ -29,7 +29,8 @@ import { BalancerTraffic } from './traffic';
  * lives in its own module and is off when its setting is absent:
  *
  * - new-endpoint.ts   no answer yet: 0 while idle, the probe penalty
- *                     (`penaltyValue + outstanding`) while one is out;
+ *                     (`penaltyValue + outstanding`) while one is out,
+ *                     and then skipped by the draw like an ejected one;
  * - memory.ts         decay counted in the client's own calls too;
  * - staleness.ts      a stale estimate counts at most as the fleet average,
  *                     and while its probe is out costs the probe penalty;
@@ -82,7 +83,7 @@ export function costFromEstimate(
   fleet?: FleetRtt,
   callWeight = 1,
 ): number {
-  if (load.committed > 0 && stale) {
+  if (isProbing(load, stale)) {
     // A stale estimate is no estimate: probe one call at a time, as a new endpoint.
     return probeCost(load, settings);
   }

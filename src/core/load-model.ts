@@ -17,8 +17,10 @@ import { BalancerTraffic } from './traffic';
 export class CandidateRating {
   /** The cost of one more call, >= 0; lower is better. */
   cost = 0;
-  /** Skipped by the chooser while it can draw others (see PowerOfChoices). */
+  /** Ejected (ejection.ts): skipped by the chooser while it can draw others (see PowerOfChoices). */
   ejected = false;
+  /** Being probed (new-endpoint.ts `isProbing`): skipped as an ejected one is, but not counted as ejected. */
+  probing = false;
 }
 
 export interface LoadModel {
@@ -29,8 +31,11 @@ export interface LoadModel {
    * pick path has three of them.
    */
   readonly ignoresTime: boolean;
-  /** Whether `rate` can ever eject; false spares the chooser the check. */
-  readonly ejects: boolean;
+  /**
+   * Whether `rate` can ever mark a candidate ejected or being probed, the
+   * candidates the chooser skips; false spares the chooser the check.
+   */
+  readonly skips: boolean;
   /**
    * The rotation's margin (`PowerOfChoices.chooseAgainst`): > 0, a random
    * challenger takes the incumbent's turn only below margin × its cost;

@@ -14,7 +14,7 @@ import { CandidateRating, LoadModel } from './load-model';
 import { recordMeanSample } from './mean';
 import { currentRttMs, decayedEstimateMs, retainedAt } from './memory';
 import { answerWeightOf, MethodStats, MethodTable, methodWeight, normalisedElapsedMs } from './methods';
-import { unsampledCost } from './new-endpoint';
+import { isProbing, unsampledCost } from './new-endpoint';
 import { blendRttMs } from './peak-ewma';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 import { Refusal } from './pick-paths';
@@ -84,9 +84,8 @@ export class PeakEwmaModel implements LoadModel {
     return this.settings.mixedChoiceCount;
   }
 
-  get ejects(): boolean {
-    return !!this.settings.ejectionRatio;
-  }
+  /** Always: an endpoint being probed is skipped with ejection off too (new-endpoint.ts `isProbing`). */
+  readonly skips = true;
 
   get rotationMargin(): number {
     return this.settings.rotationMargin ?? 0;
@@ -127,11 +126,13 @@ export class PeakEwmaModel implements LoadModel {
     if (!load.hasSample) {
       into.cost = unsampledCost(load, settings);
       into.ejected = false;
+      into.probing = isProbing(load, false);
       return;
     }
     const stale = isStale(load, nowMs, settings, this.fleet, this.traffic);
     const rttMs = estimateWith(load, currentRttMs(load, nowMs, settings, this.traffic, this.fleet), stale, nowMs, settings, this.fleet);
     into.cost = costFromEstimate(load, stale, rttMs, settings, this.fleet, callWeight);
+    into.probing = isProbing(load, stale);
     into.ejected = isEjected(load, rttMs, stale, settings, this.fleet, this.ejection, isShedding(load, nowMs, stale, settings));
   }
 

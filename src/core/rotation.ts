@@ -41,6 +41,7 @@
 import { meanSignalMs } from './ejection';
 import { EndpointLoad } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
+import { isProbing } from './new-endpoint';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 import { Refusal } from './pick-paths';
 import { failuresEndInAnError } from './probe-backoff';
@@ -76,7 +77,7 @@ export function refusalOf(
   traffic?: BalancerTraffic,
 ): Refusal | null {
   const gate = settings.rotationGate;
-  if (load.committed > 0 && (!!gate || !load.hasSample || isStale(load, nowMs, settings, fleet, traffic))) {
+  if (load.committed > 0 && (!!gate || isProbing(load, isStale(load, nowMs, settings, fleet, traffic)))) {
     return Refusal.inFlight;
   }
   if (!gate || !load.hasSample || !fleet.hasSample) {

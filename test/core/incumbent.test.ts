@@ -111,17 +111,18 @@ describe('the engine with rotationMargin', () => {
 
 /**
  * Warm pods answering in `answerMs` (`warmUpCalls` calls, one at a time),
- * then a new pod and a burst of 20 calls picked before any starts, as
- * grpc-js places a fan-out (the picker claims each pick at once:
- * EndpointLoad.callPicked). The probe rule (new-endpoint.ts) promises the
+ * then `newPods` new pods and a burst of 20 calls picked before any
+ * starts, as grpc-js places a fan-out (the picker claims each pick at once:
+ * EndpointLoad.callPicked). The probe rule (new-endpoint.ts) promises each
  * new pod one of them.
  */
-function burstToNewPod(
+function burstToNewPods(
   seed: number,
   answerMs: number[],
   warmUpCalls: number,
   settings: Partial<PeakEwmaSettings> = {},
-): { toNewPod: number; ejected: number; ejectedTurns: number } {
+  newPods = 1,
+): { toNewPods: number[]; ejected: number; ejectedTurns: number } {
   const clock = new ManualClock();
   const model = new PeakEwmaModel({ ...PEAK_EWMA_DEFAULTS, ...settings });
   const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: clock.now, random: seededRandom(seed) });
@@ -132,16 +133,21 @@ function burstToNewPod(
     clock.advance(answerMs[index]);
     engine.callEnded(loads[index], CallOutcome.SUCCESS, startedAt);
   }
-  loads.push(new EndpointLoad());
+  const warm = loads.length;
+  for (let pod = 0; pod < newPods; pod++) {
+    loads.push(new EndpointLoad());
+  }
   const ejected = loads.filter((load) => model.ejected(load, clock.now())).length;
   const ejectedBefore = engine.picks.snapshot().ejected;
-  let toNewPod = 0;
+  const toNewPods = new Array<number>(newPods).fill(0);
   for (let call = 0; call < 20; call++) {
     const index = engine.pick(loads);
     loads[index].callPicked(1);
-    toNewPod += index === loads.length - 1 ? 1 : 0;
+    if (index >= warm) {
+      toNewPods[index - warm]++;
+    }
   }
-  return { toNewPod, ejected, ejectedTurns: engine.picks.snapshot().ejected - ejectedBefore };
+  return { toNewPods, ejected, ejectedTurns: engine.picks.snapshot().ejected - ejectedBefore };
 }
 
 describe('an ejected incumbent', () => {
@@ -153,9 +159,9 @@ describe('an ejected incumbent', () => {
   it('leaves the call to the draw, so a pod being probed never takes its turn (one probe call per burst)', () => {
     let ejectedTurns = 0;
     for (let seed = 1; seed <= 40; seed++) {
-      const burst = burstToNewPod(seed, [5, 5, 8], 30);
+      const burst = burstToNewPods(seed, [5, 5, 8], 30);
       // Before: a single challenger took an ejected incumbent's turn whatever it cost, the new pod at the probe penalty too (2–4 of 20).
-      expect({ seed, toNewPod: burst.toNewPod }).toEqual({ seed, toNewPod: 1 });
+      expect({ seed, toNewPods: burst.toNewPods }).toEqual({ seed, toNewPods: [1] });
       ejectedTurns += burst.ejectedTurns;
     }
     // The 8 ms pod was ejected at its turns: the case this is about ran.
@@ -174,24 +180,69 @@ describe('an incumbent being probed', () => {
   it('takes no turn while its probe is out, though both challengers drawn are ejected: one call per burst', () => {
     // Two of five pods at 4 × the others' latency: both out (the budget of five is two).
     for (let seed = 1; seed <= 40; seed++) {
-      const burst = burstToNewPod(seed, [5, 5, 5, 20, 20], 60);
+      const burst = burstToNewPods(seed, [5, 5, 5, 20, 20], 60);
       expect(burst.ejected).toBe(2);
       // Before: 2–3 of 20 in 16 of 40 seeds (seed 10: picks 2 and 8, both its turns).
-      expect({ seed, toNewPod: burst.toNewPod }).toEqual({ seed, toNewPod: 1 });
+      expect({ seed, toNewPods: burst.toNewPods }).toEqual({ seed, toNewPods: [1] });
     }
   });
 
   it('with the gate alone (no margin), takes no turn while its probe is out', () => {
     for (let seed = 1; seed <= 40; seed++) {
       // Before: every turn, 4 of 20 in a fleet of five (seed 1: picks 2, 7, 12 and 17).
-      expect({ seed, toNewPod: burstToNewPod(seed, [5, 5, 5, 5], 60, { rotationMargin: 0 }).toNewPod }).toEqual({ seed, toNewPod: 1 });
+      expect({ seed, toNewPods: burstToNewPods(seed, [5, 5, 5, 5], 60, { rotationMargin: 0 }).toNewPods }).toEqual({ seed, toNewPods: [1] });
     }
   });
 
   it('with the margin alone (no gate), takes no turn while its probe is out', () => {
     for (let seed = 1; seed <= 40; seed++) {
       // Before: 2–3 of 20 in 12 of 40 seeds (the first is seed 9).
-      expect({ seed, toNewPod: burstToNewPod(seed, [5, 5, 5, 20, 20], 60, { rotationGate: 0 }).toNewPod }).toEqual({ seed, toNewPod: 1 });
+      expect({ seed, toNewPods: burstToNewPods(seed, [5, 5, 5, 20, 20], 60, { rotationGate: 0 }).toNewPods }).toEqual({ seed, toNewPods: [1] });
     }
+  });
+});
+
+describe('endpoints being probed, drawn together', () => {
+  /*
+   * Two endpoints with their probes out compared as penaltyValue + 1 each,
+   * so the draw gave one of them a second call; and one being probed drawn
+   * with an ejected one won for not being ejected. Both are now skipped
+   * while the draw can find another (new-endpoint.ts isProbing).
+   */
+  it('a scale-out of two new pods into four warm ones: each new pod gets one call of the burst', () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      // Before: one of them got 2 in 20 of 40 seeds.
+      expect({ seed, toNewPods: burstToNewPods(seed, [5, 5, 5, 5], 60, {}, 2).toNewPods }).toEqual({ seed, toNewPods: [1, 1] });
+    }
+  });
+
+  it('the same with ejection off, and with plain two-choice draws (no rotation)', () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      expect({ seed, toNewPods: burstToNewPods(seed, [5, 5, 5, 5], 60, { ejectionRatio: 0 }, 2).toNewPods }).toEqual({ seed, toNewPods: [1, 1] });
+      expect({ seed, toNewPods: burstToNewPods(seed, [5, 5, 5, 5], 60, { rotationGate: 0, rotationMargin: 0 }, 2).toNewPods }).toEqual({ seed, toNewPods: [1, 1] });
+    }
+  });
+
+  it('three new pods into a fleet with two of five ejected: one call each', () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const burst = burstToNewPods(seed, [5, 5, 5, 20, 20], 60, {}, 3);
+      expect(burst.ejected).toBe(2);
+      expect({ seed, toNewPods: burst.toNewPods }).toEqual({ seed, toNewPods: [1, 1, 1] });
+    }
+  });
+
+  it('a start-up burst larger than the fleet goes to the endpoints with the fewest calls out among up to four drawn', () => {
+    // Five new endpoints, 20 calls picked before any starts: nothing is
+    // priced but the probes. Once each has one, every candidate is being
+    // probed, so the draw takes 2d = 4 of them and the one with the fewest calls out.
+    const mostToOne = new Map<number, number>();
+    for (let seed = 1; seed <= 400; seed++) {
+      const most = Math.max(...burstToNewPods(seed, [], 0, {}, 5).toNewPods);
+      mostToOne.set(most, (mostToOne.get(most) ?? 0) + 1);
+    }
+    // Before (two drawn, the one being probed at random when its peer was
+    // being probed too): 4 each in 91 of 400 seeds, 5 to one in 305, 6 in 4.
+    expect(Math.max(...mostToOne.keys())).toBe(5);
+    expect(mostToOne.get(4)).toBeGreaterThan(300);
   });
 });

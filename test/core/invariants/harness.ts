@@ -166,13 +166,16 @@ export function run(s: Scenario, opts: RunOptions): RunResult {
   // Liveness: consecutive picks an idle unsampled/stale READY endpoint was passed over, n fixed.
   const passedOver = new Map<EndpointLoad, number>();
   let lastN = -1;
-  const rated: Array<{ load: EndpointLoad; cost: number; ejected: boolean }> = [];
+  // Each candidate the pick rated: skipped if ejected or being probed (a call out, and no answer yet or stale), the latter judged here, not by the engine.
+  const rated: Array<{ load: EndpointLoad; cost: number; ejected: boolean; skipped: boolean }> = [];
   let recording = false;
   const origRate = model.rate.bind(model);
   model.rate = (load: EndpointLoad, nowMs: number, into: CandidateRating, w: number) => {
     origRate(load, nowMs, into, w);
     if (recording) {
-      rated.push({ load, cost: into.cost, ejected: into.ejected });
+      const probing = load.committed > 0 && (!load.hasSample || isStale(load, nowMs, settings, model.fleet, model.traffic));
+      if (probing !== into.probing) fail('probing-rating', `rating says probing=${into.probing}`);
+      rated.push({ load, cost: into.cost, ejected: into.ejected, skipped: into.ejected || probing });
     }
   };
   const scratch = new CandidateRating();
@@ -339,12 +342,13 @@ export function run(s: Scenario, opts: RunOptions): RunResult {
     }
     const rc = engine.picks.refusals();
     if (Object.values(rc).reduce((a, b) => a + b, 0) !== after.refused) fail('refusal-count', 'refusals do not add up');
-    if (c.ejected && (path === PickPath.refused || path === PickPath.drawn) && rated.length < Math.min(n, 2 * s.choiceCount) && n > 1) {
+    const skipped = c.ejected || c.probing;
+    if (skipped && (path === PickPath.refused || path === PickPath.drawn) && rated.length < Math.min(n, 2 * s.choiceCount) && n > 1) {
       fail('ejected-with-few-draws', `path=${path} rated=${rated.length} n=${n} d=${s.choiceCount}`);
     }
-    if (c.ejected) {
-      const ratedNotEj = ratedHere.filter((r) => !r.ejected && r.load !== c.l);
-      if (ratedNotEj.length > 0) fail('ejected-chosen-over-drawn', `path=${path} ep${chosen.name}`);
+    if (skipped) {
+      const ratedNotSkipped = ratedHere.filter((r) => !r.skipped && r.load !== c.l);
+      if (ratedNotSkipped.length > 0) fail('ejected-chosen-over-drawn', `path=${path} ep${chosen.name} ejected=${c.ejected} probing=${c.probing}`);
       if (info.some((x) => !x.ejected)) bump('ejected-chosen-with-others');
     }
     if (path === PickPath.turn && c.l.committed > 0 && c.l.hasSample && fleet.hasSample && settings.rotationGate) {

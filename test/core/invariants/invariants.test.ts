@@ -52,8 +52,8 @@ describe('the engine, over random fleets and histories', () => {
     );
   });
 
-  it('chooses an ejected endpoint only when every candidate drawn is ejected, after 2d draws', () => {
-    holds(['ejected-chosen-over-drawn', 'ejected-with-few-draws'], 105);
+  it('chooses an ejected endpoint, or one being probed, only when every candidate drawn is one too, after 2d draws (§53)', () => {
+    holds(['ejected-chosen-over-drawn', 'ejected-with-few-draws', 'probing-rating'], 105);
   });
 
   it('never ejects an idle stale endpoint, and ejects none past maxEjectionTime and K × maxProbeBackoff fair shares', () => {
