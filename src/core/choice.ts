@@ -16,36 +16,50 @@
  * `choiceCount = Infinity` is the deterministic least-connection rule (Envoy
  * LeastRequest's FULL_SCAN): every candidate compared, O(n) per pick.
  *
- * Skipped candidates: given `isSkipped` (peak_ewma skips an ejected
- * endpoint, ejection.ts, and one being probed, new-endpoint.ts), a drawn
- * candidate that is skipped does not count toward the d; another is drawn
- * instead, up to d extra draws in all (so at most 2d draws, still O(d)).
- * Any candidate that is not skipped beats every skipped one; if all drawn
- * are skipped, the cheapest of them wins, so a fleet that is mostly
- * ejected degrades to plain cost comparison instead of failing. With k of
- * n ejected, an ejected endpoint is chosen only when all 2d draws land on
- * skipped ones: C(k,2d)/C(n,2d) (0.02 % for 4 of 20, d = 2), where plain
- * power-of-d pays C(k,d)/C(n,d) (3.2 %).
+ * Ejection: given `isEjected`, a drawn candidate that is ejected does not
+ * count toward the d; another is drawn instead, up to d extra draws in all
+ * (so at most 2d draws, still O(d)). Any candidate that is not ejected beats
+ * every ejected one; if all drawn are ejected, the cheapest of them wins, so
+ * a fleet that is mostly ejected degrades to plain cost comparison instead
+ * of failing. With k of n ejected and none being probed, an ejected
+ * endpoint is chosen only when all 2d draws land on ejected ones:
+ * C(k,2d)/C(n,2d) (0.02 % for 4 of 20, d = 2), where plain power-of-d pays
+ * C(k,d)/C(n,d) (3.2 %).
+ *
+ * Probes: given `isProbed` too (peak_ewma, with ejection on), a drawn
+ * candidate being probed (new-endpoint.ts: a call out and no estimate, so
+ * its cost is the probe penalty) does not count toward the d either, so the
+ * draw looks on for an endpoint with a price; but it keeps its cost. It
+ * wins over the candidates with a price only where it is cheaper (a peer
+ * whose calls have hung past the penalty), and where every candidate drawn
+ * is ejected or being probed, the cheapest of them wins, an ejected one
+ * nearly always. Without it, two endpoints being probed drawn together
+ * compared as `penaltyValue + 1` each and one took a second call, and one
+ * drawn with an ejected peer took it for not being ejected
+ * (docs/tuning-log.md §53).
  */
 import { RandomSource } from './random';
 
 /** Reads the cost of candidate `index`. */
 export type CostOf = (index: number) => number;
 /**
- * Whether candidate `index` is skipped while others can be drawn (ejected,
- * or being probed). Asked right after `costOf(index)`, for the same
- * candidate, so an implementation may answer from what that call computed.
+ * Whether candidate `index` is ejected (skipped while others can be drawn).
+ * Asked right after `costOf(index)`, for the same candidate, so an
+ * implementation may answer from what that call computed.
  */
-export type SkippedOf = (index: number) => boolean;
-/** The name `SkippedOf` had while only ejected candidates were skipped. */
-export type EjectedOf = SkippedOf;
+export type EjectedOf = (index: number) => boolean;
+/** Whether candidate `index` is being probed; asked right after `EjectedOf`, for the same candidate. */
+export type ProbedOf = (index: number) => boolean;
 
 export class PowerOfChoices {
   private permutation: Int32Array = new Int32Array(0);
   // What the last drawBest found, so that drawing allocates nothing.
   private best = -1;
   private bestCost = Infinity;
-  private bestSkipped = false;
+  private bestEjected = false;
+  // The cheapest priced and the cheapest probed candidate of a draw, reused so that drawing allocates nothing.
+  private readonly priced = new Cheapest();
+  private readonly probed = new Cheapest();
 
   constructor(private readonly random: RandomSource) {}
 
@@ -53,23 +67,23 @@ export class PowerOfChoices {
    * Index of the chosen candidate among `candidateCount`, or -1 if there are
    * none.
    */
-  choose(candidateCount: number, choiceCount: number, costOf: CostOf, isSkipped?: SkippedOf): number {
+  choose(candidateCount: number, choiceCount: number, costOf: CostOf, isEjected?: EjectedOf, isProbed?: ProbedOf): number {
     if (candidateCount <= 0) {
       return -1;
     }
     if (candidateCount === 1) {
       return 0;
     }
-    this.drawBest(candidateCount, choiceCount, costOf, isSkipped, -1);
+    this.drawBest(candidateCount, choiceCount, costOf, isEjected, isProbed, -1);
     return this.best;
   }
 
   /**
    * The incumbent rule: `incumbent` (the next in the caller's rotation,
-   * costing `incumbentCost`, not skipped: a skipped one leaves the call to
+   * costing `incumbentCost`, not ejected: an ejected one leaves the call to
    * `choose`) against the cheapest of `choiceCount − 1` other candidates
    * drawn as `choose` draws them. The challenger wins only if it is not
-   * skipped and costs less than `margin` × the incumbent's cost; otherwise
+   * ejected and costs less than `margin` × the incumbent's cost; otherwise
    * the incumbent keeps its turn. With nothing to tell candidates apart the
    * picks follow the rotation, so each endpoint gets every n-th call, as
    * under round_robin, where two random draws spread them like independent
@@ -83,13 +97,14 @@ export class PowerOfChoices {
     choiceCount: number,
     margin: number,
     costOf: CostOf,
-    isSkipped?: SkippedOf,
+    isEjected?: EjectedOf,
+    isProbed?: ProbedOf,
   ): number {
     if (candidateCount <= 1) {
       return candidateCount - 1;
     }
-    this.drawBest(candidateCount, choiceCount - 1, costOf, isSkipped, incumbent);
-    if (this.best < 0 || this.bestSkipped) {
+    this.drawBest(candidateCount, choiceCount - 1, costOf, isEjected, isProbed, incumbent);
+    if (this.best < 0 || this.bestEjected) {
       return incumbent;
     }
     return this.bestCost < margin * incumbentCost ? this.best : incumbent;
@@ -97,18 +112,19 @@ export class PowerOfChoices {
 
   /**
    * Draws `wanted` distinct candidates other than `exclude` (-1: none) and
-   * leaves the cheapest one not skipped (or the cheapest skipped one if all
-   * are) in `best`, `bestCost`, `bestSkipped`.
+   * leaves the winner by the rules of the header in `best`, `bestCost`,
+   * `bestEjected`: the cheapest with a price, unless one being probed is
+   * cheaper; with none priced, the cheaper of the cheapest being probed and
+   * the cheapest ejected.
    */
-  private drawBest(candidateCount: number, wanted: number, costOf: CostOf, isSkipped: SkippedOf | undefined, exclude: number): void {
+  private drawBest(candidateCount: number, wanted: number, costOf: CostOf, isEjected: EjectedOf | undefined, isProbed: ProbedOf | undefined, exclude: number): void {
     const permutation = this.permutationFor(candidateCount);
     const pool = exclude < 0 ? candidateCount : candidateCount - 1;
     let draws = Math.min(wanted, pool);
-    let extraDraws = isSkipped === undefined ? 0 : Math.min(wanted, pool - draws);
-    let best = -1;
-    let bestCost = Infinity;
-    let ties = 0;
-    // The cheapest skipped candidate drawn, in case nothing else is.
+    let extraDraws = isEjected === undefined ? 0 : Math.min(wanted, pool - draws);
+    const priced = this.priced.reset();
+    const probed = this.probed.reset();
+    // The cheapest ejected candidate drawn, in case nothing else is.
     let fallback = -1;
     let fallbackCost = Infinity;
     for (let i = 0; i < draws; i++) {
@@ -122,29 +138,29 @@ export class PowerOfChoices {
         continue;
       }
       const cost = costOf(candidate);
-      if (isSkipped !== undefined && isSkipped(candidate)) {
-        if (fallback < 0 || cost < fallbackCost) {
-          fallback = candidate;
-          fallbackCost = cost;
-        }
+      const ejected = isEjected !== undefined && isEjected(candidate);
+      if (ejected && (fallback < 0 || cost < fallbackCost)) {
+        fallback = candidate;
+        fallbackCost = cost;
+      }
+      const beingProbed = !ejected && isProbed !== undefined && isProbed(candidate);
+      if (ejected || beingProbed) {
         if (extraDraws > 0) {
           extraDraws--;
           draws++;
         }
-        continue;
       }
-      if (cost < bestCost || best < 0) {
-        best = candidate;
-        bestCost = cost;
-        ties = 1;
-      } else if (cost === bestCost) {
-        ties++;
-        if (this.random() * ties < 1) {
-          best = candidate;
-        }
+      if (!ejected) {
+        (beingProbed ? probed : priced).offer(candidate, cost, this.random);
       }
     }
-    this.bestSkipped = best < 0 && fallback >= 0;
+    let best = priced.index;
+    let bestCost = priced.cost;
+    if (probed.index >= 0 && (best >= 0 ? probed.cost < bestCost : fallback < 0 || probed.cost <= fallbackCost)) {
+      best = probed.index;
+      bestCost = probed.cost;
+    }
+    this.bestEjected = best < 0 && fallback >= 0;
     this.best = best >= 0 ? best : fallback;
     this.bestCost = best >= 0 ? bestCost : fallbackCost;
   }
@@ -157,5 +173,32 @@ export class PowerOfChoices {
       }
     }
     return this.permutation;
+  }
+}
+
+/** The cheapest candidate offered so far, ties to a uniformly random one of them (reservoir sampling). */
+class Cheapest {
+  index = -1;
+  cost = Infinity;
+  private ties = 0;
+
+  reset(): this {
+    this.index = -1;
+    this.cost = Infinity;
+    this.ties = 0;
+    return this;
+  }
+
+  offer(candidate: number, cost: number, random: RandomSource): void {
+    if (cost < this.cost || this.index < 0) {
+      this.index = candidate;
+      this.cost = cost;
+      this.ties = 1;
+    } else if (cost === this.cost) {
+      this.ties++;
+      if (random() * this.ties < 1) {
+        this.index = candidate;
+      }
+    }
   }
 }

@@ -30,7 +30,7 @@ import { BalancerTraffic } from './traffic';
  *
  * - new-endpoint.ts   no answer yet: 0 while idle, the probe penalty
  *                     (`penaltyValue + outstanding`) while one is out,
- *                     and then skipped by the draw like an ejected one;
+ *                     and the draw then looks past it (choice.ts);
  * - memory.ts         decay counted in the client's own calls too;
  * - staleness.ts      a stale estimate counts at most as the fleet average,
  *                     and while its probe is out costs the probe penalty;

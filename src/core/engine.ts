@@ -3,7 +3,7 @@
  * among them. The grpc-js policies and the simulator both drive this class,
  * so there is one implementation of the algorithm.
  */
-import { PowerOfChoices, SkippedOf } from './choice';
+import { EjectedOf, PowerOfChoices, ProbedOf } from './choice';
 import { MonotonicClock } from './clock';
 import { CandidateRating, LoadModel } from './load-model';
 import { CallOutcome, EndpointLoad, workLeft } from './endpoint-load';
@@ -35,14 +35,15 @@ export class LoadBalancingEngine {
   private pickNowMs = 0;
   private pickWeight = 1;
   // The rating of the candidate read last. PowerOfChoices asks whether a
-  // candidate is skipped (ejected, or being probed) right after reading its
-  // cost, so one rating (one estimate) answers both.
+  // candidate is ejected, and then whether it is being probed, right after
+  // reading its cost, so one rating (one estimate) answers all three.
   private readonly rating = new CandidateRating();
   private readonly costOfCandidate = (index: number): number => {
     this.model.rate(this.pickCandidates[index], this.pickNowMs, this.rating, this.pickWeight);
     return this.rating.cost;
   };
-  private readonly skippedCandidate = (): boolean => this.rating.ejected || this.rating.probing;
+  private readonly ejectedCandidate = (): boolean => this.rating.ejected;
+  private readonly probedCandidate = (): boolean => this.rating.probing;
   private readonly random: RandomSource;
   // The next incumbent, for the incumbent rule, and how many candidates its
   // start was drawn among (0: not yet; nextIncumbent draws it).
@@ -111,16 +112,18 @@ export class LoadBalancingEngine {
       traffic.setReadyEndpoints(candidates.length);
     }
     model.beforePick?.(candidates, this.pickNowMs);
-    const skipped = model.skips ? this.skippedCandidate : undefined;
+    // With ejection off the draw compares costs alone (Envoy's rule), probes too.
+    const ejected = model.ejects ? this.ejectedCandidate : undefined;
+    const probed = model.ejects ? this.probedCandidate : undefined;
     const n = candidates.length;
     const choiceCount = this.choiceCountNow();
     // The chooser handles n <= 1 itself; the rotation only starts once there
     // is something to rotate over.
     let chosen: number;
     if (model.rotates === true && n > 1) {
-      chosen = this.pickInRotation(n, choiceCount, skipped);
+      chosen = this.pickInRotation(n, choiceCount, ejected, probed);
     } else {
-      chosen = this.chooser.choose(n, choiceCount, this.costOfCandidate, skipped);
+      chosen = this.chooser.choose(n, choiceCount, this.costOfCandidate, ejected, probed);
       if (chosen >= 0) {
         this.picks.count(PickPath.drawn);
       }
@@ -142,30 +145,31 @@ export class LoadBalancingEngine {
    * over a small fleet with one pod ejected, a cold new pod got 2–4 of 20
    * calls where the probe rule promises one (CI, 2026-12-06). The draw
    * compares `choiceCount` candidates and skips the ejected ones, as every
-   * other ejected pick does. (An incumbent being probed never gets here:
-   * the gate refuses it, rotation.ts.)
+   * other ejected pick does, and looks past endpoints being probed
+   * (choice.ts). An incumbent being probed never gets this far: the gate
+   * refuses it (rotation.ts).
    */
-  private pickInRotation(n: number, choiceCount: number, skipped: SkippedOf | undefined): number {
+  private pickInRotation(n: number, choiceCount: number, ejected: EjectedOf | undefined, probed: ProbedOf | undefined): number {
     const model = this.model;
     const picks = this.picks;
     const incumbent = this.nextIncumbent(n);
     const refusal = model.refusalOf === undefined ? null : model.refusalOf(this.pickCandidates[incumbent], this.pickNowMs);
     if (refusal !== null) {
       picks.countRefused(refusal);
-      return this.chooser.choose(n, choiceCount, this.costOfCandidate, skipped);
+      return this.chooser.choose(n, choiceCount, this.costOfCandidate, ejected, probed);
     }
     const margin = model.rotationMargin ?? 0;
-    if (margin <= 0 && skipped === undefined) {
+    if (margin <= 0 && ejected === undefined) {
       picks.count(PickPath.turn);
       return incumbent;
     }
     const incumbentCost = this.costOfCandidate(incumbent);
-    if (skipped !== undefined && this.rating.ejected) {
+    if (ejected !== undefined && this.rating.ejected) {
       picks.count(PickPath.ejected);
-      return this.chooser.choose(n, choiceCount, this.costOfCandidate, skipped);
+      return this.chooser.choose(n, choiceCount, this.costOfCandidate, ejected, probed);
     }
     if (margin > 0) {
-      const chosen = this.chooser.chooseAgainst(incumbent, incumbentCost, n, choiceCount, margin, this.costOfCandidate, skipped);
+      const chosen = this.chooser.chooseAgainst(incumbent, incumbentCost, n, choiceCount, margin, this.costOfCandidate, ejected, probed);
       picks.count(chosen === incumbent ? PickPath.turn : PickPath.challenged);
       return chosen;
     }

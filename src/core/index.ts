@@ -14,7 +14,7 @@ export type { PeakEwmaSettings } from './peak-ewma-settings';
 export { peakEwmaCost, estimateMs, sampleForOutcome } from './cost';
 export { currentRttMs } from './memory';
 export { PeakEwmaModel } from './peak-ewma-model';
-export type { CostOf, EjectedOf, SkippedOf } from './choice';
+export type { CostOf, EjectedOf, ProbedOf } from './choice';
 export { PowerOfChoices } from './choice';
 export type { EngineOptions } from './engine';
 export { LoadBalancingEngine } from './engine';

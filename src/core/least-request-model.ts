@@ -11,7 +11,7 @@ import { LoadModel } from './load-model';
 /** least_request (gRFC A48): the cost is the number of calls in flight. */
 export const leastRequestModel: LoadModel = {
   ignoresTime: true,
-  skips: false,
+  ejects: false,
   rate: (load, _nowMs, into) => {
     into.cost = load.committed;
     into.ejected = false;

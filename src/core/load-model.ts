@@ -17,9 +17,12 @@ import { BalancerTraffic } from './traffic';
 export class CandidateRating {
   /** The cost of one more call, >= 0; lower is better. */
   cost = 0;
-  /** Ejected (ejection.ts): skipped by the chooser while it can draw others (see PowerOfChoices). */
+  /** Skipped by the chooser while it can draw others (see PowerOfChoices). */
   ejected = false;
-  /** Being probed (new-endpoint.ts `isProbing`): skipped as an ejected one is, but not counted as ejected. */
+  /**
+   * Being probed (new-endpoint.ts `isProbing`): the chooser draws on past
+   * it, and it keeps its cost (see PowerOfChoices). Read only where `ejects`.
+   */
   probing = false;
 }
 
@@ -32,10 +35,10 @@ export interface LoadModel {
    */
   readonly ignoresTime: boolean;
   /**
-   * Whether `rate` can ever mark a candidate ejected or being probed, the
-   * candidates the chooser skips; false spares the chooser the check.
+   * Whether `rate` can ever eject; false spares the chooser the check, and
+   * it then compares costs alone, `probing` unread (Envoy's rule).
    */
-  readonly skips: boolean;
+  readonly ejects: boolean;
   /**
    * The rotation's margin (`PowerOfChoices.chooseAgainst`): > 0, a random
    * challenger takes the incumbent's turn only below margin × its cost;

@@ -9,17 +9,17 @@ import { PeakEwmaSettings } from './peak-ewma-settings';
  * Whether `load` is being probed: a call of this client is out to it
  * (counted from the pick, endpoint-load.ts `committed`) and it has no
  * estimate to go by, because it has never answered or its estimate is
- * `stale` (staleness.ts). Such an endpoint costs `probeCost` and is
- * skipped by the draw while others can be drawn, as an ejected one is
- * (choice.ts), so that a second call goes to it only when every candidate
- * drawn is being probed or ejected.
+ * `stale` (staleness.ts). Such an endpoint costs `probeCost`, the gate
+ * refuses it its rotation turn (rotation.ts), and with ejection on the draw
+ * looks past it for an endpoint with a price (choice.ts), so that a second
+ * call goes to it only where the draw finds none cheaper.
  *
- * Why the skip, and not the cost alone: two endpoints being probed drawn
- * together compare as `penaltyValue + 1` each, so one of them took a
- * second call, and one being probed drawn with an ejected one took it
- * because it was not ejected. A scale-out of two cold pods into four warm
- * ones gave one of them a second call of a 20-call burst in 20 of 40
- * seeds (test/core/incumbent.test.ts; docs/tuning-log.md §53).
+ * Why the draw looks past it, and not the cost alone: two endpoints being
+ * probed drawn together compared as `penaltyValue + 1` each, so one of them
+ * took a second call, and one drawn with an ejected peer took it for not
+ * being ejected. A scale-out of two cold pods into four warm ones gave one
+ * of them a second call of a 20-call burst in 20 of 40 seeds
+ * (test/core/incumbent.test.ts; docs/tuning-log.md §53).
  */
 export function isProbing(load: EndpointLoad, stale: boolean): boolean {
   return load.committed > 0 && (!load.hasSample || stale);
@@ -31,10 +31,10 @@ export function isProbing(load: EndpointLoad, stale: boolean): boolean {
  * (Envoy's rule): above the cost of every endpoint answering within about
  * √(penaltyValue · F / (k + 1)) ms with k calls out (the fleet penalty
  * makes a cost grow as E² / F: in a 1 ms fleet one call stalled for 0.7 s
- * prices its endpoint over 1e6). Where every candidate drawn is skipped
- * (`isProbing`, or ejected) the cheapest wins, so a start-up burst larger
- * than the fleet goes to the endpoint with the fewest calls out among the
- * up to 2d drawn.
+ * prices its endpoint over 1e6), so such a peer, drawn beside it, costs
+ * more. Among several being probed, and no cheaper endpoint drawn, the one
+ * with the fewest calls out wins: a start-up burst larger than the fleet
+ * goes to the endpoint with the fewest calls out among up to 2d drawn.
  */
 export function probeCost(load: EndpointLoad, settings: PeakEwmaSettings): number {
   return settings.penaltyValue + load.committed;
@@ -50,5 +50,5 @@ export function probeCost(load: EndpointLoad, settings: PeakEwmaSettings): numbe
  * service got no calls (issue 14).
  */
 export function unsampledCost(load: EndpointLoad, settings: PeakEwmaSettings): number {
-  return load.committed > 0 ? probeCost(load, settings) : 0;
+  return isProbing(load, false) ? probeCost(load, settings) : 0;
 }

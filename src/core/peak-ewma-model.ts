@@ -84,8 +84,9 @@ export class PeakEwmaModel implements LoadModel {
     return this.settings.mixedChoiceCount;
   }
 
-  /** Always: an endpoint being probed is skipped with ejection off too (new-endpoint.ts `isProbing`). */
-  readonly skips = true;
+  get ejects(): boolean {
+    return !!this.settings.ejectionRatio;
+  }
 
   get rotationMargin(): number {
     return this.settings.rotationMargin ?? 0;
@@ -155,7 +156,7 @@ export class PeakEwmaModel implements LoadModel {
     return budgetApplies(this.settings) && allowed > 0 ? allowed : null;
   }
 
-  /** Whether the chooser skips `load` now (ejection.ts), for stats and tests: what a pick's `rate` says. */
+  /** Whether `load` is ejected now (ejection.ts), for stats and tests: what a pick's `rate` says. */
   ejected(load: EndpointLoad, nowMs: number): boolean {
     this.rate(load, nowMs, this.statsRating);
     return this.statsRating.ejected;

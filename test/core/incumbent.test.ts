@@ -206,8 +206,8 @@ describe('endpoints being probed, drawn together', () => {
   /*
    * Two endpoints with their probes out compared as penaltyValue + 1 each,
    * so the draw gave one of them a second call; and one being probed drawn
-   * with an ejected one won for not being ejected. Both are now skipped
-   * while the draw can find another (new-endpoint.ts isProbing).
+   * with an ejected one won for not being ejected. The draw now looks past
+   * both for an endpoint with a price (choice.ts, new-endpoint.ts isProbing).
    */
   it('a scale-out of two new pods into four warm ones: each new pod gets one call of the burst', () => {
     for (let seed = 1; seed <= 40; seed++) {
@@ -216,10 +216,27 @@ describe('endpoints being probed, drawn together', () => {
     }
   });
 
-  it('the same with ejection off, and with plain two-choice draws (no rotation)', () => {
+  it('the same with plain two-choice draws (no rotation)', () => {
     for (let seed = 1; seed <= 40; seed++) {
-      expect({ seed, toNewPods: burstToNewPods(seed, [5, 5, 5, 5], 60, { ejectionRatio: 0 }, 2).toNewPods }).toEqual({ seed, toNewPods: [1, 1] });
+      // Before: 29 of 40 seeds gave one of them a second call.
       expect({ seed, toNewPods: burstToNewPods(seed, [5, 5, 5, 5], 60, { rotationGate: 0, rotationMargin: 0 }, 2).toNewPods }).toEqual({ seed, toNewPods: [1, 1] });
+    }
+  });
+
+  it('with ejection off the draw compares costs alone, as Envoy does: the textbook config keeps its rule', () => {
+    let secondCalls = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      secondCalls += burstToNewPods(seed, [5, 5, 5, 5], 60, { ejectionRatio: 0 }, 2).toNewPods.some((calls) => calls > 1) ? 1 : 0;
+    }
+    expect(secondCalls).toBeGreaterThan(10);
+  });
+
+  it('one new pod drawn with ejected pods: the draw looks on for a priced one (no budget, six of ten warm pods ejected)', () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const burst = burstToNewPods(seed, [5, 5, 5, 5, 50, 50, 50, 50, 50, 50], 200, { maxEjectionPercent: 100 });
+      expect(burst.ejected).toBe(6);
+      // Before: the new pod, not ejected, beat every ejected one it was drawn with: a second call in 24 of 40 seeds.
+      expect({ seed, toNewPods: burst.toNewPods }).toEqual({ seed, toNewPods: [1] });
     }
   });
 
@@ -228,6 +245,39 @@ describe('endpoints being probed, drawn together', () => {
       const burst = burstToNewPods(seed, [5, 5, 5, 20, 20], 60, {}, 3);
       expect(burst.ejected).toBe(2);
       expect({ seed, toNewPods: burst.toNewPods }).toEqual({ seed, toNewPods: [1, 1, 1] });
+    }
+  });
+
+  it('an endpoint being probed still beats a peer whose call has hung past the probe penalty', () => {
+    // Two warm 1 ms pods; a call to the first hangs for 900 ms (pending-aware:
+    // it then costs more than penaltyValue, though not ejected or stale); the
+    // second leaves and two new pods join. Looking past the probes must not
+    // hand the burst to the hung pod.
+    for (let seed = 1; seed <= 40; seed++) {
+      const clock = new ManualClock();
+      const model = new PeakEwmaModel({ ...PEAK_EWMA_DEFAULTS });
+      const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: clock.now, random: seededRandom(seed) });
+      const hung = new EndpointLoad();
+      const warm = [hung, new EndpointLoad()];
+      for (let call = 0; call < 40; call++) {
+        const index = engine.pick(warm);
+        const startedAt = engine.callStarted(warm[index]);
+        clock.advance(1);
+        engine.callEnded(warm[index], CallOutcome.SUCCESS, startedAt);
+      }
+      engine.callStarted(hung);
+      clock.advance(900);
+      const loads = [hung, new EndpointLoad(), new EndpointLoad()];
+      expect(model.ejected(hung, clock.now())).toBe(false);
+      expect(model.cost(hung, clock.now())).toBeGreaterThan(PEAK_EWMA_DEFAULTS.penaltyValue);
+      const calls = [0, 0, 0];
+      for (let call = 0; call < 20; call++) {
+        const index = engine.pick(loads);
+        loads[index].callPicked(1);
+        calls[index]++;
+      }
+      // The hung pod costs more than either probe; the probes share the burst.
+      expect({ seed, toHung: calls[0] }).toEqual({ seed, toHung: 0 });
     }
   });
 
@@ -240,8 +290,7 @@ describe('endpoints being probed, drawn together', () => {
       const most = Math.max(...burstToNewPods(seed, [], 0, {}, 5).toNewPods);
       mostToOne.set(most, (mostToOne.get(most) ?? 0) + 1);
     }
-    // Before (two drawn, the one being probed at random when its peer was
-    // being probed too): 4 each in 91 of 400 seeds, 5 to one in 305, 6 in 4.
+    // Before (two drawn): 4 each in 91 of 400 seeds, 5 to one in 305, 6 in 4.
     expect(Math.max(...mostToOne.keys())).toBe(5);
     expect(mostToOne.get(4)).toBeGreaterThan(300);
   });

@@ -39,7 +39,7 @@ describe('a burst of calls placed in one tick', () => {
   /**
    * Backends answering in `answerMs`, the first `warm` of them warmed up by
    * `warmCalls` calls one at a time through peak_ewma, then the rest join;
-   * once they are READY (none has had a call), a ${BURST}-call burst in one
+   * once they are READY (none has had a call), a burst of BURST calls in one
    * tick. Returns how many calls of the burst each joining pod served.
    */
   async function burstAfterJoin(label: string, answerMs: number[], warm: number, warmCalls: number): Promise<number[]> {

@@ -67,7 +67,7 @@ describe('regime grid (reduced)', () => {
     ]);
   });
 
-  it('defaults: an identical fleet (s02) within 2 % of round_robin (4 % at 1 slot × 64 clients), where two random draws (the rotation off) are 1.5× round_robin or more at 1 and 2 slots', () => {
+  it('defaults: an identical fleet (s02) within 2 % of round_robin (4 % at 1 slot × 64 clients), where two random draws (the rotation off) are 1.5–2.5× round_robin at 1 and 2 slots', () => {
     // On the light clients' timeline (LIGHT_CLIENTS_TIMELINE).
     const p99 = (label: string, policy: string) => p99ByCell(label, policy, CELLS, ['s02']);
     const roundRobin = p99('round_robin', 'round_robin');
@@ -83,9 +83,9 @@ describe('regime grid (reduced)', () => {
       });
     const withinBound = (cell: string, ratio: number) => ratio <= (cell === '1x64' ? 1.04 : 1.02);
     expect(verdict(byDefault, all, withinBound).filter((entry) => !entry.met)).toEqual([]);
-    // Seed 1: 1.860 (1x8), 2.330 (1x64), 1.612 (2x8), 1.659 (2x64); 1.954, 2.089, 1.561, 1.634 before
+    // Seed 1: 1.860 (1x8), 2.330 (1x64), 1.604 (2x8), 1.659 (2x64); 1.954, 2.089, 1.561, 1.634 before
     // docs/tuning-log.md §53, which changed the start-up and so every random stream after it.
-    expect(verdict(draws, low, (_cell, ratio) => ratio >= 1.5).filter((entry) => !entry.met)).toEqual([]);
+    expect(verdict(draws, low, (_cell, ratio) => ratio >= 1.5 && ratio <= 2.5).filter((entry) => !entry.met)).toEqual([]);
   });
 });
 
@@ -111,7 +111,7 @@ describe('the defaults against the defaults before 2026-12-05 (docs/choosing.md)
    */
   it('the uneven fleet at 1 slot × 64 clients and the half-speed pods at 2 slots a tenth lower or more, the uneven fleet at 2 slots lower', () => {
     expect(over(['1x64 s01', '2x64 s10'], 0.9)).toEqual([]);
-    expect(over(['2x64 s01'], 1)).toEqual([]);
+    expect(over(['2x64 s01'], 0.999)).toEqual([]);
   });
 
   it("the identical fleet costs at most 2.5 % over the earlier defaults' there (1 × 64: 1.020 × at this scale, 1.005 × over 5 seeds at full scale)", () => {

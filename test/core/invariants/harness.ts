@@ -166,16 +166,18 @@ export function run(s: Scenario, opts: RunOptions): RunResult {
   // Liveness: consecutive picks an idle unsampled/stale READY endpoint was passed over, n fixed.
   const passedOver = new Map<EndpointLoad, number>();
   let lastN = -1;
-  // Each candidate the pick rated: skipped if ejected or being probed (a call out, and no answer yet or stale), the latter judged here, not by the engine.
-  const rated: Array<{ load: EndpointLoad; cost: number; ejected: boolean; skipped: boolean }> = [];
+  // Each candidate the pick rated; being probed (a call out, and no answer yet or stale) judged here, not by the engine.
+  const rated: Array<{ load: EndpointLoad; cost: number; ejected: boolean; probing: boolean }> = [];
+  /** Being probed, by the harness's own reading of the rule (new-endpoint.ts isProbing): a call out, and no answer yet or stale. */
+  const beingProbed = (load: EndpointLoad, stale: boolean): boolean => load.committed > 0 && (!load.hasSample || stale);
   let recording = false;
   const origRate = model.rate.bind(model);
   model.rate = (load: EndpointLoad, nowMs: number, into: CandidateRating, w: number) => {
     origRate(load, nowMs, into, w);
     if (recording) {
-      const probing = load.committed > 0 && (!load.hasSample || isStale(load, nowMs, settings, model.fleet, model.traffic));
+      const probing = beingProbed(load, isStale(load, nowMs, settings, model.fleet, model.traffic));
       if (probing !== into.probing) fail('probing-rating', `rating says probing=${into.probing}`);
-      rated.push({ load, cost: into.cost, ejected: into.ejected, skipped: into.ejected || probing });
+      rated.push({ load, cost: into.cost, ejected: into.ejected, probing });
     }
   };
   const scratch = new CandidateRating();
@@ -312,7 +314,7 @@ export function run(s: Scenario, opts: RunOptions): RunResult {
       const ejected = scratch.ejected;
       const stale = isStale(l, now, settings, fleet, model.traffic);
       const shedding = isShedding(l, now, stale, settings);
-      const probing = l.committed > 0 && (!l.hasSample || stale);
+      const probing = beingProbed(l, stale);
       return { l, cost, ejected, stale, shedding, probing };
     });
     for (const [i, x] of info.entries()) {
@@ -342,13 +344,19 @@ export function run(s: Scenario, opts: RunOptions): RunResult {
     }
     const rc = engine.picks.refusals();
     if (Object.values(rc).reduce((a, b) => a + b, 0) !== after.refused) fail('refusal-count', 'refusals do not add up');
-    const skipped = c.ejected || c.probing;
-    if (skipped && (path === PickPath.refused || path === PickPath.drawn) && rated.length < Math.min(n, 2 * s.choiceCount) && n > 1) {
+    // With ejection on the draw looks past endpoints being probed as past ejected ones (choice.ts).
+    const looksPast = c.ejected || (c.probing && model.ejects);
+    if (looksPast && (path === PickPath.refused || path === PickPath.drawn) && rated.length < Math.min(n, 2 * s.choiceCount) && n > 1) {
       fail('ejected-with-few-draws', `path=${path} rated=${rated.length} n=${n} d=${s.choiceCount}`);
     }
-    if (skipped) {
-      const ratedNotSkipped = ratedHere.filter((r) => !r.skipped && r.load !== c.l);
-      if (ratedNotSkipped.length > 0) fail('ejected-chosen-over-drawn', `path=${path} ep${chosen.name} ejected=${c.ejected} probing=${c.probing}`);
+    if (looksPast) {
+      const others = ratedHere.filter((r) => r.load !== c.l);
+      // Ejected: nothing else drawn but ejected ones, and ones being probed that cost more.
+      // Being probed: every priced one drawn costs more (a priced one wins a tie).
+      const beaten = c.ejected
+        ? others.filter((r) => !r.ejected && (!r.probing || r.cost <= c.cost))
+        : others.filter((r) => !r.ejected && !r.probing && r.cost <= c.cost);
+      if (beaten.length > 0) fail('ejected-chosen-over-drawn', `path=${path} ep${chosen.name} ejected=${c.ejected} probing=${c.probing} cost=${c.cost} beaten by ${beaten.map((r) => r.cost).join(',')}`);
       if (info.some((x) => !x.ejected)) bump('ejected-chosen-with-others');
     }
     if (path === PickPath.turn && c.l.committed > 0 && c.l.hasSample && fleet.hasSample && settings.rotationGate) {

@@ -52,7 +52,7 @@ describe('the engine, over random fleets and histories', () => {
     );
   });
 
-  it('chooses an ejected endpoint, or one being probed, only when every candidate drawn is one too, after 2d draws (§53)', () => {
+  it('chooses an ejected endpoint only when every other candidate drawn is ejected or a dearer one being probed, and one being probed only when no priced candidate drawn is as cheap, after 2d draws (§53)', () => {
     holds(['ejected-chosen-over-drawn', 'ejected-with-few-draws', 'probing-rating'], 105);
   });
 
