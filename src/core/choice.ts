@@ -156,7 +156,8 @@ export class PowerOfChoices {
     }
     let best = priced.index;
     let bestCost = priced.cost;
-    if (probed.index >= 0 && (best >= 0 ? probed.cost < bestCost : fallback < 0 || probed.cost <= fallbackCost)) {
+    // A probe beats the priced only when cheaper, and with none priced the ejected on a tie (fallbackCost is Infinity without one).
+    if (probed.index >= 0 && (best >= 0 ? probed.cost < bestCost : probed.cost <= fallbackCost)) {
       best = probed.index;
       bestCost = probed.cost;
     }

@@ -113,8 +113,9 @@ export class LoadBalancingEngine {
     }
     model.beforePick?.(candidates, this.pickNowMs);
     // With ejection off the draw compares costs alone (Envoy's rule), probes too.
-    const ejected = model.ejects ? this.ejectedCandidate : undefined;
-    const probed = model.ejects ? this.probedCandidate : undefined;
+    const ejects = model.ejects;
+    const ejected = ejects ? this.ejectedCandidate : undefined;
+    const probed = ejects ? this.probedCandidate : undefined;
     const n = candidates.length;
     const choiceCount = this.choiceCountNow();
     // The chooser handles n <= 1 itself; the rotation only starts once there

@@ -6,6 +6,7 @@
 import { getLoadBalancerStats, register, STATS_LABEL_OPTION } from '../../src';
 import { startBackendsAnswering, stopBackends, TestBackend } from '../support/backends';
 import { clientFor, fastOutlierDetection, runTraffic, shareOf, trafficUntilClean } from '../support/traffic';
+import { textbookConfig } from '../support/documented-config';
 import { waitFor } from '../support/wait';
 
 register();
@@ -75,20 +76,7 @@ describe('peak_ewma_experimental steers away from a slow backend', () => {
     // answers brought it back (0.16 of the calls with a 300 ms stall every second). Here it stayed at
     // 0-0.02 with 300-500 ms stalls every second (test/support/event-loop-stall.js) and beside two
     // busy-looping processes, the 1 s channel at 0.19-0.29.
-    const textbook = (decayTime: string) => ({
-      peak_ewma_experimental: {
-        decayTime,
-        ejectionRatio: 0,
-        maxEjectionTime: '0s',
-        pendingAware: false,
-        errorPenaltyFactor: 1,
-        fleetPenaltyExponent: 0,
-        rotationGate: 0,
-        rotationMargin: 0,
-        decayToward: 'zero',
-        decayFairShares: 0,
-      },
-    });
+    const textbook = (decayTime: string) => ({ peak_ewma_experimental: { ...textbookConfig(), decayTime } });
     backends[0].behaviour.delayMs = VERY_SLOW_MS;
     const oneSecond = clientFor(backends, [textbook('1s')], { [STATS_LABEL_OPTION]: 'decay-1s' });
     const control = clientFor(backends, [textbook('10s')], { [STATS_LABEL_OPTION]: 'decay-10s' });

@@ -30,6 +30,7 @@ import { isStale } from '../../../src/core/staleness';
 import { isShedding } from '../../../src/core/shed';
 import { PickPath } from '../../../src/core/pick-paths';
 import { PeakEwmaLoadBalancingConfig } from '../../../src/policy/peak-ewma-config';
+import { textbookConfig } from '../../support/documented-config';
 
 export interface Behaviour {
   baseMs: number;
@@ -72,21 +73,8 @@ export const VARIANTS: Array<[string, Partial<PeakEwmaSettings>]> = [
   ['nopending', { pendingAware: false }],
   ['noeject', { ejectionRatio: 0 }],
   ['gate-only', { rotationMargin: 0, ejectionRatio: 0 }],
-  [
-    'textbook',
-    {
-      decayMs: 10_000,
-      ejectionRatio: 0,
-      maxEjectionMs: 0,
-      pendingAware: false,
-      errorPenaltyFactor: 1,
-      fleetPenaltyExponent: 0,
-      rotationGate: 0,
-      rotationMargin: 0,
-      decayToward: 'zero',
-      decayFairShares: 0,
-    },
-  ],
+  // As docs/configuration.md prints it, read from the page.
+  ['textbook', PeakEwmaLoadBalancingConfig.parse(textbookConfig()).settings],
   ['fpe2', { fleetPenaltyExponent: 2 }],
   ['margin-only', { rotationGate: 0 }],
 ];
