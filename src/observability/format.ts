@@ -11,7 +11,7 @@
  *     127.0.0.1:50051   READY        10.41            1     20.82    412  0.412                   3
  */
 import { PICK_PATH_NAMES, REFUSAL_NAMES } from '../core/pick-paths';
-import { BalancerStats, EndpointStats, MethodStatsView } from '../policy/stats';
+import { BalancerStats, EndpointStats, getLoadBalancerStats, MethodStatsView } from '../policy/stats';
 
 interface Column<T> {
   readonly title: string;
@@ -46,9 +46,13 @@ function fixed(value: number | null, digits: number): string {
 
 /**
  * One block per balancer: a header line (policy, `#instanceId`, label, state,
- * fleet average if any, live config), then one row per endpoint.
+ * fleet average if any, live config), then one row per endpoint. Without a
+ * snapshot, this process's now (`getLoadBalancerStats()`).
  */
-export function formatLoadBalancerStats(snapshot: readonly BalancerStats[]): string {
+export function formatLoadBalancerStats(snapshot: readonly BalancerStats[] = getLoadBalancerStats()): string {
+  if (!Array.isArray(snapshot)) {
+    throw new TypeError(`formatLoadBalancerStats(snapshot): snapshot must be the array getLoadBalancerStats() returns, or none; got ${snapshot === null ? 'null' : typeof snapshot}`);
+  }
   if (snapshot.length === 0) {
     return '(no peak_ewma_experimental or least_request_experimental balancer is live in this process)';
   }

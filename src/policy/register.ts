@@ -1,6 +1,6 @@
 /** Registration with grpc-js's (module-global) policy registry. */
 import { experimental } from '@grpc/grpc-js';
-import { assertSameGrpcJs, GrpcJsChoice } from './grpc-js-copies';
+import { assertSameGrpcJs, GrpcJsChoice, readGrpcJsChoice } from './grpc-js-copies';
 import { assertSupportedGrpcJs } from './grpc-js-version';
 import { LeastRequestLoadBalancer } from './least-request';
 import { LEAST_REQUEST_POLICY_NAME, LeastRequestLoadBalancingConfig } from './least-request-config';
@@ -17,15 +17,17 @@ import { PEAK_EWMA_POLICY_NAME, PeakEwmaLoadBalancingConfig } from './peak-ewma-
  * if the application can end up on another copy of @grpc/grpc-js than
  * the one registered into (grpc-js-copies.ts), for the same reason; pass
  * `{ grpcJs: require('@grpc/grpc-js') }` to name the copy your channels use.
+ * A TypeError names a bad argument (a misspelt option, a string).
  *
  * Where another copy of this package has registered into the same grpc-js,
  * the higher version keeps the registration, and equal versions the first
  * (package-copies.ts); the other copy's channels, callMarker, stats and
  * validateServiceConfig work with it all the same.
  */
-export function register(choice: GrpcJsChoice = {}): void {
+export function register(choice?: GrpcJsChoice): void {
+  const checked = readGrpcJsChoice('register()', choice);
   assertSupportedGrpcJs();
-  assertSameGrpcJs(choice);
+  assertSameGrpcJs(checked);
   // Keyed by grpc-js's registry function: with the { grpcJs } escape hatch two grpc-js copies each have a registry.
   const registry = experimental.registerLoadBalancerType;
   if (!claimRegistry(registry, `${PEAK_EWMA_POLICY_NAME} and ${LEAST_REQUEST_POLICY_NAME}`, isPolicyRegistered(PEAK_EWMA_POLICY_NAME))) {

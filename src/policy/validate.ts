@@ -74,8 +74,8 @@ const OTHER_POLICY_NAMES = [
  */
 export function validateServiceConfig(serviceConfig: unknown): number {
   const parsed = typeof serviceConfig === 'string' ? parseJson(serviceConfig) : serviceConfig;
-  if (typeof parsed !== 'object' || parsed === null) {
-    throw new Error('service config must be a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new Error(`service config must be a JSON object, got ${quoted(parsed)}`);
   }
   checkTopLevelFields(parsed as Record<string, unknown>);
   const list = (parsed as Record<string, unknown>).loadBalancingConfig;

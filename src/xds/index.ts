@@ -7,6 +7,7 @@
  *
  * See docs/xds.md for the field mapping and a Cluster example.
  */
+import { assertSameGrpcJs, GrpcJsChoice, readGrpcJsChoice } from '../policy/grpc-js-copies';
 import { claimRegistry } from '../policy/package-copies';
 import { register as registerPolicies } from '../policy/register';
 import { installLegacyLeastRequest } from './legacy-least-request';
@@ -68,10 +69,17 @@ let registered = false;
  * Throws if the installed @grpc/grpc-js-xds is outside SUPPORTED_XDS_RANGE
  * or no longer has the internals this relies on, if two copies of
  * @grpc/grpc-js are installed, or if a proto carries a validation rule the
- * enforcer does not know.
+ * enforcer does not know. `choice` is register()'s: `{ grpcJs }`, the
+ * module your channels are made with, checked against the copy this
+ * package and grpc-js-xds register into, also when already registered.
+ * It is the only check that sees a grpc-js inlined into a bundle while this
+ * package and grpc-js-xds load theirs from disk: both of those are one
+ * copy, and the inlined one leaves no file to find.
  */
-export function registerXds(): void {
+export function registerXds(choice?: GrpcJsChoice): void {
+  const checked = readGrpcJsChoice('registerXds()', choice);
   if (registered) {
+    assertSameGrpcJs(checked);
     return;
   }
   // Loaded first so that a missing package is reported as missing, not as version "unknown".
@@ -80,7 +88,7 @@ export function registerXds(): void {
   const registerLbPolicy = loadRegisterLbPolicy();
   assertSingleGrpcJs();
   precompileValidators([PEAK_EWMA_TYPE_URL, LEAST_REQUEST_TYPE_URL, XDS_TYPED_STRUCT_TYPE_URL, UDPA_TYPED_STRUCT_TYPE_URL]);
-  registerPolicies();
+  registerPolicies(checked);
   grpcJsXds.register();
   // After grpcJsXds.register(), whose weighted_target and priority they replace (last wins).
   installGrpcJsXdsFixes();

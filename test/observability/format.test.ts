@@ -1,5 +1,6 @@
 /** The text view of a stats snapshot. */
 import { BalancerStats, formatLoadBalancerStats } from '../../src';
+import { registerStatsSource, unregisterStatsSource } from '../../src/policy/stats';
 
 const snapshot: BalancerStats[] = [
   {
@@ -88,5 +89,20 @@ describe('formatLoadBalancerStats', () => {
 
   it('says so when no balancer is live', () => {
     expect(formatLoadBalancerStats([])).toMatch(/no peak_ewma_experimental or least_request_experimental balancer/);
+  });
+
+  it("without a snapshot, formats this process's (getLoadBalancerStats()); anything but an array is a TypeError naming the parameter", () => {
+    // It threw "Cannot read properties of undefined (reading 'length')".
+    expect(formatLoadBalancerStats()).toBe(formatLoadBalancerStats([]));
+    const source = { balancerStats: () => snapshot[0] };
+    registerStatsSource(source);
+    try {
+      expect(formatLoadBalancerStats()).toBe(formatLoadBalancerStats([snapshot[0]]));
+    } finally {
+      unregisterStatsSource(source);
+    }
+    const call = formatLoadBalancerStats as (snapshot: unknown) => string;
+    expect(() => call(null)).toThrow(new TypeError('formatLoadBalancerStats(snapshot): snapshot must be the array getLoadBalancerStats() returns, or none; got null'));
+    expect(() => call(snapshot[0])).toThrow(/snapshot must be the array getLoadBalancerStats\(\) returns/);
   });
 });

@@ -229,6 +229,13 @@ describe('validateServiceConfig', () => {
     expect(() => validateServiceConfig('{not json')).toThrow(/not valid JSON/);
   });
 
+  it('rejects a service config that is not an object, arrays too (an array passed as checked, with 0 entries)', () => {
+    expect(() => validateServiceConfig([])).toThrow('service config must be a JSON object, got an array');
+    expect(() => validateServiceConfig('[{"loadBalancingConfig": []}]')).toThrow('service config must be a JSON object, got an array');
+    expect(() => validateServiceConfig(null)).toThrow('service config must be a JSON object, got null');
+    expect(() => validateServiceConfig(5)).toThrow('service config must be a JSON object, got 5');
+  });
+
   it('rejects a misspelt field, which grpc-js would ignore, naming the field it was probably meant to be', () => {
     const withField = (policy: string, config: object) => ({ loadBalancingConfig: [{ [policy]: config }] });
     expect(() => validateServiceConfig(withField('peak_ewma_experimental', { decay_tme: '5s' }))).toThrow(

@@ -58,6 +58,11 @@ describe('register() and a second copy of @grpc/grpc-js', () => {
       expect(result.error).toContain(fs.realpathSync(COPY));
       expect(result.error).toContain('npm dedupe');
     }
+    // Having named its copy, the application is not told to name it again: the advice
+    // was register({ grpcJs: require('@grpc/grpc-js') }), the very call that threw.
+    expect(results[2].error).toContain('register() can only register into');
+    expect(results[2].error).not.toContain('register({ grpcJs');
+    expect(results[0].error).toContain('pass the module your channels use: register({ grpcJs })');
   });
 
   it('registers with one copy, and refuses once a second copy is loaded', () => {
@@ -72,5 +77,30 @@ describe('register() and a second copy of @grpc/grpc-js', () => {
       ['second copy loaded', false],
     ]);
     expect(results[1].error).toContain(`another copy is loaded from ${fs.realpathSync(COPY)}`);
+  });
+});
+
+describe("register()'s argument, checked before anything is registered", () => {
+  // From plain JavaScript a misspelt option or a string was taken as no choice,
+  // so the check the caller asked for never ran (a cold trial, 2026-12-06).
+  const { register } = jest.requireActual<typeof import('../../src/policy/register')>('../../src/policy/register');
+  const { registerXds } = jest.requireActual<typeof import('../../src/xds')>('../../src/xds');
+  const loose = { register: register as (choice: unknown) => void, registerXds: registerXds as (choice: unknown) => void };
+
+  it.each(['register', 'registerXds'] as const)('%s() names a misspelt option, a non-object and a grpcJs that is not the module', (name) => {
+    const call = loose[name];
+    expect(() => call({ grpcjs: {} })).toThrow(
+      new TypeError(`${name}(): "grpcjs" is not an option (did you mean "grpcJs"?); the only one is grpcJs, the @grpc/grpc-js module your channels are made with`),
+    );
+    expect(() => call('x')).toThrow(new TypeError(`${name}(): its argument must be an object such as { grpcJs: require('@grpc/grpc-js') }, or none; got "x"`));
+    expect(() => call([])).toThrow(/its argument must be an object .*; got an array$/);
+    expect(() => call({ grpcJs: '@grpc/grpc-js' })).toThrow(new TypeError(`${name}(): grpcJs must be the @grpc/grpc-js module (require('@grpc/grpc-js')), got "@grpc/grpc-js"`));
+  });
+
+  it('register({ grpcJs }) with the module itself, and no argument, both register', () => {
+    const grpcJs = jest.requireActual<typeof import('@grpc/grpc-js')>('@grpc/grpc-js');
+    expect(() => register({ grpcJs })).not.toThrow();
+    expect(() => register()).not.toThrow();
+    expect(grpcJs.experimental.isLoadBalancerNameRegistered('peak_ewma_experimental')).toBe(true);
   });
 });
