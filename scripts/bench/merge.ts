@@ -8,7 +8,10 @@
  * reference stand-in's scale, or a low-concurrency regime. The addition's
  * kinds replace the base's runs of those kinds whole (an old regime whose
  * fleet size changed must not linger beside the new one); every other run,
- * and everything that is not the load test, stays the base's.
+ * and everything that is not the load test, stays the base's, except the
+ * simulator's run of the same scenarios, which goes with the reference
+ * layout's runs: the report sets the two side by side, and an engine's
+ * real numbers belong beside its own simulated ones.
  *
  * The overhead benchmarks (pick path, CPU per RPC, update time) are merged
  * whole (`--merge-overhead`, `mergeOverhead`): they are minutes, not hours,
@@ -66,8 +69,10 @@ export function mergeLoadRuns(base: BenchResults, addition: BenchResults): Bench
     runs: addition.load.length,
     repeats: addition.options.repeats,
   };
+  const simulator = kinds.has('reference') && addition.simulator ? addition.simulator : base.simulator;
   return {
     ...base,
+    simulator,
     load: [...base.load.filter((run) => !kinds.has(runKind(run))), ...addition.load],
     // An earlier merge of the same kinds is superseded with its runs.
     merged: [...(base.merged ?? []).filter((s) => !s.kinds.every((k) => kinds.has(k))), session],

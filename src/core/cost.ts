@@ -10,7 +10,7 @@ import { fleetPenaltyFactor } from './fleet-penalty';
 import { FleetRtt } from './fleet-rtt';
 import { currentRttMs } from './memory';
 import { withMeanFloorMs } from './mean';
-import { isProbing, probeCost, unsampledCost } from './new-endpoint';
+import { isNew, isProbing, probeCost, unsampledCost } from './new-endpoint';
 import { withPendingWaitMs } from './pending';
 import { failuresInARowAfter, probeBackoffFactor } from './probe-backoff';
 import { PeakEwmaSettings } from './peak-ewma-settings';
@@ -30,7 +30,9 @@ import { BalancerTraffic } from './traffic';
  *
  * - new-endpoint.ts   no answer yet: 0 while idle, the probe penalty
  *                     (`penaltyValue + outstanding`) while one is out,
- *                     and the draw then looks past it (choice.ts);
+ *                     and the draw then looks past it (choice.ts); with
+ *                     M kept, the endpoint that gave the balancer's first
+ *                     answer until its second (first-answer.ts);
  * - memory.ts         decay counted in the client's own calls too;
  * - staleness.ts      a stale estimate counts at most as the fleet average,
  *                     and while its probe is out costs the probe penalty;
@@ -63,7 +65,7 @@ export function peakEwmaCost(
   fleet?: FleetRtt,
   traffic?: BalancerTraffic,
 ): number {
-  if (!load.hasSample) {
+  if (isNew(load)) {
     return unsampledCost(load, settings);
   }
   const stale = isStale(load, nowMs, settings, fleet, traffic);

@@ -76,6 +76,12 @@ export class EndpointLoad {
    */
   meanSamples = 0;
 
+  /**
+   * Whether its only answer so far is its first, which counts as at most
+   * the gate's line and is replaced by the second (first-answer.ts).
+   */
+  provisional = false;
+
   /** Whether M has taken an answer: until then `meanRttMs` is no mean, not a 0 ms one. */
   get hasMean(): boolean {
     return this.meanSamples > 0;

@@ -13,6 +13,7 @@
  * penalty (error-penalty.ts).
  */
 import { CallOutcome, EndpointLoad, isFailure } from './endpoint-load';
+import { settledFirstMs } from './first-answer';
 import { signalEjects } from './ejection';
 import { EjectionRanking } from './ejection-ranking';
 import { FleetRtt } from './fleet-rtt';
@@ -176,12 +177,23 @@ export function recordMeanSample(
     // ejection's signal, averages answers and deadlines only.
     return false;
   }
-  const restarts = stale && signalEjects(load, load.meanRttMs, settings, fleet, ejection);
-  if (restarts) {
-    // The back-off this answer may suspend, should M eject it again (probe-backoff.ts).
-    load.failuresBeforeProbe = load.consecutiveFailures;
+  if (load.provisional && load.hasSample) {
+    // The second answer settles a provisional first (first-answer.ts): M starts, a full window, from the lesser
+    // of the two answers, or from a deadline.
+    load.provisional = false;
+    load.meanRttMs = settledFirstMs(load.meanRttMs, clampedForMean(sampleMs, settings, fleet), outcome);
+    load.meanSamples = MEAN_WINDOW;
+  } else {
+    const restarts = stale && signalEjects(load, load.meanRttMs, settings, fleet, ejection);
+    if (restarts) {
+      // The back-off this answer may suspend, should M eject it again (probe-backoff.ts).
+      load.failuresBeforeProbe = load.consecutiveFailures;
+    }
+    load.meanRttMs = nextMeanRttMs(load, clampedForMean(sampleMs, settings, fleet), stale, weight, restarts);
+    load.meanSamples = meanSamplesAfter(load, restarts, weight);
   }
-  load.meanRttMs = nextMeanRttMs(load, clampedForMean(sampleMs, settings, fleet), stale, weight, restarts);
-  load.meanSamples = meanSamplesAfter(load, restarts, weight);
-  return settings.ejectionSignal === 'mean' && outcome === CallOutcome.SUCCESS && signalEjects(load, load.meanRttMs, settings, fleet, ejection);
+  // A provisional first answer is no failed probe: it ejects nothing.
+  return (
+    settings.ejectionSignal === 'mean' && outcome === CallOutcome.SUCCESS && !load.provisional && signalEjects(load, load.meanRttMs, settings, fleet, ejection)
+  );
 }

@@ -1,9 +1,19 @@
 /**
- * New endpoints: an endpoint that has never answered, and one whose
- * estimate is stale while a probe is out, are probed one call at a time.
+ * New endpoints: an endpoint that has never answered (or, with M kept, has
+ * answered once, with the balancer's first answer: first-answer.ts), and
+ * one whose estimate is stale while a probe is out, are probed one call at
+ * a time.
  */
 import { EndpointLoad } from './endpoint-load';
 import { PeakEwmaSettings } from './peak-ewma-settings';
+
+/**
+ * Whether `load` has no estimate to go by yet: no answer, or only the
+ * balancer's first, which is provisional (first-answer.ts).
+ */
+export function isNew(load: EndpointLoad): boolean {
+  return !load.hasSample || load.provisional;
+}
 
 /**
  * Whether `load` is being probed: a call of this client is out to it
@@ -22,7 +32,7 @@ import { PeakEwmaSettings } from './peak-ewma-settings';
  * (test/core/incumbent.test.ts; docs/tuning-log.md §53).
  */
 export function isProbing(load: EndpointLoad, stale: boolean): boolean {
-  return load.committed > 0 && (!load.hasSample || stale);
+  return load.committed > 0 && (isNew(load) || stale);
 }
 
 /**
@@ -41,7 +51,7 @@ export function probeCost(load: EndpointLoad, settings: PeakEwmaSettings): numbe
 }
 
 /**
- * An endpoint that has never answered: free while idle, so the first pick
+ * A new endpoint (`isNew`): free while idle, so the first pick
  * that draws it sends it a call whatever the service's speed; then
  * `probeCost` until that call answers, so each client probes it one call at
  * a time (Finagle's rule: no history costs 0, pending calls the penalty).

@@ -11,10 +11,11 @@ import { EjectionRanking } from './ejection-ranking';
 import { CallOutcome, EndpointLoad, isFailure } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
 import { CandidateRating, LoadModel } from './load-model';
-import { recordMeanSample } from './mean';
+import { endProvisional, opensProvisionally, settledFirstMs } from './first-answer';
+import { keepsMean, recordMeanSample } from './mean';
 import { currentRttMs, decayedEstimateMs, retainedAt } from './memory';
 import { answerWeightOf, MethodStats, MethodTable, methodWeight, normalisedElapsedMs } from './methods';
-import { isProbing, unsampledCost } from './new-endpoint';
+import { isNew, isProbing, unsampledCost } from './new-endpoint';
 import { blendRttMs } from './peak-ewma';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 import { Refusal } from './pick-paths';
@@ -41,7 +42,7 @@ export class PeakEwmaModel implements LoadModel {
     const fleet = this.fleet;
     const nowMs = this.rankingNowMs;
     const settings = this.settings;
-    if (!load.hasSample || !fleet.hasSample || isStale(load, nowMs, settings, fleet, this.traffic)) {
+    if (isNew(load) || !fleet.hasSample || isStale(load, nowMs, settings, fleet, this.traffic)) {
       return NaN;
     }
     // The estimate only where it is the signal: the mean's, most endpoints' under the defaults, is stored.
@@ -124,7 +125,7 @@ export class PeakEwmaModel implements LoadModel {
 
   rate(load: EndpointLoad, nowMs: number, into: CandidateRating, callWeight = 1): void {
     const settings = this.settings;
-    if (!load.hasSample) {
+    if (isNew(load)) {
       into.cost = unsampledCost(load, settings);
       into.ejected = false;
       into.probing = isProbing(load, false);
@@ -168,8 +169,13 @@ export class PeakEwmaModel implements LoadModel {
     // One exp serves the estimate the sample is judged against and the blend.
     const retained = load.hasSample ? retainedAt(load, nowMs, settings, this.traffic) : 1;
     const stale = load.hasSample && isStale(load, nowMs, settings, fleet, this.traffic);
-    // Undefined before the first sample: defaultRtt is a guess, not an estimate to judge a sample against.
-    const estimateNowMs = load.hasSample ? estimateWith(load, decayedEstimateMs(load.rttMs, retained, settings, fleet), stale, nowMs, settings, fleet) : undefined;
+    if (load.provisional && (isFailure(outcome) || outcome === CallOutcome.OUTLASTED || !keepsMean(settings))) {
+      // Evidence of its own, judged against the first answer as against any estimate (first-answer.ts).
+      endProvisional(load);
+    }
+    // Undefined before the first sample (defaultRtt is a guess, not an estimate to judge a sample
+    // against), and while the only one is a provisional first answer, which judges nothing (first-answer.ts).
+    const estimateNowMs = !isNew(load) ? estimateWith(load, decayedEstimateMs(load.rttMs, retained, settings, fleet), stale, nowMs, settings, fleet) : undefined;
     // In the unit of an average call (methods.ts); unchanged without a method.
     const methodW = methodWeight(method, fleet);
     const judgedMs = method === undefined ? elapsedMs : normalisedElapsedMs(elapsedMs, method, fleet, methodW);
@@ -187,16 +193,22 @@ export class PeakEwmaModel implements LoadModel {
       countFailures(load, outcome, failures, false);
       return;
     }
+    if (!load.hasSample && opensProvisionally(outcome, keepsMean(settings), fleet)) {
+      load.provisional = true;
+    }
+    // This sample settles a provisional first answer (first-answer.ts) when M takes it: not a failure or a lost hedge, which ended it above.
+    const settles = load.provisional && load.hasSample;
     // With the mean signal an answer that leaves the endpoint ejected is a failed probe too (mean.ts).
     const ejectingAnswer = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight, this.ejection);
-    countFailures(load, outcome, ejectingAnswer ? failuresAfterEjectingAnswer(load) : failures, ejectingAnswer);
+    // Settling, the lesser of two answers ejects: each was a failed probe's worth, as each counted before.
+    countFailures(load, outcome, ejectingAnswer ? failuresAfterEjectingAnswer(load) + (settles ? 1 : 0) : failures, ejectingAnswer);
     if (estimateNowMs !== undefined) {
       // The blend starts from what the cost used: a stale estimate from the
       // fleet average, not from an old peak.
       load.rttMs = blendRttMs(estimateNowMs, retained, sampleMs, weight);
     } else {
-      // The first answer replaces the prior entirely: defaultRtt was a guess.
-      load.rttMs = sampleMs;
+      // The first answer replaces the prior entirely (defaultRtt was a guess); the second settles a provisional first.
+      load.rttMs = settles ? settledFirstMs(load.rttMs, sampleMs, outcome) : sampleMs;
       load.hasSample = true;
     }
     load.sampledAtMs = nowMs;

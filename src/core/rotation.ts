@@ -41,7 +41,7 @@
 import { meanSignalMs } from './ejection';
 import { EndpointLoad } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
-import { isProbing } from './new-endpoint';
+import { isNew, isProbing } from './new-endpoint';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 import { Refusal } from './pick-paths';
 import { failuresEndInAnError } from './probe-backoff';
@@ -60,7 +60,8 @@ export function rotates(settings: PeakEwmaSettings): boolean {
  * one while the endpoint is being probed (no answer yet, or stale: its
  * cost is the probe penalty, new-endpoint.ts). Otherwise null without a
  * gate, and while there is nothing to judge against (no answer from it
- * yet, or no fleet average).
+ * yet, or only the balancer's provisional first: first-answer.ts; or no
+ * fleet average).
  *
  * Why the probe is refused before anything is judged: the margin weighs
  * the probe penalty as if it were a cost, so a new endpoint with its probe
@@ -80,7 +81,7 @@ export function refusalOf(
   if (load.committed > 0 && (!!gate || isProbing(load, isStale(load, nowMs, settings, fleet, traffic)))) {
     return Refusal.inFlight;
   }
-  if (!gate || !load.hasSample || !fleet.hasSample) {
+  if (!gate || isNew(load) || !fleet.hasSample) {
     return null;
   }
   const failedLately = !(nowMs - load.failedAtMs >= failureMemoryMs(settings));

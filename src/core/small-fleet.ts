@@ -51,7 +51,9 @@ export const SMALL_FLEET_MAX = 5;
 
 /**
  * The median of the means M in ms of the endpoints that have one (the lower
- * middle one of an even count; an endpoint that has only failed has none),
+ * middle one of an even count; an endpoint that has only failed has none,
+ * and one whose only answer is the balancer's provisional first none yet:
+ * first-answer.ts),
  * or 0, judged against F: no answer yet, or more than
  * SMALL_FLEET_MAX endpoints. `means` is scratch, so that it allocates
  * nothing once warm; taken when the budget ranks (ejection-ranking.ts).
@@ -60,7 +62,7 @@ export function smallFleetMedianMs(candidates: readonly EndpointLoad[], means: n
   means.length = 0;
   if (candidates.length <= SMALL_FLEET_MAX) {
     for (const load of candidates) {
-      if (load.hasMean) {
+      if (load.hasMean && !load.provisional) {
         means.push(load.meanRttMs);
       }
     }

@@ -561,6 +561,11 @@ describe('the low-concurrency regimes in the report (issue 15 item 3)', () => {
     expect(markdown).toMatch(
       /\*\*2 slots × 20 ms\*\*, uniform layout: 2 slots, 20 ms median \(time × 2\), 3 backends, 8 clients per policy at 22 calls\/s; its own regime, not the reference's: its numbers compare only with each other; time × 2: ms ÷ 2 are in the reference's units \(10 ms median\); warm-up 4 s, measurement 16 s, fault 4 s–10 s \(timeline 2 \/ 8 \/ 2–5 s × 2\)\..* Event-loop delay p99 above 10% of the median in 4 of 4 runs/,
     );
+    // The simulator's run stays the base's, unless the addition brings reference-layout runs: it is their yardstick.
+    const simulated = (source: string) => ({ source, rows: [] });
+    expect(mergeLoadRuns({ ...base, simulator: simulated('base') }, { ...addition, simulator: simulated('addition') }).simulator).toEqual(simulated('base'));
+    const withReference = { ...addition, load: [...addition.load, { ...reference, timeline }], simulator: simulated('addition') };
+    expect(mergeLoadRuns({ ...base, simulator: simulated('base') }, withReference).simulator).toEqual(simulated('addition'));
     // Merging again replaces the first merge's runs and its note, not adds to them.
     const again = mergeLoadRuns(merged, addition);
     expect(again.load).toHaveLength(7);

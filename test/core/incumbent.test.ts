@@ -114,7 +114,7 @@ describe('the engine with rotationMargin', () => {
  * then `newPods` new pods and a burst of 20 calls picked before any
  * starts, as grpc-js places a fan-out (the picker claims each pick at once:
  * EndpointLoad.callPicked). The probe rule (new-endpoint.ts) promises each
- * new pod one of them.
+ * new pod one of them. `afterWarmUp` may set up the warm pods' state.
  */
 function burstToNewPods(
   seed: number,
@@ -122,6 +122,7 @@ function burstToNewPods(
   warmUpCalls: number,
   settings: Partial<PeakEwmaSettings> = {},
   newPods = 1,
+  afterWarmUp?: (loads: EndpointLoad[]) => void,
 ): { toNewPods: number[]; ejected: number; ejectedTurns: number } {
   const clock = new ManualClock();
   const model = new PeakEwmaModel({ ...PEAK_EWMA_DEFAULTS, ...settings });
@@ -133,6 +134,7 @@ function burstToNewPods(
     clock.advance(answerMs[index]);
     engine.callEnded(loads[index], CallOutcome.SUCCESS, startedAt);
   }
+  afterWarmUp?.(loads);
   const warm = loads.length;
   for (let pod = 0; pod < newPods; pod++) {
     loads.push(new EndpointLoad());
@@ -159,7 +161,12 @@ describe('an ejected incumbent', () => {
   it('leaves the call to the draw, so a pod being probed never takes its turn (one probe call per burst)', () => {
     let ejectedTurns = 0;
     for (let seed = 1; seed <= 40; seed++) {
-      const burst = burstToNewPods(seed, [5, 5, 8], 30);
+      // Its answers that left it ejected count as failed probes, and the gate refuses it for them
+      // (rotation.ts): cleared, the gate passes it and the ejection alone judges it, the path this is
+      // about. (Until 2026-12-06 its first answer, a full window of M, was never one: first-answer.ts.)
+      const burst = burstToNewPods(seed, [5, 5, 8], 30, {}, 1, (loads) => {
+        loads[2].consecutiveFailures = 0;
+      });
       // Before: a single challenger took an ejected incumbent's turn whatever it cost, the new pod at the probe penalty too (2–4 of 20).
       expect({ seed, toNewPods: burst.toNewPods }).toEqual({ seed, toNewPods: [1] });
       ejectedTurns += burst.ejectedTurns;
@@ -234,7 +241,9 @@ describe('endpoints being probed, drawn together', () => {
   it('one new pod drawn with ejected pods: the draw looks on for a priced one (no budget, six of ten warm pods ejected)', () => {
     for (let seed = 1; seed <= 40; seed++) {
       const burst = burstToNewPods(seed, [5, 5, 5, 5, 50, 50, 50, 50, 50, 50], 200, { maxEjectionPercent: 100 });
-      expect(burst.ejected).toBe(6);
+      // Five or six: a slow pod's second answer (first-answer.ts) took it past the warm-up's end in some
+      // seeds, due its probe by then, and a stale one is not ejected.
+      expect(burst.ejected).toBeGreaterThanOrEqual(5);
       // Before: the new pod, not ejected, beat every ejected one it was drawn with: a second call in 24 of 40 seeds.
       expect({ seed, toNewPods: burst.toNewPods }).toEqual({ seed, toNewPods: [1] });
     }

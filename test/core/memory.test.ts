@@ -109,6 +109,8 @@ describe('decayFairShares when the READY count changes', () => {
     const [a, b] = loads;
     engine.pick(loads);
     for (let i = 0; i < 20; i++) call(engine, clock, b, 10);
+    // Two answers: a first alone is provisional (first-answer.ts), and the second replaces it.
+    call(engine, clock, a, 100);
     call(engine, clock, a, 100);
     // A light client: 100 calls over 10 s (5 τ) among 20 are 5 shares, a quarter of C: the calls bind.
     for (let i = 0; i < 100; i++) call(engine, clock, b, 100);

@@ -683,8 +683,9 @@ describe('a method mix widens the choice (mixedChoiceCount)', () => {
     const clock = new ManualClock();
     const engine = new LoadBalancingEngine({ model: config.createModel(), choiceCount: config.choiceCount, clock: clock.now, random: seededRandom(7) });
     const loads = Array.from({ length: 20 }, () => new EndpointLoad());
-    // Every endpoint answers each method once, in the method's time: alike estimates, and the methods' baselines.
-    for (const load of loads) {
+    // Every endpoint answers each method twice (a first answer alone is provisional: first-answer.ts), in the
+    // method's time: alike estimates, and the methods' baselines.
+    for (const load of [...loads, ...loads]) {
       methodsMs.forEach((ms, i) => {
         const method = engine.methodOf(`m${i}`);
         const startedAt = engine.callStarted(load, engine.callWeight(method), method);

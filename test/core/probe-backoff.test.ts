@@ -58,11 +58,12 @@ describe('the back-off factor', () => {
 });
 
 describe('the probe interval', () => {
-  /** A model whose fleet average is 10 ms, and an endpoint that answered in 10 ms at t = 0. */
+  /** A model whose fleet average is 10 ms, and an endpoint that answered in 10 ms at t = −1 and 0 (past its provisional first answer: first-answer.ts). */
   function answered(): { model: PeakEwmaModel; load: EndpointLoad } {
     const model = new PeakEwmaModel(CAP_8);
-    for (let t = -4_000; t < 0; t++) model.fleet.record(10, t, CAP_8.decayMs);
+    for (let t = -4_000; t < -1; t++) model.fleet.record(10, t, CAP_8.decayMs);
     const load = new EndpointLoad();
+    model.recordCall(load, CallOutcome.SUCCESS, 10, -1);
     model.recordCall(load, CallOutcome.SUCCESS, 10, 0);
     return { model, load };
   }

@@ -114,8 +114,15 @@ describe('the defaults against the defaults before 2026-12-05 (docs/choosing.md)
     expect(over(['2x64 s01'], 0.999)).toEqual([]);
   });
 
-  it("the identical fleet costs at most 2.5 % over the earlier defaults' there (1 × 64: 1.020 × at this scale, 1.005 × over 5 seeds at full scale)", () => {
-    expect(over(['1x64 s02', '2x64 s02'], 1.025)).toEqual([]);
+  /*
+   * The identical fleet at 1 × 64 reads 1.005 × the earlier defaults over 5
+   * seeds at full scale. One seed at this scale cannot resolve that: seeds
+   * 1–6 read 0.965–1.060 (1.004, 1.005, 1.014, 1.051, 1.058, 1.021 on the
+   * engine before the first-answer rule, 1.042, 1.019, 1.012, 1.060, 0.965,
+   * 0.985 since: docs/tuning-log.md §54), so this bounds it at that spread.
+   */
+  it("the identical fleet costs at most a seed's spread over the earlier defaults' there (1.005 × over 5 seeds at full scale)", () => {
+    expect(over(['1x64 s02', '2x64 s02'], 1.065)).toEqual([]);
     // ... and it can be told apart from them: the memory in calls does change the identical fleet at one slot.
     expect(byDefault['1x64 s02']).not.toBe(earlier['1x64 s02']);
   });

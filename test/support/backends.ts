@@ -12,6 +12,12 @@ export interface BackendBehaviour {
   failWith: status | null;
   /** Never answer (only deadlines end the calls). */
   hang: boolean;
+  /**
+   * Shared by several backends: the first unary call any of them gets takes
+   * `ms` instead of `delayMs`, as a channel's first call pays for the
+   * client's own warm-up, whichever backend serves it.
+   */
+  firstCallOfAll?: { ms: number; taken: boolean };
 }
 
 export class TestBackend {
@@ -80,7 +86,12 @@ export class TestBackend {
     if (call.metadata.get('grpc-previous-rpc-attempts').length === 0) {
       this.firstAttempts++;
     }
-    const { delayMs, failWith, hang } = this.behaviour;
+    const { failWith, hang, firstCallOfAll } = this.behaviour;
+    let delayMs = this.behaviour.delayMs;
+    if (firstCallOfAll !== undefined && !firstCallOfAll.taken) {
+      firstCallOfAll.taken = true;
+      delayMs = firstCallOfAll.ms;
+    }
     if (failWith !== null) {
       callback({ code: failWith, details: `${this.id} fails` });
       return;

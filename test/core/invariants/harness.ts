@@ -156,8 +156,16 @@ export function run(s: Scenario, opts: RunOptions): RunResult {
   let lastN = -1;
   // Each candidate the pick rated; being probed (a call out, and no answer yet or stale) judged here, not by the engine.
   const rated: Array<{ load: EndpointLoad; cost: number; ejected: boolean; probing: boolean }> = [];
-  /** Being probed, by the harness's own reading of the rule (new-endpoint.ts isProbing): a call out, and no answer yet or stale. */
-  const beingProbed = (load: EndpointLoad, stale: boolean): boolean => load.committed > 0 && (!load.hasSample || stale);
+  /**
+   * Endpoints whose only sample is the balancer's first answer, with the mean kept (the gate, or the
+   * mean signal on): new until their next sample (first-answer.ts), by the harness's own count of what
+   * ended.
+   */
+  const keepsMean = !!settings.rotationGate || (settings.ejectionSignal === 'mean' && !!settings.ejectionRatio);
+  const onlyFirstAnswer = new Set<EndpointLoad>();
+  const isNewHere = (load: EndpointLoad): boolean => !load.hasSample || onlyFirstAnswer.has(load);
+  /** Being probed, by the harness's own reading of the rule (new-endpoint.ts isProbing): a call out, and no answer yet (or only a first) or stale. */
+  const beingProbed = (load: EndpointLoad, stale: boolean): boolean => load.committed > 0 && (isNewHere(load) || stale);
   let recording = false;
   const origRate = model.rate.bind(model);
   model.rate = (load: EndpointLoad, nowMs: number, into: CandidateRating, w: number) => {
@@ -204,7 +212,15 @@ export function run(s: Scenario, opts: RunOptions): RunResult {
       before = estimateMs(l, clock.now(), { ...settings, pendingAware: false }, model.fleet, model.traffic);
     }
     const storedBefore = l.rttMs;
+    const hadSample = l.hasSample;
+    // A first answer is provisional when it is the balancer's first: no fleet average yet (first-answer.ts).
+    const balancersFirst = !model.fleet.hasSample;
     engine.callEnded(l, f.outcome, f.startedAt, f.weight, f.method);
+    if (!hadSample && l.hasSample && f.outcome === CallOutcome.SUCCESS && keepsMean && balancersFirst) {
+      onlyFirstAnswer.add(l);
+    } else if (hadSample && f.outcome !== CallOutcome.CANCELLED) {
+      onlyFirstAnswer.delete(l);
+    }
     inFlightOf.set(l, (inFlightOf.get(l) ?? 0) - 1);
     if (f.method !== undefined) methodInFlight.set(f.method, (methodInFlight.get(f.method) ?? 0) - 1);
     if (opts.checks && l.hasSample) {
@@ -355,7 +371,7 @@ export function run(s: Scenario, opts: RunOptions): RunResult {
     lastN = n;
     for (const [i, x] of info.entries()) {
       const l = x.l;
-      const waiting = l.committed === 0 && (!l.hasSample || x.stale) && !x.ejected;
+      const waiting = l.committed === 0 && (isNewHere(l) || x.stale) && !x.ejected;
       if (!waiting || i === idx) {
         passedOver.delete(l);
         continue;
