@@ -42,22 +42,33 @@ export function opensProvisionally(outcome: CallOutcome, meanKept: boolean, flee
 }
 
 /**
- * Ends `load`'s provisional first answer before a sample that M does not
- * take (a failure, a shed call, a lost hedge: mean.ts), which is evidence
- * of its own, or once M is no longer kept (new settings): the sample is
- * judged against E as any is, and M forgets the first answer, so that the
- * next answer starts it.
+ * Whether a sample from a call that ended with `outcome` ends a provisional
+ * first answer instead of settling it: anything but an answer (a failure,
+ * a shed call, a lost hedge, a deadline) is evidence of its own, judged
+ * against the first answer as against any estimate; a cancel, the client's
+ * own decision, is none and leaves it. Any outcome ends it once M is no
+ * longer kept (new settings).
+ */
+export function endsProvisional(outcome: CallOutcome, meanKept: boolean): boolean {
+  return (outcome !== CallOutcome.SUCCESS && outcome !== CallOutcome.CANCELLED) || !meanKept;
+}
+
+/**
+ * Ends `load`'s provisional first answer (`endsProvisional`): E stays the
+ * first answer, for the sample to be judged against (a failure never
+ * lowers it, a deadline under it is no news), and M forgets it, so that
+ * the next answer or deadline starts it; read before then, M is no mean
+ * (`hasMean`), not the first answer.
  */
 export function endProvisional(load: EndpointLoad): void {
   load.provisional = false;
   load.meanSamples = 0;
+  load.meanRttMs = 0;
 }
 
 /**
- * E or M once the second sample of an endpoint settles its provisional
- * first answer `firstMs`: the lesser of the two answers, or the second
- * sample alone when it is a deadline (a lower bound: the call was at least
- * that slow, which an earlier answer does not undo).
+ * E or M once the endpoint's second answer `secondMs` settles its
+ * provisional first answer `firstMs`: the lesser of the two.
  *
  * Why the lesser, not the second alone: the warm-up slows the first
  * answer, and the second often meets the queue of a fleet whose clients
@@ -69,6 +80,6 @@ export function endProvisional(load: EndpointLoad): void {
  * and p99 rose 0.41 ms [0.25, 0.58] over 30 paired seeds (with the lesser,
  * −0.27). A pod slow on both answers is slow on the lesser.
  */
-export function settledFirstMs(firstMs: number, secondMs: number, outcome: CallOutcome): number {
-  return outcome === CallOutcome.SUCCESS && firstMs < secondMs ? firstMs : secondMs;
+export function settledFirstMs(firstMs: number, secondMs: number): number {
+  return firstMs < secondMs ? firstMs : secondMs;
 }

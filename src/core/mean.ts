@@ -179,9 +179,9 @@ export function recordMeanSample(
   }
   if (load.provisional && load.hasSample) {
     // The second answer settles a provisional first (first-answer.ts): M starts, a full window, from the lesser
-    // of the two answers, or from a deadline.
+    // of the two (anything but an answer ended it before this).
     load.provisional = false;
-    load.meanRttMs = settledFirstMs(load.meanRttMs, clampedForMean(sampleMs, settings, fleet), outcome);
+    load.meanRttMs = settledFirstMs(load.meanRttMs, clampedForMean(sampleMs, settings, fleet));
     load.meanSamples = MEAN_WINDOW;
   } else {
     const restarts = stale && signalEjects(load, load.meanRttMs, settings, fleet, ejection);

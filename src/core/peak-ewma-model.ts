@@ -11,7 +11,7 @@ import { EjectionRanking } from './ejection-ranking';
 import { CallOutcome, EndpointLoad, isFailure } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
 import { CandidateRating, LoadModel } from './load-model';
-import { endProvisional, opensProvisionally, settledFirstMs } from './first-answer';
+import { endProvisional, endsProvisional, opensProvisionally, settledFirstMs } from './first-answer';
 import { keepsMean, recordMeanSample } from './mean';
 import { currentRttMs, decayedEstimateMs, retainedAt } from './memory';
 import { answerWeightOf, MethodStats, MethodTable, methodWeight, normalisedElapsedMs } from './methods';
@@ -169,7 +169,7 @@ export class PeakEwmaModel implements LoadModel {
     // One exp serves the estimate the sample is judged against and the blend.
     const retained = load.hasSample ? retainedAt(load, nowMs, settings, this.traffic) : 1;
     const stale = load.hasSample && isStale(load, nowMs, settings, fleet, this.traffic);
-    if (load.provisional && (isFailure(outcome) || outcome === CallOutcome.OUTLASTED || !keepsMean(settings))) {
+    if (load.provisional && endsProvisional(outcome, keepsMean(settings))) {
       // Evidence of its own, judged against the first answer as against any estimate (first-answer.ts).
       endProvisional(load);
     }
@@ -196,11 +196,12 @@ export class PeakEwmaModel implements LoadModel {
     if (!load.hasSample && opensProvisionally(outcome, keepsMean(settings), fleet)) {
       load.provisional = true;
     }
-    // This sample settles a provisional first answer (first-answer.ts) when M takes it: not a failure or a lost hedge, which ended it above.
+    // This answer settles a provisional first (first-answer.ts): anything else ended it above.
     const settles = load.provisional && load.hasSample;
     // With the mean signal an answer that leaves the endpoint ejected is a failed probe too (mean.ts).
     const ejectingAnswer = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight, this.ejection);
-    // Settling, the lesser of two answers ejects: each was a failed probe's worth, as each counted before.
+    // Settling, the lesser of two answers ejects: both count as failed probes, as a first answer does for
+    // any other endpoint (the balancer's first never could: there was no line to judge it by).
     countFailures(load, outcome, ejectingAnswer ? failuresAfterEjectingAnswer(load) + (settles ? 1 : 0) : failures, ejectingAnswer);
     if (estimateNowMs !== undefined) {
       // The blend starts from what the cost used: a stale estimate from the
@@ -208,7 +209,7 @@ export class PeakEwmaModel implements LoadModel {
       load.rttMs = blendRttMs(estimateNowMs, retained, sampleMs, weight);
     } else {
       // The first answer replaces the prior entirely (defaultRtt was a guess); the second settles a provisional first.
-      load.rttMs = settles ? settledFirstMs(load.rttMs, sampleMs, outcome) : sampleMs;
+      load.rttMs = settles ? settledFirstMs(load.rttMs, sampleMs) : sampleMs;
       load.hasSample = true;
     }
     load.sampledAtMs = nowMs;

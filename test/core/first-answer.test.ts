@@ -71,7 +71,7 @@ describe("the balancer's first answer judges nothing", () => {
     expect(run.model.cost(run.loads[1], now)).toBe(PEAK_EWMA_DEFAULTS.penaltyValue + 1);
   });
 
-  it('the second answer settles it: the estimate and the mean start from the lesser of the two, or from a deadline', () => {
+  it('the second answer settles it: the estimate and the mean start from the lesser of the two; a deadline ends it instead, judged against the first', () => {
     const settled = (firstMs: number, secondMs: number, outcome = CallOutcome.SUCCESS) => {
       const run = client(1);
       run.call(() => firstMs);
@@ -83,12 +83,14 @@ describe("the balancer's first answer judges nothing", () => {
     expect(settled(150, SERVICE_MS)).toEqual({ provisional: false, rttMs: SERVICE_MS, meanRttMs: SERVICE_MS });
     // A second answer queued behind a start-up crowd: the first is.
     expect(settled(SERVICE_MS, 40)).toEqual({ provisional: false, rttMs: SERVICE_MS, meanRttMs: SERVICE_MS });
-    // A deadline is a lower bound, which an earlier answer does not undo; M takes it as it takes any
-    // sample, at most 2 × R × F (mean.ts): 2 × 1.5 × 3 ms.
+    // A deadline over the first answer raises E (a lower bound), and M starts from it, as it takes any
+    // sample: at most 2 × R × F (mean.ts), 2 × 1.5 × 3 ms.
     expect(settled(SERVICE_MS, 40, CallOutcome.DEADLINE_EXCEEDED)).toEqual({ provisional: false, rttMs: 40, meanRttMs: 9 });
+    // One under it is no news: E keeps the first answer (it never falls on a deadline), and M has none.
+    expect(settled(150, 40, CallOutcome.DEADLINE_EXCEEDED)).toEqual({ provisional: false, rttMs: 150, meanRttMs: 0 });
   });
 
-  it('where the lesser of the two answers ejects, both count as failed probes for the back-off, as each did alone', () => {
+  it('where the lesser of the two answers ejects, both count as failed probes for the back-off, as a first answer does for any other endpoint', () => {
     const failuresAfter = (firstMs: number, secondMs: number) => {
       const model = PeakEwmaLoadBalancingConfig.parse({}).createModel() as PeakEwmaModel;
       const [first, peer] = [new EndpointLoad(), new EndpointLoad()];
@@ -98,8 +100,8 @@ describe("the balancer's first answer judges nothing", () => {
       model.recordCall(first, CallOutcome.SUCCESS, secondMs, 401);
       return first.consecutiveFailures;
     };
-    // 60 ms twice against a 10 ms fleet: two steps of back-off (counted once, every slow pod's back-off
-    // ran a step behind for its first minute).
+    // 60 ms twice against a 10 ms fleet: two steps of back-off. (Before, the balancer's first answer never
+    // counted: there was no line to judge it by.)
     expect(failuresAfter(60, 60)).toBe(2);
     // A cold first answer and a typical second: none.
     expect(failuresAfter(60, 10)).toBe(0);
@@ -137,9 +139,20 @@ describe("the balancer's first answer judges nothing", () => {
     run.call(() => 1, CallOutcome.FAILURE);
     expect(load.provisional).toBe(false);
     expect(load.rttMs).toBeGreaterThanOrEqual(before);
-    expect(load.hasMean).toBe(false);
+    expect({ hasMean: load.hasMean, meanRttMs: load.meanRttMs }).toEqual({ hasMean: false, meanRttMs: 0 });
     run.call(() => SERVICE_MS);
     expect(load.meanRttMs).toBe(SERVICE_MS);
+  });
+
+  it('after a failure the first answer no longer ejects it by the mean: M forgot it (it read 150 ms, and ejected, until the review)', () => {
+    const model = PeakEwmaLoadBalancingConfig.parse({}).createModel() as PeakEwmaModel;
+    const [first, peer] = [new EndpointLoad(), new EndpointLoad()];
+    model.recordCall(first, CallOutcome.SUCCESS, 150, 0);
+    for (let t = 1; t <= 400; t++) model.recordCall(peer, CallOutcome.SUCCESS, 10, t);
+    model.recordCall(first, CallOutcome.FAILURE, 1, 401);
+    // Out for its failure (the gate, the error penalty's estimate), not for a mean it no longer has.
+    expect(first.meanRttMs).toBe(0);
+    expect(model.ejected(first, 401)).toBe(false);
   });
 
   it('the textbook config (no gate, no mean) keeps the textbook rule: the first answer is the estimate at once', () => {

@@ -162,8 +162,10 @@ describe('an ejected incumbent', () => {
     let ejectedTurns = 0;
     for (let seed = 1; seed <= 40; seed++) {
       // Its answers that left it ejected count as failed probes, and the gate refuses it for them
-      // (rotation.ts): cleared, the gate passes it and the ejection alone judges it, the path this is
-      // about. (Until 2026-12-06 its first answer, a full window of M, was never one: first-answer.ts.)
+      // (rotation.ts), so its turns are "refused", not "ejected". Before first-answer.ts enough seeds
+      // still reached the ejected path (the count was 1 in seeds 1, 2, 4, and the pick order differed);
+      // since, none does, for a reason not traced. Cleared here, the gate passes it and the ejection
+      // alone judges it: the path this test is about.
       const burst = burstToNewPods(seed, [5, 5, 8], 30, {}, 1, (loads) => {
         loads[2].consecutiveFailures = 0;
       });
@@ -243,7 +245,7 @@ describe('endpoints being probed, drawn together', () => {
       const burst = burstToNewPods(seed, [5, 5, 5, 5, 50, 50, 50, 50, 50, 50], 200, { maxEjectionPercent: 100 });
       // Five or six: a slow pod's second answer (first-answer.ts) took it past the warm-up's end in some
       // seeds, due its probe by then, and a stale one is not ejected.
-      expect(burst.ejected).toBeGreaterThanOrEqual(5);
+      expect([5, 6]).toContain(burst.ejected);
       // Before: the new pod, not ejected, beat every ejected one it was drawn with: a second call in 24 of 40 seeds.
       expect({ seed, toNewPods: burst.toNewPods }).toEqual({ seed, toNewPods: [1] });
     }
