@@ -152,7 +152,8 @@ export function keepsMean(settings: PeakEwmaSettings): boolean {
 /**
  * With the mean signal or the rotation's gate, moves M by the sample `sampleMs` of a call that
  * ended with `outcome` (before `load.hasSample` is set by it), an answer
- * of `weight` (methods.ts `answerWeight`), against the ejection line with
+ * of `weight` (methods.ts `answerWeight`) that `settles` a provisional first
+ * answer or not (first-answer.ts), against the ejection line with
  * `ejection`'s budget and base (ejection-ranking.ts). Returns
  * whether it was an answer that leaves the endpoint ejected: a failed probe
  * for the back-off (the caller counts it); always false without the mean
@@ -167,6 +168,7 @@ export function recordMeanSample(
   fleet: FleetRtt,
   weight = 1,
   ejection?: EjectionRanking,
+  settles = false,
 ): boolean {
   if (!keepsMean(settings) || isFailure(outcome) || outcome === CallOutcome.OUTLASTED) {
     // A failure's sample is the error penalty's (error-penalty.ts), which
@@ -177,10 +179,8 @@ export function recordMeanSample(
     // ejection's signal, averages answers and deadlines only.
     return false;
   }
-  if (load.provisional && load.hasSample) {
-    // The second answer settles a provisional first (first-answer.ts): M starts, a full window, from the lesser
-    // of the two (anything but an answer ended it before this).
-    load.provisional = false;
+  if (settles) {
+    // The second answer settles a provisional first (first-answer.ts): M starts, a full window, from the lesser of the two.
     load.meanRttMs = settledFirstMs(load.meanRttMs, clampedForMean(sampleMs, settings, fleet));
     load.meanSamples = MEAN_WINDOW;
   } else {
@@ -192,8 +192,11 @@ export function recordMeanSample(
     load.meanRttMs = nextMeanRttMs(load, clampedForMean(sampleMs, settings, fleet), stale, weight, restarts);
     load.meanSamples = meanSamplesAfter(load, restarts, weight);
   }
-  // A provisional first answer is no failed probe: it ejects nothing.
+  // A provisional first answer is no failed probe: it ejects nothing; the answer that settles it is judged.
   return (
-    settings.ejectionSignal === 'mean' && outcome === CallOutcome.SUCCESS && !load.provisional && signalEjects(load, load.meanRttMs, settings, fleet, ejection)
+    settings.ejectionSignal === 'mean' &&
+    outcome === CallOutcome.SUCCESS &&
+    (settles || !load.provisional) &&
+    signalEjects(load, load.meanRttMs, settings, fleet, ejection)
   );
 }

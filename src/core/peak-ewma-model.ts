@@ -199,7 +199,10 @@ export class PeakEwmaModel implements LoadModel {
     // This answer settles a provisional first (first-answer.ts): anything else ended it above.
     const settles = load.provisional && load.hasSample;
     // With the mean signal an answer that leaves the endpoint ejected is a failed probe too (mean.ts).
-    const ejectingAnswer = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight, this.ejection);
+    const ejectingAnswer = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight, this.ejection, settles);
+    if (settles) {
+      load.provisional = false;
+    }
     // Settling, the lesser of two answers ejects: both count as failed probes, as a first answer does for
     // any other endpoint (the balancer's first never could: there was no line to judge it by).
     countFailures(load, outcome, ejectingAnswer ? failuresAfterEjectingAnswer(load) + (settles ? 1 : 0) : failures, ejectingAnswer);

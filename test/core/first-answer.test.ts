@@ -32,6 +32,18 @@ function client(count: number, config: object = {}, seed = 1) {
   return { clock, model, engine, loads, call };
 }
 
+/**
+ * A model whose balancer's first answer came from `first` in `firstMs`,
+ * after which its peer's 400 answers of 10 ms set the fleet average.
+ */
+function firstThenFleet(firstMs: number) {
+  const model = PeakEwmaLoadBalancingConfig.parse({}).createModel() as PeakEwmaModel;
+  const [first, peer] = [new EndpointLoad(), new EndpointLoad()];
+  model.recordCall(first, CallOutcome.SUCCESS, firstMs, 0);
+  for (let t = 1; t <= 400; t++) model.recordCall(peer, CallOutcome.SUCCESS, 10, t);
+  return { model, first };
+}
+
 /** Calls served per endpoint over `calls` calls. */
 function served(run: ReturnType<typeof client>, calls: number, answerMs: (index: number, nth: number) => number): number[] {
   const counts = new Array<number>(run.loads.length).fill(0);
@@ -92,11 +104,7 @@ describe("the balancer's first answer judges nothing", () => {
 
   it('where the lesser of the two answers ejects, both count as failed probes for the back-off, as a first answer does for any other endpoint', () => {
     const failuresAfter = (firstMs: number, secondMs: number) => {
-      const model = PeakEwmaLoadBalancingConfig.parse({}).createModel() as PeakEwmaModel;
-      const [first, peer] = [new EndpointLoad(), new EndpointLoad()];
-      model.recordCall(first, CallOutcome.SUCCESS, firstMs, 0);
-      // Its peer's answers set the fleet average, 10 ms.
-      for (let t = 1; t <= 400; t++) model.recordCall(peer, CallOutcome.SUCCESS, 10, t);
+      const { model, first } = firstThenFleet(firstMs);
       model.recordCall(first, CallOutcome.SUCCESS, secondMs, 401);
       return first.consecutiveFailures;
     };
@@ -145,10 +153,7 @@ describe("the balancer's first answer judges nothing", () => {
   });
 
   it('after a failure the first answer no longer ejects it by the mean: M forgot it (it read 150 ms, and ejected, until the review)', () => {
-    const model = PeakEwmaLoadBalancingConfig.parse({}).createModel() as PeakEwmaModel;
-    const [first, peer] = [new EndpointLoad(), new EndpointLoad()];
-    model.recordCall(first, CallOutcome.SUCCESS, 150, 0);
-    for (let t = 1; t <= 400; t++) model.recordCall(peer, CallOutcome.SUCCESS, 10, t);
+    const { model, first } = firstThenFleet(150);
     model.recordCall(first, CallOutcome.FAILURE, 1, 401);
     // Out for its failure (the gate, the error penalty's estimate), not for a mean it no longer has.
     expect(first.meanRttMs).toBe(0);
