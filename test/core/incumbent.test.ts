@@ -110,37 +110,37 @@ describe('the engine with rotationMargin', () => {
 });
 
 /**
- * Warm pods answering in `answerMs` (`warmUpCalls` calls, one at a time),
- * then `newPods` new pods and a burst of 20 calls picked before any
- * starts, as grpc-js places a fan-out (the picker claims each pick at once:
+ * Warm pods answering in `answerMs` (`warmUpCalls` calls, one at a time;
+ * a function gives each call's answers, for a pod that slows down), then
+ * `newPods` new pods and a burst of 20 calls picked before any starts, as
+ * grpc-js places a fan-out (the picker claims each pick at once:
  * EndpointLoad.callPicked). The probe rule (new-endpoint.ts) promises each
- * new pod one of them. `afterWarmUp` may set up the warm pods' state.
+ * new pod one of them.
  */
 function burstToNewPods(
   seed: number,
-  answerMs: number[],
+  answerMs: number[] | ((call: number) => number[]),
   warmUpCalls: number,
   settings: Partial<PeakEwmaSettings> = {},
   newPods = 1,
-  afterWarmUp?: (loads: EndpointLoad[]) => void,
-): { toNewPods: number[]; ejected: number; ejectedTurns: number } {
+): { toNewPods: number[]; ejected: number; ejectedTurns: number; refusedTurns: number } {
+  const answersAt = typeof answerMs === 'function' ? answerMs : () => answerMs;
   const clock = new ManualClock();
   const model = new PeakEwmaModel({ ...PEAK_EWMA_DEFAULTS, ...settings });
   const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: clock.now, random: seededRandom(seed) });
-  const loads = answerMs.map(() => new EndpointLoad());
+  const loads = answersAt(0).map(() => new EndpointLoad());
   for (let call = 0; call < warmUpCalls; call++) {
     const index = engine.pick(loads);
     const startedAt = engine.callStarted(loads[index]);
-    clock.advance(answerMs[index]);
+    clock.advance(answersAt(call)[index]);
     engine.callEnded(loads[index], CallOutcome.SUCCESS, startedAt);
   }
-  afterWarmUp?.(loads);
   const warm = loads.length;
   for (let pod = 0; pod < newPods; pod++) {
     loads.push(new EndpointLoad());
   }
   const ejected = loads.filter((load) => model.ejected(load, clock.now())).length;
-  const ejectedBefore = engine.picks.snapshot().ejected;
+  const before = engine.picks.snapshot();
   const toNewPods = new Array<number>(newPods).fill(0);
   for (let call = 0; call < 20; call++) {
     const index = engine.pick(loads);
@@ -149,32 +149,46 @@ function burstToNewPods(
       toNewPods[index - warm]++;
     }
   }
-  return { toNewPods, ejected, ejectedTurns: engine.picks.snapshot().ejected - ejectedBefore };
+  const after = engine.picks.snapshot();
+  return { toNewPods, ejected, ejectedTurns: after.ejected - before.ejected, refusedTurns: after.refused - before.refused };
 }
 
 describe('an ejected incumbent', () => {
   /*
-   * Three warm pods at 5, 5 and 8 ms: the third over the small fleet's
-   * line, 1.5 × the median mean, yet under the gate's 1.45 × the fleet
-   * average, so it keeps its place in the rotation.
+   * Three pods at 8 ms; after 30 calls two of them speed up to 5 ms, and the
+   * line (1.5 × the small fleet's median mean) falls below the third's mean
+   * between its answers. Out by the others' answers, not its own, it has no
+   * failed probe against it, and it stays under the gate's 1.45 × the fleet
+   * average, so it keeps its place in the rotation and its turns reach the
+   * ejected path. A pod whose own answer takes it over the line is not this
+   * case: that answer counts as a failed probe, and the gate refuses its
+   * turns for the count (the second test here).
    */
+  const fleetSpeedsUp = (call: number): number[] => (call < 30 ? [8, 8, 8] : [5, 5, 8]);
+
   it('leaves the call to the draw, so a pod being probed never takes its turn (one probe call per burst)', () => {
     let ejectedTurns = 0;
     for (let seed = 1; seed <= 40; seed++) {
-      // Its answers that left it ejected count as failed probes, and the gate refuses it for them
-      // (rotation.ts), so its turns are "refused", not "ejected". Before first-answer.ts enough seeds
-      // still reached the ejected path (the count was 1 in seeds 1, 2, 4, and the pick order differed);
-      // since, none does, for a reason not traced. Cleared here, the gate passes it and the ejection
-      // alone judges it: the path this test is about.
-      const burst = burstToNewPods(seed, [5, 5, 8], 30, {}, 1, (loads) => {
-        loads[2].consecutiveFailures = 0;
-      });
+      const burst = burstToNewPods(seed, fleetSpeedsUp, 120);
+      expect({ seed, ejected: burst.ejected }).toEqual({ seed, ejected: 1 });
       // Before: a single challenger took an ejected incumbent's turn whatever it cost, the new pod at the probe penalty too (2–4 of 20).
       expect({ seed, toNewPods: burst.toNewPods }).toEqual({ seed, toNewPods: [1] });
       ejectedTurns += burst.ejectedTurns;
     }
-    // The 8 ms pod was ejected at its turns: the case this is about ran.
-    expect(ejectedTurns).toBeGreaterThan(40);
+    // The 8 ms pod was ejected at its turns (about 6 of each burst's 20): the case this is about ran.
+    expect(ejectedTurns).toBeGreaterThan(4 * 40);
+  });
+
+  it('a pod whose own answers take it over the line has failed probes against it: its turns are refused, not ejected', () => {
+    let refusedTurns = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      // Slow from its first answer (a new endpoint's probe), or slowing down among steady peers.
+      const burst = burstToNewPods(seed, seed % 2 ? [5, 5, 8] : (call) => (call < 30 ? [5, 5, 5] : [5, 5, 8]), seed % 2 ? 30 : 120);
+      expect({ seed, ejectedTurns: burst.ejectedTurns }).toEqual({ seed, ejectedTurns: 0 });
+      expect({ seed, toNewPods: burst.toNewPods }).toEqual({ seed, toNewPods: [1] });
+      refusedTurns += burst.refusedTurns;
+    }
+    expect(refusedTurns).toBeGreaterThan(4 * 40);
   });
 });
 
