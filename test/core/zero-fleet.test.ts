@@ -9,7 +9,7 @@ import { PeakEwmaLoadBalancingConfig } from '../../src/policy/peak-ewma-config';
 
 const settings = { ...new PeakEwmaLoadBalancingConfig().settings, ejectionSignal: 'peak' as const, maxEjectionPercent: 10 };
 
-it('keeps the ejection line a number when F is 0', () => {
+it('draws no ejection line when F is 0, and ejects nothing', () => {
   const model = new PeakEwmaModel(settings);
   model.fleet.record(0, 0, settings.decayMs);
   const loads = Array.from({ length: 4 }, (_, i) => {
@@ -21,5 +21,7 @@ it('keeps the ejection line a number when F is 0', () => {
     return load;
   });
   model.beforePick(loads, 0);
-  expect(Number.isNaN(model.ejectionLineMs)).toBe(false);
+  expect(model.ejectionLineMs).toBeNull();
+  // The pods at 5 ms are infinitely many times F: a line on a base of 0 would put them out.
+  expect(loads.map((load) => model.ejected(load, 0))).toEqual([false, false, false, false]);
 });

@@ -49,6 +49,8 @@ describe("peak_ewma_experimental: a channel's slow first call", () => {
       const stats = getLoadBalancerStats().filter((entry) => entry.label === label);
       // peak_ewma ran (not a pick_first fallback).
       expect(stats.map((entry) => entry.policy)).toEqual(['peak_ewma_experimental']);
+      // ...with this case's config: an ignored maxEjectionTime would let the 1 s probe rescue the backend.
+      expect(stats[0].config).toMatchObject({ peak_ewma_experimental: config });
       const first = servedBy[0];
       // The 40 calls right after it, well within maxEjectionTime even on a slow machine (the probe that
       // ends a starvation comes after 1 s). Starved, it got none of them. Now its second call goes out at

@@ -72,9 +72,15 @@ describe('least_request_experimental', () => {
     expect(leastRequest).toBeLessThan(roundRobin / 2);
   });
 
-  it.each([[{}], [{ selectionMethod: 'FULL_SCAN' }], [{ choiceCount: 4 }]])(
-    'shares evenly across identical backends (%j)',
-    async (config) => {
+  // Each config's own candidates per pick, so that a config the parser dropped (a typo is ignored, as
+  // gRFC A21 asks) cannot pass as the defaults' case.
+  it.each([
+    [{}, 2],
+    [{ selectionMethod: 'FULL_SCAN' }, Infinity],
+    [{ choiceCount: 4 }, 4],
+  ])(
+    'shares evenly across identical backends (%j, %d candidates a pick)',
+    async (config, candidatesPerPick) => {
       const client = clientFor(backends, [{ least_request_experimental: config }], {
         [STATS_LABEL_OPTION]: `lr-even-${JSON.stringify(config)}`,
       });
@@ -87,6 +93,8 @@ describe('least_request_experimental', () => {
         }
         const stats = getLoadBalancerStats().find((s) => s.label === `lr-even-${JSON.stringify(config)}`)!;
         expect(stats.policy).toBe('least_request_experimental');
+        expect(stats.config).toMatchObject({ least_request_experimental: config });
+        expect(stats.candidatesPerPick).toBe(candidatesPerPick);
         expect(stats.endpoints.every((e) => e.estimateMs === null)).toBe(true);
       } finally {
         client.close();

@@ -50,6 +50,8 @@ describe('peak_ewma_experimental: a new endpoint of a fast service is probed', (
         expect(stats).toHaveLength(1);
         // peak_ewma ran (not a pick_first fallback), and both endpoints answered it.
         expect(stats[0].policy).toBe('peak_ewma_experimental');
+        // ...with this case's config (a field the parser dropped would make it the defaults' case again).
+        expect(stats[0].config).toMatchObject({ peak_ewma_experimental: config });
         expect(stats[0].endpoints.map((endpoint) => endpoint.callsStarted > 0 && endpoint.msSinceLastSample !== null)).toEqual([true, true]);
         const firstCalls = backends.map((backend) => servedBy.indexOf(backend.id));
         const counts = backends.map((backend) => servedBy.filter((id) => id === backend.id).length);

@@ -96,6 +96,7 @@ describe('peak_ewma_experimental and long server streams', () => {
       // could decay it below that).
       const stats = getLoadBalancerStats().find((s) => s.label === 'stream-unmarked')!;
       expect(stats.policy).toBe('peak_ewma_experimental');
+      expect(stats.config).toMatchObject({ peak_ewma_experimental: { maxEjectionTime: '0s' } });
       expect(stats.endpoints.find((e) => e.address === held.address)!.estimateMs!).toBeGreaterThan(1_000);
       const after = await runTraffic(client, { concurrency: 2, maxCalls: 1_000_000, maxDurationMs: 2_000 });
       expect(shareOf(after, held)).toBeLessThan(0.05);

@@ -99,8 +99,12 @@ describe('the defaults against the defaults before 2026-12-05 (docs/choosing.md)
   const byDefault = p99ByCell('peak_ewma', 'peak_ewma', cells, ['s01', 's02', 's10']);
   const earlier = p99ByCell(before, 'peak_ewma', cells, ['s01', 's02', 's10']);
   // The cells whose p99 with the defaults is over `limit` × the earlier defaults', each with its ratio, so a failure says by how much.
-  const over = (cells: string[], limit: number) =>
-    cells.map((cell) => ({ cell, ratio: Number((byDefault[cell] / earlier[cell]).toFixed(3)) })).filter((entry) => entry.ratio > limit);
+  // A cell missing from either run would make its ratio NaN, which no filter catches: that is a failure, not a pass.
+  const over = (cells: string[], limit: number) => {
+    const ratios = cells.map((cell) => ({ cell, ratio: Number((byDefault[cell] / earlier[cell]).toFixed(3)) }));
+    expect(ratios.filter((entry) => !Number.isFinite(entry.ratio))).toEqual([]);
+    return ratios.filter((entry) => entry.ratio > limit);
+  };
 
   /*
    * At this scale one seed's tail moves with any change to the start-up by

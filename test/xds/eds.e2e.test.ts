@@ -43,6 +43,7 @@ test('an endpoint added by EDS joins the running balancer and gets calls; one re
     // cost above 10 ms, which a quiet machine need not produce.
     for (const backend of [b0, b1, b2]) backend.behaviour.delayMs = 20;
     const startedBeforeAdd = endpointsByAddress();
+    const instanceId = world.stats(PEAK)[0].instanceId;
     await world.pushEndpoints([
       { region: 'region-a', zone: 'zone-1', backends: [b0, b1] },
       { region: 'region-b', zone: 'zone-2', backends: [b2, b3] },
@@ -50,8 +51,9 @@ test('an endpoint added by EDS joins the running balancer and gets calls; one re
     await eventually('b3 serving', () => (b3.calls > 10 ? true : undefined));
     const afterAdd = endpointsByAddress();
     expect([...afterAdd.keys()].sort()).toEqual([b0, b1, b2, b3].map((backend) => backend.address).sort());
+    // Same balancer (a new instance would have a new id), same per-endpoint state: counters carried on.
+    expect(world.stats(PEAK)[0].instanceId).toBe(instanceId);
     for (const backend of [b0, b1, b2]) {
-      // Same balancer, same per-endpoint state: counters carried on.
       expect(afterAdd.get(backend.address)!.callsStarted).toBeGreaterThanOrEqual(startedBeforeAdd.get(backend.address)!.callsStarted);
     }
 
@@ -66,6 +68,7 @@ test('an endpoint added by EDS joins the running balancer and gets calls; one re
     await traffic.moreCalls(200);
     expect(b0.calls).toBe(b0CallsAfterRemoval);
     expect(endpointsByAddress().size).toBe(3);
+    expect(world.stats(PEAK)[0].instanceId).toBe(instanceId);
   } finally {
     await traffic.stop();
   }

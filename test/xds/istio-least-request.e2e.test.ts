@@ -61,14 +61,16 @@ test('the Istio-shaped cluster is ACKed and least_request serves every call, one
 
 test('choice_count 12 is ACKed and clamped to 10; choice_count 3 is applied to the same instances', async () => {
   const instanceIds = world.stats(LEAST).map((instance) => instance.instanceId).sort();
+  expect(instanceIds).toHaveLength(2);
+  // Both instances, each with the value: an empty list would pass `every` on nothing.
+  const allHave = (choiceCount: number) => {
+    const all = world.stats(LEAST);
+    return all.length === 2 && all.every((instance) => choiceCountOf(instance.config) === choiceCount) ? true : undefined;
+  };
   await world.controlPlane.expectAck('cluster', pushChoiceCount(12));
-  await eventually('choiceCount 10', () =>
-    world.stats(LEAST).every((instance) => choiceCountOf(instance.config) === 10) ? true : undefined,
-  );
+  await eventually('choiceCount 10', () => allHave(10));
   await world.controlPlane.expectAck('cluster', pushChoiceCount(3));
-  await eventually('choiceCount 3', () =>
-    world.stats(LEAST).every((instance) => choiceCountOf(instance.config) === 3) ? true : undefined,
-  );
+  await eventually('choiceCount 3', () => allHave(3));
   expect(world.stats(LEAST).map((instance) => instance.instanceId).sort()).toEqual(instanceIds);
   await traffic.moreCalls(20);
   expect(traffic.summary.failures).toEqual([]);

@@ -39,6 +39,10 @@ let client: ProbeClient;
 const foreign = new Map<ForeignKind, ForeignClient>();
 
 beforeAll(async () => {
+  if (!cCoreTestsEnabled()) {
+    // The tests below then pass with grpc-js clients alone: say so, so that a green run is not read as C-core's.
+    console.warn('mixed-fleet.e2e: python3-grpcio is not installed, so the C-core clients are left out (CI=true requires them)');
+  }
   setLogVerbosity(logVerbosity.NONE);
   registerXds();
   controlPlane = await FakeControlPlane.start();
