@@ -38,7 +38,7 @@ describe("peak_ewma_experimental: a channel's slow first call", () => {
     ['the defaults', {}],
     // A probe interval no slow machine reaches within the calls: the starved backend would get 1 call.
     ['maxEjectionTime 10 s', { maxEjectionTime: '10s' }],
-  ])(`four ${SERVICE_MS} ms backends, the channel's first call ${FIRST_CALL_MS} ms, ${CALLS} sequential calls, %s: the backend that served it gets its second call at once, and more`, async (_name, config) => {
+  ])(`four ${SERVICE_MS} ms backends, the channel's first call ${FIRST_CALL_MS} ms, ${CALLS} sequential calls, %s: the backend that served it gets its second call at once`, async (_name, config) => {
     const label = `cold-first-answer-${JSON.stringify(config)}`;
     const client = clientFor(backends, [{ peak_ewma_experimental: config }], { [STATS_LABEL_OPTION]: label });
     try {
@@ -54,14 +54,15 @@ describe("peak_ewma_experimental: a channel's slow first call", () => {
       const first = servedBy[0];
       // The 40 calls right after it, well within maxEjectionTime even on a slow machine (the probe that
       // ends a starvation comes after 1 s). Starved, it got none of them. Now its second call goes out at
-      // the next pick that reaches it, and the calls after that are its share; on a busy machine a 2 ms
-      // backend's answers are often several times that, and the ejection line then takes some of them
-      // away for the machine's noise (4 of 40 in one run of the whole suite), so the bound is on its
-      // second call and a few more, not on a fair share.
+      // the next pick that reaches it. What follows depends on that second answer, which settles the
+      // endpoint on the lesser of the two (first-answer.ts; test/core/first-answer.test.ts states both
+      // outcomes on a manual clock): typical, it takes its share (about a quarter of the 40 on a quiet
+      // machine); slow, it is judged slow. On a busy machine a 2 ms backend's answer is often several
+      // times its peers' (beside a CPU hog, 1 of 3 runs: the second call at once, then none of the 40),
+      // so the assertion is on the second call, which no noise takes away.
       const next40 = servedBy.slice(1, 41);
       const secondCallAt = next40.indexOf(first);
-      const calls = next40.filter((id) => id === first).length;
-      expect({ first, secondCallAt, calls, served: secondCallAt >= 0 && secondCallAt < 8 && calls >= 2 }).toEqual({ first, secondCallAt, calls, served: true });
+      expect({ first, secondCallAt, within8: secondCallAt >= 0 && secondCallAt < 8 }).toEqual({ first, secondCallAt, within8: true });
     } finally {
       client.close();
     }
