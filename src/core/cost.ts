@@ -36,6 +36,8 @@ import { BalancerTraffic } from './traffic';
  * - memory.ts         decay counted in the client's own calls too;
  * - staleness.ts      a stale estimate counts at most as the fleet average,
  *                     and while its probe is out costs the probe penalty;
+ *                     shared-recovery.ts: stale at once when a pod that
+ *                     went into the same fault has come back;
  * - pending.ts        calls waiting without an answer raise E;
  * - fleet-penalty.ts  × (E / fleet)^s above the fleet average;
  * - ejection.ts       above R × the fleet average: skipped (rate's `ejected`),

@@ -104,6 +104,13 @@ export class EndpointLoad {
    * endpoint again before it has a full window (probe-backoff.ts).
    */
   failuresBeforeProbe = 0;
+  /**
+   * When its current run of failures in a row began (monotonic ms; NaN:
+   * none yet): the onset of its fault, which shared-recovery.ts compares.
+   */
+  failingSinceMs = NaN;
+  /** The balancer's returns (shared-recovery.ts) as of its last sample: news it has seen. */
+  returnsSeen = 0;
   /** When its last failed call ended (monotonic ms; -Infinity: never), for the rotation's gate. */
   failedAtMs = -Infinity;
   /** When it last shed a call (monotonic ms; -Infinity: none since its last answer to a later call): shed.ts. */

@@ -12,7 +12,7 @@ import { CallOutcome, EndpointLoad, isFailure } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
 import { CandidateRating, LoadModel } from './load-model';
 import { endProvisional, endsProvisional, opensProvisionally, settledFirstMs } from './first-answer';
-import { keepsMean, recordMeanSample } from './mean';
+import { keepsMean, onProbation, recordMeanSample } from './mean';
 import { currentRttMs, decayedEstimateMs, retainedAt } from './memory';
 import { answerWeightOf, MethodStats, MethodTable, methodWeight, normalisedElapsedMs } from './methods';
 import { isNew, isProbing, unsampledCost } from './new-endpoint';
@@ -21,6 +21,7 @@ import { PeakEwmaSettings } from './peak-ewma-settings';
 import { Refusal } from './pick-paths';
 import { countFailures, failuresAfterEjectingAnswer, failuresInARowAfter } from './probe-backoff';
 import { refusalOf, rotates } from './rotation';
+import { comesBack } from './shared-recovery';
 import { isShedding, recordShed } from './shed';
 import { isStale } from './staleness';
 import { BalancerTraffic } from './traffic';
@@ -190,7 +191,7 @@ export class PeakEwmaModel implements LoadModel {
     recordShed(load, outcome, elapsedMs, nowMs);
     const sampleMs = sampleWith(outcome, judgedMs, estimateNowMs, failures, settings, fleet);
     if (sampleMs === null || !(sampleMs >= 0) || !Number.isFinite(sampleMs)) {
-      countFailures(load, outcome, failures, false);
+      countFailures(load, outcome, failures, false, nowMs);
       return;
     }
     if (!load.hasSample && opensProvisionally(outcome, keepsMean(settings), fleet)) {
@@ -199,13 +200,19 @@ export class PeakEwmaModel implements LoadModel {
     // This answer settles a provisional first (first-answer.ts): anything else ended it above.
     const settles = load.provisional && load.hasSample;
     // With the mean signal an answer that leaves the endpoint ejected is a failed probe too (mean.ts).
+    // Re-admitted by a probe after failed probes, and on probation since: this answer may end it (shared-recovery.ts).
+    const failedProbesBefore = onProbation(load) && load.hasSample ? load.failuresBeforeProbe : 0;
     const ejectingAnswer = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight, this.ejection, settles);
     if (settles) {
       load.provisional = false;
     }
     // Settling, the lesser of two answers ejects: both count as failed probes, as a first answer does for
     // any other endpoint (the balancer's first never could: there was no line to judge it by).
-    countFailures(load, outcome, ejectingAnswer ? failuresAfterEjectingAnswer(load) + (settles ? 1 : 0) : failures, ejectingAnswer);
+    countFailures(load, outcome, ejectingAnswer ? failuresAfterEjectingAnswer(load) + (settles ? 1 : 0) : failures, ejectingAnswer, nowMs);
+    if (outcome === CallOutcome.SUCCESS && comesBack(load, failedProbesBefore, !onProbation(load), ejectingAnswer, fleet)) {
+      this.traffic.recovery.recordReturn(load);
+      load.failuresBeforeProbe = 0;
+    }
     if (estimateNowMs !== undefined) {
       // The blend starts from what the cost used: a stale estimate from the
       // fleet average, not from an old peak.

@@ -93,11 +93,15 @@ export function failuresEndInAnError(load: EndpointLoad): boolean {
  * failed probe), and what raised it last: an error, or a slow answer. A
  * deadline or a cancel leaves the flag as it was, and so does a success:
  * the count is then 0, and only an error or an ejecting answer raises it
- * again, each setting the flag.
+ * again, each setting the flag. A run that begins at `nowMs` records its
+ * onset (`failingSinceMs`, shared-recovery.ts).
  */
-export function countFailures(load: EndpointLoad, outcome: CallOutcome, count: number, ejectingAnswer: boolean): void {
+export function countFailures(load: EndpointLoad, outcome: CallOutcome, count: number, ejectingAnswer: boolean, nowMs: number): void {
   if (ejectingAnswer || isFailure(outcome)) {
     load.lastFailureWasError = !ejectingAnswer;
+  }
+  if (load.consecutiveFailures === 0 && count > 0) {
+    load.failingSinceMs = nowMs;
   }
   load.consecutiveFailures = count;
 }

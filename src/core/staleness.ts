@@ -11,7 +11,11 @@ import { PeakEwmaSettings } from './peak-ewma-settings';
 import { probeFairSharesOf } from './probe-backoff';
 import { BalancerTraffic } from './traffic';
 
-/** Whether `load`'s estimate is stale at `nowMs` (never without a fleet average). */
+/**
+ * Whether `load`'s estimate is stale at `nowMs` (never without a fleet
+ * average): as above, or at once while a peer that went into the same
+ * fault has come back (shared-recovery.ts).
+ */
 export function isStale(
   load: EndpointLoad,
   nowMs: number,
@@ -20,7 +24,13 @@ export function isStale(
   traffic?: BalancerTraffic,
 ): boolean {
   const maxEjectionMs = settings.maxEjectionMs;
-  if (!maxEjectionMs || !load.hasSample || fleet === undefined || !fleet.hasSample || nowMs - load.sampledAtMs < maxEjectionMs) {
+  if (!maxEjectionMs || !load.hasSample || fleet === undefined || !fleet.hasSample) {
+    return false;
+  }
+  if (traffic !== undefined && traffic.recovery.probeDue(load, settings)) {
+    return true;
+  }
+  if (nowMs - load.sampledAtMs < maxEjectionMs) {
     return false;
   }
   const fairShares = probeFairSharesOf(load, settings);

@@ -14,10 +14,13 @@
  * one n the shares are the calls ÷ n, worked out as before.
  */
 import type { EndpointLoad } from './endpoint-load';
+import { SharedRecovery } from './shared-recovery';
 
 export class BalancerTraffic {
   /** Calls this balancer started, over its lifetime. */
   callsStarted = 0;
+  /** Its endpoints' latest return from a fault shared with others (shared-recovery.ts). */
+  readonly recovery = new SharedRecovery();
   private ready = 0;
   /** `callsStarted` when `readyEndpoints` last changed. */
   private callsAtReadyChange = 0;
@@ -46,10 +49,11 @@ export class BalancerTraffic {
     return this.sharesAtReadyChange + sinceChange / Math.max(1, this.ready);
   }
 
-  /** Stamps `load`'s sample with where this balancer's calls and shares stand now, for `sharesSince`. */
+  /** Stamps `load`'s sample with where this balancer's calls and shares stand now, for `sharesSince`, and the returns it has seen. */
   stampSample(load: EndpointLoad): void {
     load.sampledAtCall = this.callsStarted;
     load.sampledAtShares = this.sharesNow();
+    this.recovery.seenBy(load);
   }
 
   /**

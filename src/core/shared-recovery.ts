@@ -1,0 +1,86 @@
+/**
+ * A fault that several endpoints went into together ends for all of them
+ * together: when one of them comes back, the others' probes are due at once.
+ *
+ * Why. Pods on one node, behind one noisy neighbour, in one zone slow down
+ * and heal as a group (the reference suite's s10: four pods at half speed
+ * for 40 s). Each was ejected on its mean (ejection.ts) and probed on its
+ * own backed-off interval (probe-backoff.ts: up to 8 × 10 fair shares of
+ * the client's calls, 1.23 s at the reference's ~1,300 calls/s), so each
+ * client took each pod back at that pod's next probe, up to an interval
+ * after the heal, and an interval later again when that probe met a pod
+ * still draining the queue other clients had left it. The healed pods
+ * lacked 0.76 s of their fair share over the 5 s after the fault (10
+ * seeds), and one seed in ten took 5 s against the 4 s target
+ * (docs/tuning-log.md §56). The first of them to come back is news about
+ * the others.
+ *
+ * The rule. An endpoint *comes back* when, re-admitted by a probe after at
+ * least SUSTAINED_FAILURES failed probes in a row (a sustained fault, not
+ * one slow answer), it ends its probation (mean.ts: a window of answers)
+ * with its mean M at most TYPICAL_RATIO × F. Then each endpoint ejected for
+ * slow answers (not for errors: a crash loop is its own) whose run of
+ * failed probes began within MAX_ONSET_GAP_T × `maxEjectionMs` of the
+ * returning one's is stale at once (staleness.ts), so its next turn is
+ * its probe, even within `maxEjectionMs` of its last one; once per piece of
+ * news, since any sample of it reads the news as seen.
+ *
+ * Why the guards. A noisy neighbour (median 2 × F, σ 0.8) re-admitted on a
+ * lucky answer rarely keeps M under 1.2 × F for a window of answers, and
+ * its runs of failed probes start whenever its lucky probes end them; a
+ * healed pod's M sits near F. Without the guards every uneven-fleet cell
+ * paid for the slow pods' extra probes (seed 1: 1 × 64 s01 +2 %, 4 × 64 s01
+ * +3.5 %); with them the grid reads as before (§56).
+ */
+import { EndpointLoad } from './endpoint-load';
+import { FleetRtt } from './fleet-rtt';
+import { PeakEwmaSettings } from './peak-ewma-settings';
+
+/** Failed probes in a row before the re-admitting probe that make a return news: a fault that lasted. */
+export const SUSTAINED_FAILURES = 3;
+/** The mean a returning endpoint ends its probation under, in units of F: clearly typical, not just under the line. */
+export const TYPICAL_RATIO = 1.2;
+/** How far apart two runs of failed probes may have begun and be one fault, in units of `maxEjectionMs`. */
+export const MAX_ONSET_GAP_T = 2;
+
+/** The balancer's latest return (`recordReturn`): what the others' staleness reads. */
+export class SharedRecovery {
+  /** Returns recorded so far; an endpoint has seen the news once a sample of it came after. */
+  returns = 0;
+  /** When the returning endpoint's run of failed probes began (monotonic ms). */
+  onsetMs = NaN;
+
+  /** Records that `load` came back. */
+  recordReturn(load: EndpointLoad): void {
+    this.returns++;
+    this.onsetMs = load.failingSinceMs;
+  }
+
+  /** Marks the news as seen by `load` (each sample of it does). */
+  seenBy(load: EndpointLoad): void {
+    load.returnsSeen = this.returns;
+  }
+
+  /**
+   * Whether `load`'s probe is due at once: it is out for slow answers, a
+   * return it has not seen since began its fault within the gap of its own.
+   */
+  probeDue(load: EndpointLoad, settings: PeakEwmaSettings): boolean {
+    return (
+      this.returns > load.returnsSeen &&
+      load.consecutiveFailures > 0 &&
+      !load.lastFailureWasError &&
+      Math.abs(load.failingSinceMs - this.onsetMs) <= MAX_ONSET_GAP_T * (settings.maxEjectionMs ?? 0)
+    );
+  }
+}
+
+/**
+ * Whether `load`, on probation after a probe that re-admitted it from
+ * `failuresBeforeProbe` failed probes, comes back with this answer: its
+ * probation ended (`probationEnded`), the answer left it in (not
+ * `ejectingAnswer`), and its mean is clearly typical.
+ */
+export function comesBack(load: EndpointLoad, failuresBeforeProbe: number, probationEnded: boolean, ejectingAnswer: boolean, fleet: FleetRtt): boolean {
+  return failuresBeforeProbe >= SUSTAINED_FAILURES && probationEnded && !ejectingAnswer && fleet.hasSample && load.meanRttMs <= TYPICAL_RATIO * fleet.rttMs;
+}
