@@ -106,9 +106,13 @@ export class EndpointLoad {
   failuresBeforeProbe = 0;
   /**
    * When its current run of failures in a row began (monotonic ms; NaN:
-   * none yet): the onset of its fault, which shared-recovery.ts compares.
+   * none yet), a run that resumes a suspended back-off keeping the onset
+   * it had (probe-backoff.ts `countFailures`): the onset of its fault,
+   * which shared-recovery.ts compares.
    */
   failingSinceMs = NaN;
+  /** `failingSinceMs` when a probe last restarted M, kept with `failuresBeforeProbe`: the onset of the fault that probe ended or suspended. */
+  onsetBeforeProbeMs = NaN;
   /** The balancer's returns (shared-recovery.ts) as of its last sample: news it has seen. */
   returnsSeen = 0;
   /** When its last failed call ended (monotonic ms; -Infinity: never), for the rotation's gate. */

@@ -188,6 +188,7 @@ export function recordMeanSample(
     if (restarts) {
       // The back-off this answer may suspend, should M eject it again (probe-backoff.ts).
       load.failuresBeforeProbe = load.consecutiveFailures;
+      load.onsetBeforeProbeMs = load.failingSinceMs;
     }
     load.meanRttMs = nextMeanRttMs(load, clampedForMean(sampleMs, settings, fleet), stale, weight, restarts);
     load.meanSamples = meanSamplesAfter(load, restarts, weight);

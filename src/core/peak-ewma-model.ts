@@ -209,7 +209,7 @@ export class PeakEwmaModel implements LoadModel {
     // Settling, the lesser of two answers ejects: both count as failed probes, as a first answer does for
     // any other endpoint (the balancer's first never could: there was no line to judge it by).
     countFailures(load, outcome, ejectingAnswer ? failuresAfterEjectingAnswer(load) + (settles ? 1 : 0) : failures, ejectingAnswer, nowMs);
-    if (outcome === CallOutcome.SUCCESS && comesBack(load, failedProbesBefore, !onProbation(load), ejectingAnswer, fleet)) {
+    if (outcome === CallOutcome.SUCCESS && comesBack(load, failedProbesBefore, !onProbation(load), ejectingAnswer, nowMs, settings, fleet)) {
       this.traffic.recovery.recordReturn(load);
       load.failuresBeforeProbe = 0;
     }

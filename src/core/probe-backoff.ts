@@ -94,14 +94,17 @@ export function failuresEndInAnError(load: EndpointLoad): boolean {
  * deadline or a cancel leaves the flag as it was, and so does a success:
  * the count is then 0, and only an error or an ejecting answer raises it
  * again, each setting the flag. A run that begins at `nowMs` records its
- * onset (`failingSinceMs`, shared-recovery.ts).
+ * onset (`failingSinceMs`, shared-recovery.ts), unless it resumes the
+ * back-off a probe suspended (`failuresAfterEjectingAnswer`): then the
+ * fault is the one that probe found, and so is its onset.
  */
 export function countFailures(load: EndpointLoad, outcome: CallOutcome, count: number, ejectingAnswer: boolean, nowMs: number): void {
   if (ejectingAnswer || isFailure(outcome)) {
     load.lastFailureWasError = !ejectingAnswer;
   }
   if (load.consecutiveFailures === 0 && count > 0) {
-    load.failingSinceMs = nowMs;
+    const resumes = ejectingAnswer && onProbation(load) && load.failuresBeforeProbe > 0;
+    load.failingSinceMs = resumes ? load.onsetBeforeProbeMs : nowMs;
   }
   load.consecutiveFailures = count;
 }

@@ -15,29 +15,36 @@
  * (docs/tuning-log.md §56). The first of them to come back is news about
  * the others.
  *
- * The rule. An endpoint *comes back* when, re-admitted by a probe after at
- * least SUSTAINED_FAILURES failed probes in a row (a sustained fault, not
- * one slow answer), it ends its probation (mean.ts: a window of answers)
- * with its mean M at most TYPICAL_RATIO × F. Then each endpoint ejected for
- * slow answers (not for errors: a crash loop is its own) whose run of
- * failed probes began within MAX_ONSET_GAP_T × `maxEjectionMs` of the
- * returning one's is stale at once (staleness.ts), so its next turn is
- * its probe, even within `maxEjectionMs` of its last one; once per piece of
- * news, since any sample of it reads the news as seen.
+ * The rule. An endpoint *comes back* when, re-admitted by a probe from a
+ * fault of slow answers (not errors) that lasted — at least
+ * SUSTAINED_FAILURES failed probes in a row and SUSTAINED_T ×
+ * `maxEjectionMs` since its onset — it ends its probation (mean.ts: a
+ * window of answers) with its mean M at most TYPICAL_RATIO × F. Then each
+ * endpoint ejected for slow answers (not for errors: a crash loop is its
+ * own) whose fault began within MAX_ONSET_GAP_T × `maxEjectionMs` of the
+ * returning one's is stale at once (staleness.ts), so its next turn is its
+ * probe, even within `maxEjectionMs` of its last one; once per return,
+ * since any sample of it reads the news as seen. A fault's onset is where
+ * its run of failed probes began, and a run that resumes a back-off a
+ * lucky probe suspended keeps it (probe-backoff.ts `countFailures`).
  *
  * Why the guards. A noisy neighbour (median 2 × F, σ 0.8) re-admitted on a
- * lucky answer rarely keeps M under 1.2 × F for a window of answers, and
- * its runs of failed probes start whenever its lucky probes end them; a
- * healed pod's M sits near F. Without the guards every uneven-fleet cell
- * paid for the slow pods' extra probes (seed 1: 1 × 64 s01 +2 %, 4 × 64 s01
- * +3.5 %); with them the grid reads as before (§56).
+ * lucky answer rarely keeps M under 1.2 × F for a window of answers; a
+ * healed pod's M sits near F. One stall at a client with many calls out
+ * gives one pod several slow answers in a millisecond, each a failed probe,
+ * and the pod is back at its next probe: a fault that lasted a second is
+ * not news. Without the guards every uneven-fleet cell paid for the slow
+ * pods' extra probes (seed 1: 1 × 64 s01 +2 %, 4 × 64 s01 +3.5 %); with
+ * them the grid reads as before (§56).
  */
 import { EndpointLoad } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 
-/** Failed probes in a row before the re-admitting probe that make a return news: a fault that lasted. */
+/** Failed probes in a row before the re-admitting probe that make a return news: a fault that lasted... */
 export const SUSTAINED_FAILURES = 3;
+/** ...for at least this many × `maxEjectionMs` since its onset. */
+export const SUSTAINED_T = 2;
 /** The mean a returning endpoint ends its probation under, in units of F: clearly typical, not just under the line. */
 export const TYPICAL_RATIO = 1.2;
 /** How far apart two runs of failed probes may have begun and be one fault, in units of `maxEjectionMs`. */
@@ -50,10 +57,10 @@ export class SharedRecovery {
   /** When the returning endpoint's run of failed probes began (monotonic ms). */
   onsetMs = NaN;
 
-  /** Records that `load` came back. */
+  /** Records that `load` came back: the onset of the fault its probe ended. */
   recordReturn(load: EndpointLoad): void {
     this.returns++;
-    this.onsetMs = load.failingSinceMs;
+    this.onsetMs = load.onsetBeforeProbeMs;
   }
 
   /** Marks the news as seen by `load` (each sample of it does). */
@@ -67,7 +74,8 @@ export class SharedRecovery {
    */
   probeDue(load: EndpointLoad, settings: PeakEwmaSettings): boolean {
     return (
-      this.returns > load.returnsSeen &&
+      // Not `>`: a balancer that replaced another (a config change) counts its returns from 0.
+      this.returns !== load.returnsSeen &&
       load.consecutiveFailures > 0 &&
       !load.lastFailureWasError &&
       Math.abs(load.failingSinceMs - this.onsetMs) <= MAX_ONSET_GAP_T * (settings.maxEjectionMs ?? 0)
@@ -77,10 +85,29 @@ export class SharedRecovery {
 
 /**
  * Whether `load`, on probation after a probe that re-admitted it from
- * `failuresBeforeProbe` failed probes, comes back with this answer: its
- * probation ended (`probationEnded`), the answer left it in (not
+ * `failuresBeforeProbe` failed probes, comes back at `nowMs` with this
+ * answer: out for slow answers (not errors) for at least SUSTAINED_FAILURES
+ * of them and SUSTAINED_T × `maxEjectionMs` (slow answers come fast from a
+ * client with many calls in flight: one stall gave six in a millisecond),
+ * its probation ended (`probationEnded`), the answer left it in (not
  * `ejectingAnswer`), and its mean is clearly typical.
  */
-export function comesBack(load: EndpointLoad, failuresBeforeProbe: number, probationEnded: boolean, ejectingAnswer: boolean, fleet: FleetRtt): boolean {
-  return failuresBeforeProbe >= SUSTAINED_FAILURES && probationEnded && !ejectingAnswer && fleet.hasSample && load.meanRttMs <= TYPICAL_RATIO * fleet.rttMs;
+export function comesBack(
+  load: EndpointLoad,
+  failuresBeforeProbe: number,
+  probationEnded: boolean,
+  ejectingAnswer: boolean,
+  nowMs: number,
+  settings: PeakEwmaSettings,
+  fleet: FleetRtt,
+): boolean {
+  return (
+    failuresBeforeProbe >= SUSTAINED_FAILURES &&
+    !load.lastFailureWasError &&
+    nowMs - load.onsetBeforeProbeMs >= SUSTAINED_T * (settings.maxEjectionMs ?? 0) &&
+    probationEnded &&
+    !ejectingAnswer &&
+    fleet.hasSample &&
+    load.meanRttMs <= TYPICAL_RATIO * fleet.rttMs
+  );
 }

@@ -20,6 +20,8 @@ interface Fault {
   readonly toMs: number;
   /** Fail every call instead of answering slowly. */
   readonly errors?: boolean;
+  /** Answer in this many ms instead of 5. */
+  readonly answerMs?: number;
 }
 
 /**
@@ -35,6 +37,7 @@ function run(faults: readonly Fault[], healMs: number, untilMs: number, seed = 1
   const loads = Array.from({ length: PODS }, () => new EndpointLoad());
   const faultOf = (pod: number, nowMs: number) => faults.find((f) => f.pod === pod && nowMs >= f.fromMs && nowMs < f.toMs);
   const firstCallAfterHeal = new Array<number>(PODS).fill(NaN);
+  const countsAfterReturn: number[][] = loads.map(() => []);
   const dueEarlyAtReturns = new Set<number>();
   let returnAtMs = NaN;
   let returns = 0;
@@ -45,8 +48,11 @@ function run(faults: readonly Fault[], healMs: number, untilMs: number, seed = 1
     if (clock.now() >= healMs && Number.isNaN(firstCallAfterHeal[pod])) {
       firstCallAfterHeal[pod] = clock.now();
     }
-    clock.advance(fault && !fault.errors ? 5 : 1);
+    clock.advance(fault && !fault.errors ? (fault.answerMs ?? 5) : 1);
     engine.callEnded(loads[pod], fault?.errors ? CallOutcome.FAILURE : CallOutcome.SUCCESS, startedAt);
+    if (returns > 0) {
+      countsAfterReturn[pod].push(loads[pod].consecutiveFailures);
+    }
     if (model.traffic.recovery.returns > returns) {
       returns = model.traffic.recovery.returns;
       if (Number.isNaN(returnAtMs)) {
@@ -59,7 +65,7 @@ function run(faults: readonly Fault[], healMs: number, untilMs: number, seed = 1
       });
     }
   }
-  return { dueEarly: [...dueEarlyAtReturns].sort(), returnAtMs, firstCallAfterHeal };
+  return { dueEarly: [...dueEarlyAtReturns].sort(), returnAtMs, firstCallAfterHeal, countsAfterReturn, model, loads, clock };
 }
 
 describe('a fault shared by several endpoints', () => {
@@ -91,15 +97,12 @@ describe('a fault shared by several endpoints', () => {
     expect(dueEarly).toBeGreaterThan(10);
   });
 
-  it('a pod whose fault began apart (more than 2 × maxEjectionTime before) is not made due by the others', () => {
-    const result = run(
-      [...together, { pod: 5, fromMs: 6_000, toMs: 12_000 }],
-      12_000,
-      16_000,
-    );
+  it('a pod still slow whose fault began 5 s after the group (more than 2 × maxEjectionTime apart) is never made due by their returns', () => {
+    const result = run([...together, { pod: 5, fromMs: 7_000, toMs: 30_000 }], 12_000, 16_000);
     expect(result.returnAtMs).toBeGreaterThan(12_000);
-    expect(result.dueEarly).not.toContain(5);
+    // The news reached the group (so the check below judged something), and not pod 5.
     expect(result.dueEarly.length).toBeGreaterThan(0);
+    expect(result.dueEarly).not.toContain(5);
   });
 
   it('a pod failing with errors (a crash loop) is not made due: its back-off is its own', () => {
@@ -113,9 +116,84 @@ describe('a fault shared by several endpoints', () => {
     expect(result.dueEarly.length).toBeGreaterThan(0);
   });
 
-  it('a pod out for one slow spell of a few answers is no news: nothing returns', () => {
-    // 60 ms slow: ejected, and back at its first probe, before three failed probes could make a sustained fault.
-    const result = run([{ pod: 0, fromMs: 2_000, toMs: 2_060 }], 2_060, 6_000);
+  it('a pod back from a fault of two failed probes is no news: a fault must have lasted', () => {
+    // Pod 0 is slow for 2.8 s: ejected, probed twice in vain, back at its third probe. Pod 5, slow throughout, could have been made due.
+    const result = run(
+      [
+        { pod: 0, fromMs: 2_000, toMs: 4_800 },
+        { pod: 5, fromMs: 2_100, toMs: 30_000 },
+      ],
+      4_800,
+      8_000,
+    );
+    expect(result.loads[0].onsetBeforeProbeMs).toBeGreaterThan(0); // a probe restarted its mean: it was ejected
+    expect(result.loads[0].consecutiveFailures).toBe(0); // and it is back
     expect(result.returnAtMs).toBeNaN();
+  });
+
+  it('a burst of slow answers from one stall is no fault that lasted: no news however many failed probes it counts', () => {
+    // A client with eight calls out to one pod when a stall ends them all at once: eight slow answers in a
+    // millisecond, each a failed probe once the mean is over the line. The pod is probed a second later and
+    // is back; without the duration guard that was a return, and pod 5, slow since, was made due.
+    const clock = new ManualClock();
+    const model = new PeakEwmaModel(SETTINGS);
+    const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: clock.now, random: seededRandom(1) });
+    const loads = Array.from({ length: PODS }, () => new EndpointLoad());
+    const call = (pod: number, ms: number) => {
+      const startedAt = engine.callStarted(loads[pod]);
+      clock.advance(ms);
+      engine.callEnded(loads[pod], CallOutcome.SUCCESS, startedAt);
+    };
+    while (clock.now() < 2_000) {
+      call(engine.pick(loads), 1);
+    }
+    const stalled = Array.from({ length: 8 }, () => engine.callStarted(loads[0]));
+    clock.advance(20);
+    for (const startedAt of stalled) {
+      engine.callEnded(loads[0], CallOutcome.SUCCESS, startedAt);
+    }
+    expect(loads[0].consecutiveFailures).toBeGreaterThanOrEqual(3);
+    while (clock.now() < 6_000) {
+      const pod = engine.pick(loads);
+      call(pod, pod === 5 ? 5 : 1);
+    }
+    expect(loads[0].consecutiveFailures).toBe(0); // back in
+    expect(model.traffic.recovery.returns).toBe(0);
+  });
+
+  it('pods healed only to 1.35 × the others bring no news: back in, but not clearly typical', () => {
+    const result = run(
+      [...together, ...[0, 1, 2].map((pod) => ({ pod, fromMs: 12_000, toMs: 30_000, answerMs: 1.35 }))],
+      12_000,
+      16_000,
+    );
+    expect(result.loads.slice(0, 3).map((load) => load.consecutiveFailures)).toEqual([0, 0, 0]);
+    expect(result.returnAtMs).toBeNaN();
+  });
+
+  it('once per return: a pod made due whose probe is still slow backs off one step, and is not due again', () => {
+    // Pod 0 heals at 12 s; pods 1 and 2, in the same fault, stay slow.
+    const result = run(
+      [
+        { pod: 0, fromMs: 2_000, toMs: 12_000 },
+        { pod: 1, fromMs: 2_500, toMs: 30_000 },
+        { pod: 2, fromMs: 3_000, toMs: 30_000 },
+      ],
+      12_000,
+      14_000,
+    );
+    expect(result.model.traffic.recovery.returns).toBe(1);
+    const now = result.clock.now();
+    for (const pod of [1, 2]) {
+      const load = result.loads[pod];
+      const counts = result.countsAfterReturn[pod];
+      expect(load.returnsSeen).toBe(1);
+      // The first answer after the return was the due probe: one more failed probe, not a reset.
+      expect(counts.length).toBeGreaterThan(0);
+      expect(counts[0]).toBeGreaterThan(0);
+      // And it is not due again until its own backed-off probe.
+      expect(isStale(load, load.sampledAtMs + 1, SETTINGS, result.model.fleet, result.model.traffic)).toBe(false);
+      expect(now - load.sampledAtMs).toBeLessThan(2_000);
+    }
   });
 });
