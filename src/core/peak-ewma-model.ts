@@ -170,7 +170,8 @@ export class PeakEwmaModel implements LoadModel {
     // One exp serves the estimate the sample is judged against and the blend.
     const retained = load.hasSample ? retainedAt(load, nowMs, settings, this.traffic) : 1;
     const stale = load.hasSample && isStale(load, nowMs, settings, fleet, this.traffic);
-    if (load.provisional && endsProvisional(outcome, keepsMean(settings))) {
+    const meanKept = keepsMean(settings);
+    if (load.provisional && endsProvisional(outcome, meanKept)) {
       // Evidence of its own, judged against the first answer as against any estimate (first-answer.ts).
       endProvisional(load);
     }
@@ -194,14 +195,14 @@ export class PeakEwmaModel implements LoadModel {
       countFailures(load, outcome, failures, false, nowMs);
       return;
     }
-    if (!load.hasSample && opensProvisionally(outcome, keepsMean(settings), fleet)) {
+    if (!load.hasSample && opensProvisionally(outcome, meanKept, fleet)) {
       load.provisional = true;
     }
     // This answer settles a provisional first (first-answer.ts): anything else ended it above.
     const settles = load.provisional && load.hasSample;
     // With the mean signal an answer that leaves the endpoint ejected is a failed probe too (mean.ts).
     // Re-admitted by a probe after failed probes, and on probation since: this answer may end it (shared-recovery.ts).
-    const failedProbesBefore = onProbation(load) && load.hasSample ? load.failuresBeforeProbe : 0;
+    const failedProbesBefore = onProbation(load) ? load.failuresBeforeProbe : 0;
     const ejectingAnswer = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight, this.ejection, settles);
     if (settles) {
       load.provisional = false;
@@ -209,9 +210,9 @@ export class PeakEwmaModel implements LoadModel {
     // Settling, the lesser of two answers ejects: both count as failed probes, as a first answer does for
     // any other endpoint (the balancer's first never could: there was no line to judge it by).
     countFailures(load, outcome, ejectingAnswer ? failuresAfterEjectingAnswer(load) + (settles ? 1 : 0) : failures, ejectingAnswer, nowMs);
+    // Once: the answers after this one find M off probation (shared-recovery.ts).
     if (outcome === CallOutcome.SUCCESS && comesBack(load, failedProbesBefore, !onProbation(load), ejectingAnswer, nowMs, settings, fleet)) {
       this.traffic.recovery.recordReturn(load);
-      load.failuresBeforeProbe = 0;
     }
     if (estimateNowMs !== undefined) {
       // The blend starts from what the cost used: a stale estimate from the

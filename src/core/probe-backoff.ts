@@ -57,8 +57,17 @@ export function failuresInARowAfter(load: EndpointLoad, outcome: CallOutcome): n
  * backend takes its turns from its first good probe (docs/tuning-log.md §16).
  */
 export function failuresAfterEjectingAnswer(load: EndpointLoad): number {
-  const resumed = onProbation(load) ? load.failuresBeforeProbe : 0;
+  const resumed = resumesBackoff(load) ? load.failuresBeforeProbe : 0;
   return Math.max(load.consecutiveFailures, resumed) + 1;
+}
+
+/**
+ * Whether an answer that leaves `load` ejected now resumes the back-off
+ * its last probe suspended (`failuresAfterEjectingAnswer`): M is still on
+ * probation after a probe that found failures in a row.
+ */
+function resumesBackoff(load: EndpointLoad): boolean {
+  return onProbation(load) && load.failuresBeforeProbe > 0;
 }
 
 /** 2^(j−1) after j failures in a row, at most `maxProbeBackoff`; 1 when off or after a success. */
@@ -87,6 +96,11 @@ export function failuresEndInAnError(load: EndpointLoad): boolean {
   return load.consecutiveFailures > 0 && load.lastFailureWasError;
 }
 
+/** Whether `load`'s failures in a row end in a slow answer that left it ejected, not an error. */
+export function failuresEndInASlowAnswer(load: EndpointLoad): boolean {
+  return load.consecutiveFailures > 0 && !load.lastFailureWasError;
+}
+
 /**
  * Stores `count`, the failures in a row after a call that ended with
  * `outcome` (`ejectingAnswer`: an answer that left the endpoint ejected, a
@@ -103,8 +117,7 @@ export function countFailures(load: EndpointLoad, outcome: CallOutcome, count: n
     load.lastFailureWasError = !ejectingAnswer;
   }
   if (load.consecutiveFailures === 0 && count > 0) {
-    const resumes = ejectingAnswer && onProbation(load) && load.failuresBeforeProbe > 0;
-    load.failingSinceMs = resumes ? load.onsetBeforeProbeMs : nowMs;
+    load.failingSinceMs = ejectingAnswer && resumesBackoff(load) ? load.onsetBeforeProbeMs : nowMs;
   }
   load.consecutiveFailures = count;
 }

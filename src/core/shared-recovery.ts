@@ -40,6 +40,7 @@
 import { EndpointLoad } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
 import { PeakEwmaSettings } from './peak-ewma-settings';
+import { failuresEndInASlowAnswer } from './probe-backoff';
 
 /** Failed probes in a row before the re-admitting probe that make a return news: a fault that lasted... */
 export const SUSTAINED_FAILURES = 3;
@@ -76,8 +77,7 @@ export class SharedRecovery {
     return (
       // Not `>`: a balancer that replaced another (a config change) counts its returns from 0.
       this.returns !== load.returnsSeen &&
-      load.consecutiveFailures > 0 &&
-      !load.lastFailureWasError &&
+      failuresEndInASlowAnswer(load) &&
       Math.abs(load.failingSinceMs - this.onsetMs) <= MAX_ONSET_GAP_T * (settings.maxEjectionMs ?? 0)
     );
   }

@@ -115,27 +115,30 @@ describe("the balancer's first answer judges nothing", () => {
     expect(failuresAfter(60, 10)).toBe(0);
   });
 
-  it('a backend slow on every call that served the first is avoided from its second answer: two calls of 80 where it had one', () => {
-    for (let seed = 1; seed <= 20; seed++) {
-      const run = client(4, {}, seed);
+  /**
+   * Over seeds 1–20, four pods and 80 calls: the calls the pod `slowOf(first)` got, answering 150 ms on
+   * every call where the others answer SERVICE_MS; `first` is the pod that served the balancer's first call.
+   */
+  const callsToSlowPod = (slowOf: (first: number) => number) =>
+    Array.from({ length: 20 }, (_, i) => {
+      const seed = i + 1;
       let first = -1;
-      const counts = served(run, 80, (index) => {
+      const counts = served(client(4, {}, seed), 80, (index) => {
         if (first < 0) first = index;
-        return index === first ? 150 : SERVICE_MS;
+        return index === slowOf(first) ? 150 : SERVICE_MS;
       });
-      expect({ seed, slow: counts[first] }).toEqual({ seed, slow: 2 });
+      return { seed, slow: counts[slowOf(first)] };
+    });
+
+  it('a backend slow on every call that served the first is avoided from its second answer: two calls of 80 where it had one', () => {
+    for (const result of callsToSlowPod((first) => first)) {
+      expect(result).toEqual({ seed: result.seed, slow: 2 });
     }
   });
 
   it("another endpoint's first answer is judged as before: a new pod slow from its first call is avoided at once", () => {
-    for (let seed = 1; seed <= 20; seed++) {
-      const run = client(4, {}, seed);
-      let first = -1;
-      const counts = served(run, 80, (index) => {
-        if (first < 0) first = index;
-        return index !== first && index === (first + 1) % 4 ? 150 : SERVICE_MS;
-      });
-      expect({ seed, slow: counts[(first + 1) % 4] }).toEqual({ seed, slow: 1 });
+    for (const result of callsToSlowPod((first) => (first + 1) % 4)) {
+      expect(result).toEqual({ seed: result.seed, slow: 1 });
     }
   });
 
