@@ -134,13 +134,14 @@ export function parsePeakEwmaOverrides(text: string): Readonly<Record<string, un
  */
 function peakEwma(timeFactor: number, overrides: Readonly<Record<string, unknown>> = {}): object {
   if (timeFactor === 1) return { peak_ewma_experimental: { ...overrides } };
-  const { decayMs, defaultRttMs, maxEjectionMs } = PeakEwmaLoadBalancingConfig.parse({ ...overrides }).settings;
+  const { decayMs, defaultRttMs, maxEjectionMs, slowStartMs } = PeakEwmaLoadBalancingConfig.parse({ ...overrides }).settings;
   return {
     peak_ewma_experimental: {
       ...overrides,
       decayTime: durationText(decayMs * timeFactor),
       defaultRtt: durationText(defaultRttMs * timeFactor),
       maxEjectionTime: durationText((maxEjectionMs ?? PEAK_EWMA_DEFAULTS.maxEjectionMs) * timeFactor),
+      slowStartWindow: durationText((slowStartMs ?? PEAK_EWMA_DEFAULTS.slowStartMs) * timeFactor),
     },
   };
 }

@@ -40,6 +40,11 @@
  *   errors stay UNAVAILABLE. Lowering `queueLimit` at run time refuses only
  *   later arrivals: calls already queued stay. With unlimited slots (0) no
  *   call is ever refused.
+ * - Warm-up (`warmupFactor`, `warmupCalls`): the k-th call to begin service
+ *   has its median multiplied by 1 + (factor − 1) · exp(−k / warmupCalls),
+ *   counted over the backend's life, so a pod warms with the calls it is
+ *   given, not with time. Default: none (the draw of service times is the
+ *   same either way).
  */
 import { RandomSource } from '../../src/core/random';
 import { Behaviour, checkBehaviour, DEFAULT_BEHAVIOUR } from './behaviour';
@@ -103,6 +108,8 @@ export class BackendModel {
   private serviceEndMs = new Float64Array(8);
   private freeService: number[] = [7, 6, 5, 4, 3, 2, 1, 0];
   private busy = 0;
+  /** Calls that began service over this backend's life: how far it has warmed up (Behaviour.warmupCalls). */
+  private begun = 0;
   /** Called on every change to the calls in service, the queue or the behaviour. */
   private onChange: (() => void) | null = null;
 
@@ -272,7 +279,8 @@ export class BackendModel {
   /** `startMs`: when service begins (now, or a queued call's arrival if that is later). */
   private startService(callId: number, medianMs: number, startMs: number): void {
     const behaviour = this.current;
-    const durationMs = serviceTimeMs(medianMs * behaviour.latencyFactor, behaviour.sigma, this.normal);
+    const durationMs = serviceTimeMs(medianMs * behaviour.latencyFactor * this.warmupMultiplier(), behaviour.sigma, this.normal);
+    this.begun++;
     if (this.freeService.length === 0) {
       this.growService();
     }
@@ -283,6 +291,12 @@ export class BackendModel {
     this.busy++;
     this.changed();
     this.scheduler.schedule(endMs, this.complete, slot);
+  }
+
+  /** How much slower than warm the next call is served (Behaviour.warmupFactor). */
+  private warmupMultiplier(): number {
+    const { warmupFactor, warmupCalls } = this.current;
+    return warmupCalls > 0 && warmupFactor !== 1 ? 1 + (warmupFactor - 1) * Math.exp(-this.begun / warmupCalls) : 1;
   }
 
   /** A service time is over: free the slot unless a GC pause holds it. */

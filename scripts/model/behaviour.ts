@@ -34,6 +34,15 @@ export interface Behaviour {
   readonly gcPauseMs: number;
   /** Fixed delay after the slot is released, before the answer arrives (e.g. cross-zone RTT), in ms. */
   readonly extraDelayMs: number;
+  /**
+   * A process just started serves its first calls slower (JIT compilation,
+   * cold caches, pools opened on first use): the k-th call it begins, from
+   * 0, is served 1 + (warmupFactor − 1) · exp(−k / warmupCalls) times
+   * slower. Counted in calls, not time, because what warms it is work: a
+   * pod that gets no calls stays cold. warmupCalls 0 (or factor 1): none.
+   */
+  readonly warmupFactor: number;
+  readonly warmupCalls: number;
 }
 
 /** The harness's defaults with the runner's 8 slots. */
@@ -46,6 +55,8 @@ export const DEFAULT_BEHAVIOUR: Behaviour = {
   gcPeriodMs: 0,
   gcPauseMs: 0,
   extraDelayMs: 0,
+  warmupFactor: 1,
+  warmupCalls: 0,
 };
 
 /** Validates a behaviour; throws naming the field and the rule. */
@@ -72,5 +83,7 @@ export function checkBehaviour(behaviour: Behaviour): Behaviour {
     'must be >= 0 and shorter than gcPeriodMs',
   );
   rule(behaviour.extraDelayMs >= 0 && Number.isFinite(behaviour.extraDelayMs), 'extraDelayMs', 'must be a finite number >= 0');
+  rule(behaviour.warmupFactor >= 1 && Number.isFinite(behaviour.warmupFactor), 'warmupFactor', 'must be a finite number >= 1');
+  rule(behaviour.warmupCalls >= 0 && Number.isFinite(behaviour.warmupCalls), 'warmupCalls', 'must be a finite number >= 0 (0 = no warm-up)');
   return behaviour;
 }

@@ -6,7 +6,7 @@
  */
 import { Behaviour, DEFAULT_BEHAVIOUR } from './behaviour';
 
-export type Role = 'normal' | 'noisy' | 'gc' | 'flaky' | 'throttled' | 'single' | 'shedding';
+export type Role = 'normal' | 'noisy' | 'gc' | 'flaky' | 'throttled' | 'single' | 'shedding' | 'warming';
 export type FleetKind = 'het' | 'homo' | 'mixed' | 'mixed-shedding';
 
 export const ROLE_OVERRIDES: Readonly<Record<Role, Partial<Behaviour>>> = {
@@ -29,6 +29,13 @@ export const ROLE_OVERRIDES: Readonly<Record<Role, Partial<Behaviour>>> = {
    * is refused at once with RESOURCE_EXHAUSTED (the "mixed-shedding" fleet).
    */
   shedding: { slots: 1, queueLimit: 0 },
+  /**
+   * A process just started that warms up with work (a JVM's JIT, a cold
+   * cache): its first call 5 × slower, the extra falling by 1/e with every
+   * 300 calls it begins (s17). At a fair share of the reference's load
+   * (~480 calls/s a pod) that is a second or two of warm-up.
+   */
+  warming: { warmupFactor: 5, warmupCalls: 300 },
 };
 
 /**

@@ -104,6 +104,22 @@ const HERD = {
  * endpoint priced at defaultRtt lost every comparison with its peers and
  * got no calls (issue 14).
  */
+/** Every 2 s over the fault phase a new pod of `role` replaces the oldest (s07, s17). */
+function rollingRestart(role: Role) {
+  return (control: ScenarioControl): void => {
+    for (let round = 0; round < (control.faultEndS - control.faultStartS) / 2; round++) {
+      control.atSecond(control.faultStartS + 2 * round, () => {
+        const fresh = control.addBackend(role);
+        // Retire the oldest: it leaves the address file now; SIGTERM's GOAWAY
+        // 1 s later finds no client still using it, and its queue drains.
+        const [, ...rest] = control.published();
+        control.publish([...rest, fresh]);
+        control.markFresh(fresh);
+      });
+    }
+  };
+}
+
 const FAST_METHOD: readonly MethodSpec[] = parseMethodMix('U2_get');
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -151,18 +167,7 @@ export const SCENARIOS: readonly Scenario[] = [
     summary: 'every 2 s over 20–60 s a cold pod replaces an old one',
     fleet: 'homo',
     faultWindow: true,
-    setup: (control) => {
-      for (let round = 0; round < (control.faultEndS - control.faultStartS) / 2; round++) {
-        control.atSecond(control.faultStartS + 2 * round, () => {
-          const fresh = control.addBackend('normal');
-          // Retire the oldest: it leaves the address file now; SIGTERM's GOAWAY
-          // 1 s later finds no client still using it, and its queue drains.
-          const [, ...rest] = control.published();
-          control.publish([...rest, fresh]);
-          control.markFresh(fresh);
-        });
-      }
-    },
+    setup: rollingRestart('normal'),
   },
   {
     ...base,
@@ -254,6 +259,16 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 's16-mixed-shedding',
     summary: 'as s15, but the one-slot pods refuse (RESOURCE_EXHAUSTED) a call that finds their slot busy; steady',
     fleet: 'mixed-shedding',
+  },
+  {
+    ...base,
+    // Not the reference's: s07 with pods that warm up with work (a JVM's JIT,
+    // cold caches), which a policy that avoids slow pods could keep cold.
+    name: 's17-rolling-warmup',
+    summary: 'as s07, but each new pod warms up with work: first call 5x slower, the extra falling by 1/e every 300 calls it serves',
+    fleet: 'homo',
+    faultWindow: true,
+    setup: rollingRestart('warming'),
   },
   { ...HERD, name: 'herd', summary: '16 independent clients; a cold pod joins at 20 s, pod 1 restarts cold at 50 s' },
   {

@@ -82,6 +82,15 @@ export class EndpointLoad {
    */
   provisional = false;
 
+  /**
+   * Fair shares of the balancer's calls started before its first call (NaN
+   * before it): whether it joined a running fleet (slow-start.ts).
+   */
+  firstCallAtShares = NaN;
+  /** When its slow start ends (monotonic ms; −Infinity: none), and the credit that spaces its turns (slow-start.ts). */
+  slowStartEndsMs = -Infinity;
+  slowStartCredit = 0;
+
   /** Whether M has taken an answer: until then `meanRttMs` is no mean, not a 0 ms one. */
   get hasMean(): boolean {
     return this.meanSamples > 0;

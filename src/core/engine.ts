@@ -8,7 +8,8 @@ import { MonotonicClock } from './clock';
 import { CandidateRating, LoadModel } from './load-model';
 import { CallOutcome, EndpointLoad, workLeft } from './endpoint-load';
 import { MethodKey, MethodStats, MethodTable } from './methods';
-import { PickPath, PickPaths } from './pick-paths';
+import { PickPath, PickPaths, Refusal } from './pick-paths';
+import { noteFirstCall } from './slow-start';
 import { RandomSource } from './random';
 
 // Shared, so that releasing the candidates after a pick allocates nothing.
@@ -155,6 +156,10 @@ export class LoadBalancingEngine {
     const picks = this.picks;
     const incumbent = this.nextIncumbent(n);
     const refusal = model.refusalOf === undefined ? null : model.refusalOf(this.pickCandidates[incumbent], this.pickNowMs);
+    if (refusal === Refusal.mean && model.takesSlowStartTurn !== undefined && model.takesSlowStartTurn(this.pickCandidates[incumbent], this.pickNowMs)) {
+      picks.count(PickPath.turn);
+      return incumbent;
+    }
     if (refusal !== null) {
       picks.countRefused(refusal);
       return this.chooser.choose(n, choiceCount, this.costOfCandidate, ejected, probed);
@@ -230,6 +235,7 @@ export class LoadBalancingEngine {
     load.outstandingWork += callWeight;
     const traffic = this.model.traffic;
     if (traffic !== undefined) {
+      noteFirstCall(load, traffic);
       traffic.callsStarted++;
     }
     if (this.model.ignoresTime) {

@@ -60,6 +60,12 @@ export interface LoadModel {
   /** The rotation's gate: why `load`, the next in it, may not take its turn at `nowMs`, or null when it may; absent: always may. */
   refusalOf?(load: EndpointLoad, nowMs: number): Refusal | null;
   /**
+   * Whether `load`, refused its turn for its mean, takes it anyway as an
+   * endpoint in its slow start (slow-start.ts); no challenger takes such a
+   * turn. Absent: never.
+   */
+  takesSlowStartTurn?(load: EndpointLoad, nowMs: number): boolean;
+  /**
    * The balancer's own traffic, if the model counts in it: the engine records
    * the READY count at each pick and counts each started call there.
    */

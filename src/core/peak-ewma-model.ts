@@ -23,6 +23,7 @@ import { countFailures, failuresAfterEjectingAnswer, failuresInARowAfter } from 
 import { refusalOf, rotates } from './rotation';
 import { comesBack } from './shared-recovery';
 import { isShedding, recordShed } from './shed';
+import { inSlowStart, startSlowStart, takesSlowStartTurn } from './slow-start';
 import { isStale } from './staleness';
 import { BalancerTraffic } from './traffic';
 
@@ -43,7 +44,8 @@ export class PeakEwmaModel implements LoadModel {
     const fleet = this.fleet;
     const nowMs = this.rankingNowMs;
     const settings = this.settings;
-    if (isNew(load) || !fleet.hasSample || isStale(load, nowMs, settings, fleet, this.traffic)) {
+    // Not ranked: what is new, stale or in its slow start is not ejected for its latency.
+    if (isNew(load) || !fleet.hasSample || inSlowStart(load, nowMs) || isStale(load, nowMs, settings, fleet, this.traffic)) {
       return NaN;
     }
     // The estimate only where it is the signal: the mean's, most endpoints' under the defaults, is stored.
@@ -120,6 +122,10 @@ export class PeakEwmaModel implements LoadModel {
     return refusalOf(load, nowMs, this.settings, this.fleet, this.traffic);
   }
 
+  takesSlowStartTurn(load: EndpointLoad, nowMs: number): boolean {
+    return takesSlowStartTurn(load, nowMs, this.fleet);
+  }
+
   cost(load: EndpointLoad, nowMs: number): number {
     return peakEwmaCost(load, nowMs, this.settings, this.fleet, this.traffic);
   }
@@ -136,7 +142,8 @@ export class PeakEwmaModel implements LoadModel {
     const rttMs = estimateWith(load, currentRttMs(load, nowMs, settings, this.traffic, this.fleet), stale, nowMs, settings, this.fleet);
     into.cost = costFromEstimate(load, stale, rttMs, settings, this.fleet, callWeight);
     into.probing = isProbing(load, stale);
-    into.ejected = isEjected(load, rttMs, stale, settings, this.fleet, this.ejection, isShedding(load, nowMs, stale, settings));
+    const shedding = isShedding(load, nowMs, stale, settings);
+    into.ejected = isEjected(load, rttMs, stale, settings, this.fleet, this.ejection, shedding) && (shedding || !inSlowStart(load, nowMs));
   }
 
   /**
@@ -167,6 +174,10 @@ export class PeakEwmaModel implements LoadModel {
   recordCall(load: EndpointLoad, outcome: CallOutcome, elapsedMs: number, nowMs: number, method?: MethodStats): void {
     const settings = this.settings;
     const fleet = this.fleet;
+    if (!load.hasSample) {
+      // A joiner's first call to end: its slow start begins, before this answer is judged (slow-start.ts).
+      startSlowStart(load, nowMs, settings);
+    }
     // One exp serves the estimate the sample is judged against and the blend.
     const retained = load.hasSample ? retainedAt(load, nowMs, settings, this.traffic) : 1;
     const stale = load.hasSample && isStale(load, nowMs, settings, fleet, this.traffic);
@@ -203,7 +214,8 @@ export class PeakEwmaModel implements LoadModel {
     // With the mean signal an answer that leaves the endpoint ejected is a failed probe too (mean.ts).
     // Re-admitted by a probe after failed probes, and on probation since: this answer may end it (shared-recovery.ts).
     const failedProbesBefore = onProbation(load) ? load.failuresBeforeProbe : 0;
-    const ejectingAnswer = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight, this.ejection, settles);
+    // In its slow start an answer over the line is no failed probe: the endpoint is not out (slow-start.ts).
+    const ejectingAnswer = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight, this.ejection, settles) && !inSlowStart(load, nowMs);
     if (settles) {
       load.provisional = false;
     }

@@ -129,6 +129,14 @@ export interface PeakEwmaSettings {
    * choiceCount always.
    */
   readonly mixedChoiceCount?: number;
+  /**
+   * W, in ms: an endpoint that joins a running fleet is, for W after its
+   * first answer, not ejected for its latency, and takes its rotation turns
+   * in proportion to its speed where its mean would have the gate refuse
+   * them, so that a pod that warms up with work gets the work
+   * (slow-start.ts). 0 or absent: off.
+   */
+  readonly slowStartMs?: number;
 }
 
 export type MethodScoring = 'off' | 'latency' | 'work';

@@ -158,6 +158,16 @@ export const PEAK_EWMA_DEFAULTS = {
    * is 3.9 / 3.6 / 4.0 s (worst 4) over 10 seeds (docs/tuning-log.md §12, §14).
    */
   ejectionSignal: 'mean' as EjectionSignal,
+  /**
+   * Slow start (core/slow-start.ts): for 30 s after its first answer, an
+   * endpoint that joins a running fleet is not ejected for its latency and
+   * takes its rotation turns in proportion to its speed, so a pod that
+   * warms up with work (a JVM, cold caches) gets the work. s17, a rolling
+   * update of such pods, seed 1: p99 51 → 31 ms at 8 slots × 8 clients, 417
+   * → 73 at 2 slots (docs/tuning-log.md §57); the regime grid has no
+   * joiners and is unchanged. "0s" = off.
+   */
+  slowStartMs: 30_000,
 } as const;
 
 export const METHOD_SCORINGS: readonly MethodScoring[] = ['off', 'latency', 'work'];
@@ -177,9 +187,10 @@ export const PEAK_EWMA_LIMITS = {
   maxRotationGate: 1_000,
   maxProbeBackoff: 1_000,
   maxDecayFairShares: 1_000_000,
+  maxSlowStartMs: 3_600_000,
 } as const;
 
-/** The fields toJsonObject writes only when they differ from PEAK_EWMA_DEFAULTS, in this order (maxEjectionTime, a duration, after them). */
+/** The fields toJsonObject writes only when they differ from PEAK_EWMA_DEFAULTS, in this order (maxEjectionTime and slowStartWindow, durations, after them). */
 const NON_DEFAULT_FIELDS = [
   'methodScoring',
   'mixedChoiceCount',
@@ -222,6 +233,7 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
       methodScoring: settings.methodScoring ?? PEAK_EWMA_DEFAULTS.methodScoring,
       mixedChoiceCount: settings.mixedChoiceCount ?? PEAK_EWMA_DEFAULTS.mixedChoiceCount,
       ejectionSignal: settings.ejectionSignal ?? PEAK_EWMA_DEFAULTS.ejectionSignal,
+      slowStartMs: settings.slowStartMs ?? PEAK_EWMA_DEFAULTS.slowStartMs,
     };
   }
 
@@ -254,6 +266,10 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
     const { maxEjectionMs } = this.settings;
     if (maxEjectionMs !== PEAK_EWMA_DEFAULTS.maxEjectionMs) {
       fields.maxEjectionTime = maxEjectionMs! > 0 ? msToDurationString(maxEjectionMs!) : '0s';
+    }
+    const { slowStartMs } = this.settings;
+    if (slowStartMs !== PEAK_EWMA_DEFAULTS.slowStartMs) {
+      fields.slowStartWindow = slowStartMs! > 0 ? msToDurationString(slowStartMs!) : '0s';
     }
     return fields;
   }
@@ -320,6 +336,14 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
       methodScoring: readEnum(name, fields, 'methodScoring', METHOD_SCORINGS, PEAK_EWMA_DEFAULTS.methodScoring),
       mixedChoiceCount: readChoiceCount(name, fields, 'mixedChoiceCount', PEAK_EWMA_DEFAULTS.mixedChoiceCount),
       ejectionSignal: readEnum(name, fields, 'ejectionSignal', EJECTION_SIGNALS, PEAK_EWMA_DEFAULTS.ejectionSignal),
+      slowStartMs: readDurationMs(
+        name,
+        fields,
+        'slowStartWindow',
+        PEAK_EWMA_DEFAULTS.slowStartMs,
+        PEAK_EWMA_LIMITS.maxSlowStartMs,
+        true, // "0s" turns slow start off
+      ),
     });
   }
 }

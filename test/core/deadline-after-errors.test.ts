@@ -14,7 +14,9 @@ import { isStale } from '../../src/core/staleness';
 import { probeFairSharesOf } from '../../src/core/probe-backoff';
 import { PeakEwmaLoadBalancingConfig } from '../../src/policy/peak-ewma-config';
 
-const settings = new PeakEwmaLoadBalancingConfig().settings; // defaults: K 10, cap 8, T 1 s
+// Defaults (K 10, cap 8, T 1 s) but for slow start: c's first call comes after 10 fair
+// shares of a's, so it would be a joiner (slow-start.ts), which is never ejected for its latency.
+const settings = { ...new PeakEwmaLoadBalancingConfig().settings, slowStartMs: 0 };
 
 /** Two endpoints under the defaults; `a` has answered 10 ms twenty times. */
 function twoEndpoints() {

@@ -84,7 +84,7 @@ function peakContent(config: PeakEwmaLoadBalancingConfig): string {
 const PEAK_SETTINGS = [
   'decayMs', 'defaultRttMs', 'penaltyValue', 'errorPenaltyFactor', 'fleetPenaltyExponent', 'ejectionRatio', 'maxEjectionPercent',
   'maxEjectionMs', 'pendingAware', 'probeFairShares', 'maxProbeBackoff', 'rotationMargin', 'rotationGate', 'decayToward',
-  'decayFairShares', 'methodScoring', 'mixedChoiceCount', 'ejectionSignal',
+  'decayFairShares', 'methodScoring', 'mixedChoiceCount', 'ejectionSignal', 'slowStartMs',
 ].sort().join();
 
 function expectPeakInBounds(config: PeakEwmaLoadBalancingConfig): void {
@@ -112,6 +112,7 @@ function expectPeakInBounds(config: PeakEwmaLoadBalancingConfig): void {
   check(ratio === 0 || (ratio !== undefined && ratio >= 1 && ratio <= L.maxEjectionRatio), `ejectionRatio 0 or in [1, ${L.maxEjectionRatio}]: ${ratio}`);
   within('maxEjectionPercent', settings.maxEjectionPercent, 0, L.maxEjectionPercent);
   within('maxEjectionMs', settings.maxEjectionMs, 0, L.maxEjectionMs);
+  within('slowStartMs', settings.slowStartMs, 0, L.maxSlowStartMs);
   oneOf('pendingAware', settings.pendingAware, [true, false]);
   check(settings.probeFairShares === PEAK_EWMA_DEFAULTS.probeFairShares, `probeFairShares (not a field) at its default: ${settings.probeFairShares}`);
   within('maxProbeBackoff', settings.maxProbeBackoff, 0, L.maxProbeBackoff);

@@ -232,10 +232,11 @@ export const PEAK_EWMA_FIELDS: readonly FieldSpec[] = [
   { name: 'methodScoring', values: enumField(['off', 'latency', 'work']) },
   { name: 'mixedChoiceCount', values: countField },
   { name: 'ejectionSignal', values: enumField(['peak', 'mean']) },
+  { name: 'slowStartWindow', values: durationField(L.maxSlowStartMs / 1000, true) },
 ];
 
 /**
- * For PEAK_EWMA_FIELDS: most fields left out, so that 18 of them still give
+ * For PEAK_EWMA_FIELDS: most fields left out, so that 19 of them still give
  * accepted configs a few per cent of the time (each field given ~1 in 4
  * inputs, both casings at once ~1 in 19).
  */
