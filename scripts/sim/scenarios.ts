@@ -104,6 +104,23 @@ const HERD = {
  * endpoint priced at defaultRtt lost every comparison with its peers and
  * got no calls (issue 14).
  */
+/**
+ * 5 new pods join at the fault phase's start, each with `patch` on top of
+ * 'normal', and the first 5 originals are retired 5 s before its end (s08, s18).
+ */
+function scaleUpDown(patch: Partial<Behaviour>) {
+  return (control: ScenarioControl): void => {
+    control.atSecond(control.faultStartS, () => {
+      const fresh = [0, 1, 2, 3, 4].map(() => control.addBackend('normal'));
+      fresh.forEach((id) => control.backend(id).setBehaviour(patch));
+      control.publish([...control.published(), ...fresh]);
+      fresh.forEach((id) => control.markFresh(id));
+    });
+    // 55 s at reference scale: 5 s before the phase ends.
+    control.atSecond(control.faultEndS - 5, () => control.publish(control.published().filter((id) => id >= 5)));
+  };
+}
+
 /** Every 2 s over the fault phase a new pod of `role` replaces the oldest (s07, s17). */
 function rollingRestart(role: Role) {
   return (control: ScenarioControl): void => {
@@ -175,15 +192,7 @@ export const SCENARIOS: readonly Scenario[] = [
     summary: '+5 cold pods at 20 s, the first 5 originals retired at 55 s',
     fleet: 'homo',
     faultWindow: true,
-    setup: (control) => {
-      control.atSecond(control.faultStartS, () => {
-        const fresh = [0, 1, 2, 3, 4].map(() => control.addBackend('normal'));
-        control.publish([...control.published(), ...fresh]);
-        fresh.forEach((id) => control.markFresh(id));
-      });
-      // 55 s at reference scale: 5 s before the phase ends.
-      control.atSecond(control.faultEndS - 5, () => control.publish(control.published().filter((id) => id >= 5)));
-    },
+    setup: scaleUpDown({}),
   },
   {
     ...base,
@@ -269,6 +278,17 @@ export const SCENARIOS: readonly Scenario[] = [
     fleet: 'homo',
     faultWindow: true,
     setup: rollingRestart('warming'),
+  },
+  {
+    ...base,
+    // Not the reference's: what slow start (src/core/slow-start.ts) must not
+    // do, give a newcomer that is slow for good (a bad node, a regressed
+    // release) the share it gives a pod warming up.
+    name: 's18-slow-scale-out',
+    summary: 'as s08, but the 5 new pods are 10x slower and stay so',
+    fleet: 'homo',
+    faultWindow: true,
+    setup: scaleUpDown({ latencyFactor: 10 }),
   },
   { ...HERD, name: 'herd', summary: '16 independent clients; a cold pod joins at 20 s, pod 1 restarts cold at 50 s' },
   {

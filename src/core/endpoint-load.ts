@@ -83,10 +83,12 @@ export class EndpointLoad {
   provisional = false;
 
   /**
-   * Fair shares of the balancer's calls started before its first call (NaN
-   * before it): whether it joined a running fleet (slow-start.ts).
+   * Fair shares of the balancer's calls started before its first call, and
+   * ms since the balancer's first call (NaN before it): whether it joined a
+   * running fleet (slow-start.ts).
    */
   firstCallAtShares = NaN;
+  firstCallAfterMs = NaN;
   /** When its slow start ends (monotonic ms; −Infinity: none), and the credit that spaces its turns (slow-start.ts). */
   slowStartEndsMs = -Infinity;
   slowStartCredit = 0;

@@ -235,7 +235,6 @@ export class LoadBalancingEngine {
     load.outstandingWork += callWeight;
     const traffic = this.model.traffic;
     if (traffic !== undefined) {
-      noteFirstCall(load, traffic);
       traffic.callsStarted++;
     }
     if (this.model.ignoresTime) {
@@ -244,6 +243,9 @@ export class LoadBalancingEngine {
     const nowMs = this.clock();
     if (load.outstanding === 1) {
       load.busySinceMs = nowMs;
+    }
+    if (traffic !== undefined) {
+      noteFirstCall(load, traffic, nowMs);
     }
     if (method !== undefined) {
       method.calls++;

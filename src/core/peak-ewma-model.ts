@@ -23,7 +23,7 @@ import { countFailures, failuresAfterEjectingAnswer, failuresInARowAfter } from 
 import { refusalOf, rotates } from './rotation';
 import { comesBack } from './shared-recovery';
 import { isShedding, recordShed } from './shed';
-import { inSlowStart, startSlowStart, takesSlowStartTurn } from './slow-start';
+import { inSlowStart, sparedEjection, startSlowStart, takesSlowStartTurn } from './slow-start';
 import { isStale } from './staleness';
 import { BalancerTraffic } from './traffic';
 
@@ -44,8 +44,8 @@ export class PeakEwmaModel implements LoadModel {
     const fleet = this.fleet;
     const nowMs = this.rankingNowMs;
     const settings = this.settings;
-    // Not ranked: what is new, stale or in its slow start is not ejected for its latency.
-    if (isNew(load) || !fleet.hasSample || inSlowStart(load, nowMs) || isStale(load, nowMs, settings, fleet, this.traffic)) {
+    // Not ranked: what is new, stale or spared in its slow start is not ejected for its latency.
+    if (isNew(load) || !fleet.hasSample || sparedEjection(load, nowMs, settings) || isStale(load, nowMs, settings, fleet, this.traffic)) {
       return NaN;
     }
     // The estimate only where it is the signal: the mean's, most endpoints' under the defaults, is stored.
@@ -123,7 +123,13 @@ export class PeakEwmaModel implements LoadModel {
   }
 
   takesSlowStartTurn(load: EndpointLoad, nowMs: number): boolean {
-    return takesSlowStartTurn(load, nowMs, this.fleet);
+    const settings = this.settings;
+    if (!inSlowStart(load, nowMs, settings)) {
+      return false;
+    }
+    const stale = isStale(load, nowMs, settings, this.fleet, this.traffic);
+    // A pod shedding calls is out, slow start or not (shed.ts).
+    return !isShedding(load, nowMs, stale, settings) && takesSlowStartTurn(load, this.fleet, estimateMs(load, nowMs, settings, this.fleet, this.traffic));
   }
 
   cost(load: EndpointLoad, nowMs: number): number {
@@ -143,7 +149,7 @@ export class PeakEwmaModel implements LoadModel {
     into.cost = costFromEstimate(load, stale, rttMs, settings, this.fleet, callWeight);
     into.probing = isProbing(load, stale);
     const shedding = isShedding(load, nowMs, stale, settings);
-    into.ejected = isEjected(load, rttMs, stale, settings, this.fleet, this.ejection, shedding) && (shedding || !inSlowStart(load, nowMs));
+    into.ejected = isEjected(load, rttMs, stale, settings, this.fleet, this.ejection, shedding) && (shedding || !sparedEjection(load, nowMs, settings));
   }
 
   /**
@@ -215,7 +221,7 @@ export class PeakEwmaModel implements LoadModel {
     // Re-admitted by a probe after failed probes, and on probation since: this answer may end it (shared-recovery.ts).
     const failedProbesBefore = onProbation(load) ? load.failuresBeforeProbe : 0;
     // In its slow start an answer over the line is no failed probe: the endpoint is not out (slow-start.ts).
-    const ejectingAnswer = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight, this.ejection, settles) && !inSlowStart(load, nowMs);
+    const ejectingAnswer = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight, this.ejection, settles) && !inSlowStart(load, nowMs, settings);
     if (settles) {
       load.provisional = false;
     }

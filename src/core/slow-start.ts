@@ -14,30 +14,47 @@
  * least_request's 46 at 8 slots × 8 clients, 417 against 243 at 2 slots
  * (docs/tuning-log.md §57).
  *
- * The rule. An endpoint is a *joiner* when this balancer had started
- * `JOINER_AFTER_FAIR_SHARES` fair shares of its calls (traffic.ts) before
- * its first call to it: it was not part of the fleet the client began
- * with. For `slowStartMs` W after a joiner's first answer:
+ * Who. An endpoint is a *joiner* when this balancer's first call to it
+ * came both `JOINER_AFTER_FAIR_SHARES` fair shares of its calls (traffic.ts)
+ * and one probe interval (`maxEjectionTime`, or τ with that off) after the
+ * balancer's own first call: the rotation has offered every endpoint of the
+ * fleet it began with a call by then, and the ones that were still
+ * connecting have had time to connect.
  *
- * - it is not ejected for its latency (errors and load shedding still
- *   count), so its slow answers are no failed probes and nothing backs off,
- *   and the ejection budget does not rank it;
- * - where the rotation's gate would refuse it its turn for its mean M, it
- *   takes the turn in proportion to its speed, F / M of them (F the fleet
- *   average), spaced evenly by a running credit: a pod 5 × slower than its
- *   peers takes one turn in five, which keeps it about as busy as they
- *   are. No challenger takes such a turn: the margin would weigh the very
- *   cost the share has already accounted for.
+ * The rule, for `slowStartMs` W after the joiner's first call ends:
  *
- * After W it is judged as any endpoint, so a newcomer that stays slow is
- * then ejected as before. A joiner that is fast from its first call is
- * never refused for its mean, and nothing here touches it. The fleet a
- * client begins with is judged at once, as before: a client starting
- * against a fleet has no way to tell a pod warming up from one that is
- * slow, and those pods are not new to the fleet's other clients.
+ * - unless its calls are failing, it is not ejected for its latency, so
+ *   its slow answers are no failed probes and nothing backs off, and the
+ *   ejection budget does not rank it (errors and load shedding are judged
+ *   as for any endpoint);
+ * - where the rotation's gate would refuse it its turn for its mean, it
+ *   takes the turn with weight (F / S)², S its mean or its estimate,
+ *   whichever is higher, and F the fleet average, spaced evenly by a
+ *   running credit: a pod twice as slow as its peers takes a quarter of
+ *   those turns, one five times slower a twenty-fifth. No challenger takes
+ *   such a turn: the margin would weigh the very cost the weight has
+ *   already accounted for.
  *
- * Unlike Envoy's slow start (`slow_start_config`: a new host's weight
- * ramps over a window by time alone), the share here follows the pod's own
+ * Why squared, and why the higher of two. A slow joiner either warms with
+ * the work or is broken (a bad node, a release that regressed), and the
+ * client cannot tell which from one answer. A small share starts the warm-up
+ * and grows as the square of the pod's speed; a broken pod's small share
+ * costs little. Screened on s17 and s18 (s08's scale-out with five pods
+ * 10 × slower for good): with F / M (M capped at 2 × the ejection line, so
+ * a pod 10 × slower still took a third) and W 30 s, the broken scale-out's
+ * p99 went 21.5 → 115 ms at 8 slots × 8 clients; with (F / S)² and W 10 s,
+ * 23.1, while s17 kept its gain (51.3 → 30.0). The estimate is the higher
+ * where M has nothing yet (calls that lost every hedge race, ejection.ts
+ * `meanSignalMs`) or is capped.
+ *
+ * After W the joiner is judged as any endpoint, so one that stays slow is
+ * then ejected as before. A joiner fast from its first call is never
+ * refused for its mean, and nothing here touches it. Not a joiner: a pod
+ * restarted in place that keeps its address (its state is the old pod's),
+ * and the fleet a client begins with, which it judges at once as before.
+ *
+ * Unlike Envoy's slow start (`slow_start_config`: a new host's weight ramps
+ * over a window by time alone), the weight here follows the pod's own
  * speed as this client measures it: a pod that warms fast gets its full
  * share as soon as its answers are typical.
  */
@@ -46,45 +63,57 @@ import { FleetRtt } from './fleet-rtt';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 import { BalancerTraffic } from './traffic';
 
-/**
- * Fair shares of the balancer's calls after which an endpoint's first call
- * makes it a joiner. The rotation offers every READY endpoint a call in
- * each fair share, so the fleet a client begins with has had its first
- * calls by then; counted in calls, not time, so that a light client's
- * first round is not mistaken for joins.
- */
+/** Fair shares of the balancer's calls before an endpoint's first call that make it a joiner (with the time below). */
 export const JOINER_AFTER_FAIR_SHARES = 2;
 
-/** Records where the balancer's calls stood at `load`'s first call (its first only). */
-export function noteFirstCall(load: EndpointLoad, traffic: BalancerTraffic): void {
+/** How long after the balancer's first call an endpoint's first call must come to make it a joiner: one probe interval. */
+export function joinerAfterMs(settings: PeakEwmaSettings): number {
+  return settings.maxEjectionMs || settings.decayMs;
+}
+
+/** Records, at `load`'s first call (`nowMs`), where the balancer's calls and time stood; the balancer's first call starts its clock. */
+export function noteFirstCall(load: EndpointLoad, traffic: BalancerTraffic, nowMs: number): void {
+  if (Number.isNaN(traffic.firstCallAtMs)) {
+    traffic.firstCallAtMs = nowMs;
+  }
   if (Number.isNaN(load.firstCallAtShares)) {
     load.firstCallAtShares = traffic.sharesNow();
+    load.firstCallAfterMs = nowMs - traffic.firstCallAtMs;
   }
 }
 
 /** At the end of `load`'s first call (`nowMs`, once only): a joiner's slow start begins, for `slowStartMs`. */
 export function startSlowStart(load: EndpointLoad, nowMs: number, settings: PeakEwmaSettings): void {
   const windowMs = settings.slowStartMs;
-  if (windowMs && load.slowStartEndsMs === -Infinity && load.firstCallAtShares >= JOINER_AFTER_FAIR_SHARES) {
+  if (
+    windowMs &&
+    load.slowStartEndsMs === -Infinity &&
+    load.firstCallAtShares >= JOINER_AFTER_FAIR_SHARES &&
+    load.firstCallAfterMs >= joinerAfterMs(settings)
+  ) {
     load.slowStartEndsMs = nowMs + windowMs;
   }
 }
 
-/** Whether `load` is in its slow start at `nowMs`. */
-export function inSlowStart(load: EndpointLoad, nowMs: number): boolean {
-  return nowMs < load.slowStartEndsMs;
+/** Whether `load` is in its slow start at `nowMs` (none once `slowStartMs` is off, even one already begun). */
+export function inSlowStart(load: EndpointLoad, nowMs: number, settings: PeakEwmaSettings): boolean {
+  return !!settings.slowStartMs && nowMs < load.slowStartEndsMs;
+}
+
+/** Whether `load` is spared ejection for its latency now: in its slow start, and its calls not failing. */
+export function sparedEjection(load: EndpointLoad, nowMs: number, settings: PeakEwmaSettings): boolean {
+  return load.consecutiveFailures === 0 && inSlowStart(load, nowMs, settings);
 }
 
 /**
  * Whether `load`, in its slow start and refused its turn by the gate for
- * its mean, takes the turn anyway: F / M of such turns, by a running credit.
+ * its mean, takes the turn anyway: with weight (F / S)², S the higher of
+ * its mean and `estimateMs`, by a running credit.
  */
-export function takesSlowStartTurn(load: EndpointLoad, nowMs: number, fleet: FleetRtt): boolean {
-  if (!inSlowStart(load, nowMs)) {
-    return false;
-  }
-  const meanMs = load.meanRttMs;
-  load.slowStartCredit += meanMs > 0 ? Math.min(1, fleet.rttMs / meanMs) : 1;
+export function takesSlowStartTurn(load: EndpointLoad, fleet: FleetRtt, estimateMs: number): boolean {
+  const slowMs = Math.max(load.hasMean ? load.meanRttMs : 0, estimateMs);
+  const speed = slowMs > 0 ? Math.min(1, fleet.rttMs / slowMs) : 1;
+  load.slowStartCredit += speed * speed;
   if (load.slowStartCredit < 1) {
     return false;
   }

@@ -19,6 +19,8 @@ import { SharedRecovery } from './shared-recovery';
 export class BalancerTraffic {
   /** Calls this balancer started, over its lifetime. */
   callsStarted = 0;
+  /** When its first call started (monotonic ms; NaN before): the clock of who joined later (slow-start.ts). */
+  firstCallAtMs = NaN;
   /** Its endpoints' latest return from a fault shared with others (shared-recovery.ts). */
   readonly recovery = new SharedRecovery();
   private ready = 0;

@@ -159,15 +159,14 @@ export const PEAK_EWMA_DEFAULTS = {
    */
   ejectionSignal: 'mean' as EjectionSignal,
   /**
-   * Slow start (core/slow-start.ts): for 30 s after its first answer, an
+   * Slow start (core/slow-start.ts): for 10 s after its first call ends, an
    * endpoint that joins a running fleet is not ejected for its latency and
-   * takes its rotation turns in proportion to its speed, so a pod that
-   * warms up with work (a JVM, cold caches) gets the work. s17, a rolling
-   * update of such pods, seed 1: p99 51 → 31 ms at 8 slots × 8 clients, 417
-   * → 73 at 2 slots (docs/tuning-log.md §57); the regime grid has no
-   * joiners and is unchanged. "0s" = off.
+   * takes the turns its mean loses with weight (F / its latency)², so a pod
+   * that warms up with work (a JVM, cold caches) gets the work, and one
+   * that is simply slow little of it (docs/tuning-log.md §57). The regime
+   * grid has no joiners and is unchanged. "0s" = off.
    */
-  slowStartMs: 30_000,
+  slowStartMs: 10_000,
 } as const;
 
 export const METHOD_SCORINGS: readonly MethodScoring[] = ['off', 'latency', 'work'];

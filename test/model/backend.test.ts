@@ -142,6 +142,34 @@ describe('BackendModel', () => {
     ]);
   });
 
+  it('warms up with the calls it serves: the k-th is 1 + (factor − 1) · exp(−k / warmupCalls) times slower', () => {
+    const { scheduler, backend, replies } = harness({ slots: 1, warmupFactor: 5, warmupCalls: 2 });
+    for (let id = 0; id < 4; id++) {
+      backend.submit(id, 10, Infinity);
+    }
+    scheduler.runUntil(10_000);
+    const durations = replies.map((r, i) => r.atMs - (i === 0 ? 0 : replies[i - 1].atMs));
+    [0, 1, 2, 3].forEach((k) => expect(durations[k]).toBeCloseTo(10 * (1 + 4 * Math.exp(-k / 2)), 9));
+  });
+
+  it('draws the same service times with or without a warm-up that is off (factor 1)', () => {
+    const serviceTimes = (behaviour: Partial<Behaviour>) => {
+      const scheduler = new VirtualScheduler();
+      const at: number[] = [];
+      const backend = new BackendModel({ scheduler, random: seededRandom(3), behaviour: { slots: 1, ...behaviour }, onReply: () => at.push(scheduler.nowMs()) });
+      for (let id = 0; id < 50; id++) backend.submit(id, 10, Infinity);
+      scheduler.runUntil(1e6);
+      return at;
+    };
+    expect(serviceTimes({ warmupFactor: 1, warmupCalls: 100 })).toEqual(serviceTimes({}));
+    expect(serviceTimes({ warmupFactor: 3, warmupCalls: 0 })).toEqual(serviceTimes({}));
+  });
+
+  it('refuses a warm-up below 1 x or a negative number of calls, naming the field', () => {
+    expect(() => checkBehaviour({ ...DEFAULT_BEHAVIOUR, warmupFactor: 0.5 })).toThrow(/warmupFactor/);
+    expect(() => checkBehaviour({ ...DEFAULT_BEHAVIOUR, warmupCalls: -1 })).toThrow(/warmupCalls/);
+  });
+
   it('applies latencyFactor and slot changes at run time (throttling)', () => {
     const { scheduler, backend, replies } = harness({ slots: 2 });
     backend.setBehaviour({ latencyFactor: 2, slots: 1 });

@@ -41,7 +41,7 @@ describe('peak_ewma_experimental config', () => {
       maxProbeBackoff: 8,
       // The rotation, and decay toward the fleet average (docs/tuning-log.md §14, §38).
       rotationMargin: 0.15,
-      slowStartMs: 30_000,
+      slowStartMs: 10_000,
       rotationGate: 1.45,
       decayToward: 'fleet',
       // Memory in the client's own calls (docs/tuning-log.md §35, §38).
