@@ -47,6 +47,9 @@ import { BalancerTraffic } from './traffic';
  *                     the endpoints at once, the slowest; small-fleet.ts:
  *                     of at most five, R × the median mean instead, and
  *                     ejection-ranking.ts: when both are taken again;
+ *                     slow-start.ts: an endpoint that joins a running
+ *                     fleet is not ejected for its latency for a window,
+ *                     and takes (F / S)² of the turns its mean loses;
  * - mean.ts           while fresh, E counts at least the mean answer M;
  * - error-penalty.ts  what a failed call teaches;
  * - probe-backoff.ts  after failures in a row, a larger penalty and

@@ -47,7 +47,7 @@ describe('bench CLI arguments', () => {
     const options = parseArgs(['--full']);
     expect(options.suites).toEqual(['load', 'pick', 'cpu', 'update']);
     expect(options.scenarios).toEqual(SCENARIOS.map(shortId));
-    expect(options.scenarios).toEqual(['s01', 's02', 's03', 's04', 's05', 's06', 's07', 's08', 's09', 's10', 's11', 's12', 's13', 's14', 's15', 's16']);
+    expect(options.scenarios).toEqual(['s01', 's02', 's03', 's04', 's05', 's06', 's07', 's08', 's09', 's10', 's11', 's12', 's13', 's14', 's15', 's16', 's17', 's18']);
     expect(options.layouts).toEqual(['reference', 'uniform']);
     expect(options.durationS).toBe(90);
     expect(options.warmupS).toBe(20);
