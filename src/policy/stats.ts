@@ -5,6 +5,7 @@
 import { currentRttMs } from '../core/memory';
 import { PeakEwmaModel } from '../core/peak-ewma-model';
 import { keepsMean } from '../core/mean';
+import { inSlowStart } from '../core/slow-start';
 import { EndpointLoad } from '../core/endpoint-load';
 import { LoadBalancingEngine } from '../core/engine';
 import { methodWeight } from '../core/methods';
@@ -56,6 +57,11 @@ export interface EndpointStats {
   readonly meanMs: number | null;
   /** Failed calls in a row (and, with the mean signal, answers still over the line): the probe back-off's count. */
   readonly failuresInARow: number;
+  /**
+   * Ms left of its slow start (`slowStartWindow`: it joined a running fleet, and is weighed by its cost
+   * rather than ejected for its latency meanwhile; core/slow-start.ts); null when it is in none.
+   */
+  readonly slowStartMsLeft: number | null;
 }
 
 /** One live balancer instance: its policy, config, state and endpoints. */
@@ -218,6 +224,7 @@ export function toStats(raw: ReturnType<RawBalancerStats['statsSnapshot']>): Bal
       ejected: state === 'READY' && model instanceof PeakEwmaModel && model.ejected(load, nowMs),
       meanMs: model instanceof PeakEwmaModel && keepsMean(model.settings) && load.hasMean ? load.meanRttMs : null,
       failuresInARow: load.consecutiveFailures,
+      slowStartMsLeft: model instanceof PeakEwmaModel && inSlowStart(load, nowMs, model.settings) ? load.slowStartEndsMs - nowMs : null,
     })),
     methods: methodViews(raw.engine),
   };

@@ -16,9 +16,9 @@ const snapshot: BalancerStats[] = [
     picks: { turn: 380, challenged: 2, refused: 30, ejected: 0, drawn: 0 },
     refusals: { inFlight: 4, failure: 6, mean: 20 },
     endpoints: [
-      { address: '10.0.0.1:50051', state: 'READY', outstanding: 1, estimateMs: 10.4149, cost: 20.8298, callsStarted: 412, shareOfCalls: 0.412, msSinceLastSample: 3.2, ejected: false, meanMs: 10.123, failuresInARow: 0 },
-      { address: '10.0.0.9:50051', state: 'READY', outstanding: 0, estimateMs: 31.5, cost: 31.5, callsStarted: 3, shareOfCalls: 0.003, msSinceLastSample: 900, ejected: true, meanMs: 30.04, failuresInARow: 2 },
-      { address: '10.0.0.22:50051', state: 'CONNECTING', outstanding: 0, estimateMs: 10, cost: 10, callsStarted: 0, shareOfCalls: 0, msSinceLastSample: null, ejected: false, meanMs: null, failuresInARow: 0 },
+      { address: '10.0.0.1:50051', state: 'READY', outstanding: 1, estimateMs: 10.4149, cost: 20.8298, callsStarted: 412, shareOfCalls: 0.412, msSinceLastSample: 3.2, ejected: false, meanMs: 10.123, failuresInARow: 0, slowStartMsLeft: null },
+      { address: '10.0.0.9:50051', state: 'READY', outstanding: 0, estimateMs: 31.5, cost: 31.5, callsStarted: 3, shareOfCalls: 0.003, msSinceLastSample: 900, ejected: true, meanMs: 30.04, failuresInARow: 2, slowStartMsLeft: null },
+      { address: '10.0.0.22:50051', state: 'CONNECTING', outstanding: 0, estimateMs: 10, cost: 10, callsStarted: 0, shareOfCalls: 0, msSinceLastSample: null, ejected: false, meanMs: null, failuresInARow: 0, slowStartMsLeft: null },
     ],
     methods: [],
   },
@@ -35,7 +35,7 @@ const snapshot: BalancerStats[] = [
     picks: { turn: 0, challenged: 0, refused: 0, ejected: 0, drawn: 0 },
     refusals: { inFlight: 0, failure: 0, mean: 0 },
     endpoints: [
-      { address: '10.0.0.3:50051', state: 'TRANSIENT_FAILURE', outstanding: 0, estimateMs: null, cost: 0, callsStarted: 7, shareOfCalls: 1, msSinceLastSample: null, ejected: false, meanMs: null, failuresInARow: 0 },
+      { address: '10.0.0.3:50051', state: 'TRANSIENT_FAILURE', outstanding: 0, estimateMs: null, cost: 0, callsStarted: 7, shareOfCalls: 1, msSinceLastSample: null, ejected: false, meanMs: null, failuresInARow: 0, slowStartMsLeft: null },
     ],
     methods: [],
   },

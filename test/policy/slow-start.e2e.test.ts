@@ -1,0 +1,77 @@
+/**
+ * Slow start over real gRPC on 127.0.0.1 (src/core/slow-start.ts): a backend
+ * added to a running channel's address list, twice as slow as the three it
+ * joins, is weighed by its cost instead of ejected for `slowStartWindow`,
+ * takes a share of its rotation turns, and `getLoadBalancerStats()` says so
+ * (`slowStartMsLeft`). With `slowStartWindow: "0s"` it is ejected on its
+ * first answers and gets its probes only, as before 2026-12-06. A client
+ * sends calls one after another, so its own calls in flight never refuse a
+ * turn: every turn the joiner loses is its mean's.
+ */
+import { credentials } from '@grpc/grpc-js';
+import { getLoadBalancerStats, PEAK_EWMA_POLICY_NAME, register, STATS_LABEL_OPTION } from '../../src';
+import { callOnce, createProbeClient } from '../../scripts/lib/probe-service';
+import { ManualTarget } from '../../scripts/lib/manual-resolver';
+import { startBackendsAnswering, stopBackends, TestBackend } from '../support/backends';
+import { waitFor } from '../support/wait';
+
+register();
+
+const FLEET_MS = 5;
+const JOINER_MS = 12;
+/** Calls before the join: well past 2 fair shares of three and `maxEjectionTime` (1 s) of the channel's life. */
+const CALLS_BEFORE = 300;
+const CALLS_AFTER = 240;
+
+async function joinRunningFleet(config: object, label: string) {
+  const backends: TestBackend[] = await startBackendsAnswering([FLEET_MS, FLEET_MS, FLEET_MS, JOINER_MS]);
+  const target = new ManualTarget(label);
+  const [joiner, ...fleet] = [backends[3], ...backends.slice(0, 3)];
+  target.setEndpoints(fleet.map((backend) => backend.address));
+  const client = createProbeClient(target.target, credentials.createInsecure(), {
+    'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ [PEAK_EWMA_POLICY_NAME]: config }] }),
+    [STATS_LABEL_OPTION]: label,
+  });
+  const stats = () => getLoadBalancerStats().find((entry) => entry.label === label)!;
+  try {
+    const started = Date.now();
+    for (let call = 0; call < CALLS_BEFORE; call++) await callOnce(client, 5_000);
+    // The channel has run for a probe interval, whatever the machine's speed.
+    while (Date.now() - started < 1_100) await callOnce(client, 5_000);
+    target.setEndpoints(backends.map((backend) => backend.address));
+    await waitFor('the joiner READY', () => stats().endpoints.some((e) => e.address === joiner.address && e.state === 'READY'));
+    const before = joiner.calls;
+    for (let call = 0; call < CALLS_AFTER; call++) await callOnce(client, 5_000);
+    const view = stats();
+    return { view, joinerView: view.endpoints.find((e) => e.address === joiner.address)!, joinerCalls: joiner.calls - before };
+  } finally {
+    client.close();
+    target.release();
+    stopBackends(backends);
+  }
+}
+
+describe('peak_ewma_experimental: a slower backend that joins a running channel', () => {
+  it(`by default (slowStartWindow 10 s) is not ejected, is reported in slow start, and takes a share of its turns`, async () => {
+    const { view, joinerView, joinerCalls } = await joinRunningFleet({}, 'slow-start-default');
+    // Our policy ran, with the defaults.
+    expect(view.policy).toBe(PEAK_EWMA_POLICY_NAME);
+    expect(joinerView.slowStartMsLeft).not.toBeNull();
+    expect(joinerView.slowStartMsLeft!).toBeGreaterThan(0);
+    expect(joinerView.slowStartMsLeft!).toBeLessThanOrEqual(10_000);
+    expect(joinerView.ejected).toBe(false);
+    // 240 calls among four: 60 turns; its mean about 2 × the fleet's (14 against 7 ms measured:
+    // the fleet's 5 ms answers take ~7 over loopback), so (1 / 2)² of them, ~15 (16 and 17 measured),
+    // where over its probes alone (the "0s" case) it got 2.
+    expect(joinerCalls).toBeGreaterThanOrEqual(9);
+  });
+
+  it('with slowStartWindow "0s" is ejected on its first answers and probed only', async () => {
+    const { view, joinerView, joinerCalls } = await joinRunningFleet({ slowStartWindow: '0s' }, 'slow-start-off');
+    expect(view.policy).toBe(PEAK_EWMA_POLICY_NAME);
+    expect(view.config).toMatchObject({ [PEAK_EWMA_POLICY_NAME]: { slowStartWindow: '0s' } });
+    expect(joinerView.slowStartMsLeft).toBeNull();
+    expect(joinerView.ejected).toBe(true);
+    expect(joinerCalls).toBeLessThanOrEqual(6);
+  });
+});
