@@ -124,7 +124,9 @@ export class PeakEwmaModel implements LoadModel {
 
   takesSlowStartTurn(load: EndpointLoad, nowMs: number): boolean {
     const settings = this.settings;
-    if (!inSlowStart(load, nowMs, settings)) {
+    // Only while spared: a joiner whose calls fail is judged as any (a config turned off and on
+    // again can find one that failed meanwhile).
+    if (!sparedEjection(load, nowMs, settings)) {
       return false;
     }
     const stale = isStale(load, nowMs, settings, this.fleet, this.traffic);

@@ -31,7 +31,8 @@
  *   takes the turn with weight (F / S)², S its mean or its estimate,
  *   whichever is higher, and F the fleet average, spaced evenly by a
  *   running credit: a pod twice as slow as its peers takes a quarter of
- *   those turns, one five times slower a twenty-fifth. No challenger takes
+ *   those turns, one five times slower a twenty-fifth (besides the probes
+ *   any endpoint gets once stale, staleness.ts). No challenger takes
  *   such a turn: the margin would weigh the very cost the weight has
  *   already accounted for.
  *
@@ -46,6 +47,9 @@
  * 23.1, while s17 kept its gain (51.3 → 30.0). The estimate is the higher
  * where M has nothing yet (calls that lost every hedge race, ejection.ts
  * `meanSignalMs`) or is capped.
+ *
+ * A window is set when it starts: a config update leaves running windows
+ * their end, and `slowStartMs` 0 suspends them.
  *
  * After W the joiner is judged as any endpoint, so one that stays slow is
  * then ejected as before. A joiner fast from its first call is never

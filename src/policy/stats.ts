@@ -5,7 +5,7 @@
 import { currentRttMs } from '../core/memory';
 import { PeakEwmaModel } from '../core/peak-ewma-model';
 import { keepsMean } from '../core/mean';
-import { inSlowStart } from '../core/slow-start';
+import { sparedEjection } from '../core/slow-start';
 import { EndpointLoad } from '../core/endpoint-load';
 import { LoadBalancingEngine } from '../core/engine';
 import { methodWeight } from '../core/methods';
@@ -59,7 +59,8 @@ export interface EndpointStats {
   readonly failuresInARow: number;
   /**
    * Ms left of its slow start (`slowStartWindow`: it joined a running fleet, and is weighed by its cost
-   * rather than ejected for its latency meanwhile; core/slow-start.ts); null when it is in none.
+   * rather than ejected for its latency meanwhile; core/slow-start.ts); null when it is in none, is not
+   * READY, or its calls are failing (then it is judged as any endpoint).
    */
   readonly slowStartMsLeft: number | null;
 }
@@ -224,7 +225,7 @@ export function toStats(raw: ReturnType<RawBalancerStats['statsSnapshot']>): Bal
       ejected: state === 'READY' && model instanceof PeakEwmaModel && model.ejected(load, nowMs),
       meanMs: model instanceof PeakEwmaModel && keepsMean(model.settings) && load.hasMean ? load.meanRttMs : null,
       failuresInARow: load.consecutiveFailures,
-      slowStartMsLeft: model instanceof PeakEwmaModel && inSlowStart(load, nowMs, model.settings) ? load.slowStartEndsMs - nowMs : null,
+      slowStartMsLeft: state === 'READY' && model instanceof PeakEwmaModel && sparedEjection(load, nowMs, model.settings) ? load.slowStartEndsMs - nowMs : null,
     })),
     methods: methodViews(raw.engine),
   };

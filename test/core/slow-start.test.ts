@@ -87,6 +87,17 @@ describe('who is a joiner', () => {
     expect(c.model.ejected(c.loads[3], c.clock.now())).toBe(true);
   });
 
+  it('nor an endpoint of a slow channel that turns up only after a probe interval but within its first fair shares', () => {
+    // Three endpoints READY from the start, a call every 700 ms: the third's first call comes 1.4 s
+    // after the channel's first, past maxEjectionTime, but at 2/3 of a fair share.
+    const c = client(3, DEFAULTS);
+    c.run(3, 3, () => ({ ms: 700 }));
+    expect(c.served).toEqual([1, 1, 1]);
+    // The one called third is 1.4 s into the channel's life.
+    expect(c.loads.filter((load) => load.firstCallAfterMs >= joinerAfterMs(DEFAULTS))).toHaveLength(1);
+    expect(c.loads.map((load) => load.slowStartEndsMs)).toEqual([-Infinity, -Infinity, -Infinity]);
+  });
+
   it('with slowStartWindow 0s nobody is', () => {
     const { loads } = joinAfterAFleet(OFF, withJoiner({ ms: 10 }), 20);
     expect(loads[4].firstCallAtShares).toBeGreaterThanOrEqual(50);
@@ -119,20 +130,36 @@ describe('a joiner that is slow', () => {
     expect(Math.max(...gaps)).toBeLessThanOrEqual(26);
   });
 
-  it('takes about a hundredth at 10 x F: its weight is not held up by the cap on the answers its mean takes', () => {
+  it('at 10 x F takes hardly more than its probes would: its weight is not held up by the cap on the answers its mean takes', () => {
     const on = joinAfterAFleet(DEFAULTS, withJoiner({ ms: 100 }), 500);
+    const off = joinAfterAFleet(OFF, withJoiner({ ms: 100 }), 500);
     // M takes answers of at most 2 × the ejection line (3 F): the estimate is the higher.
     expect(on.loads[4].meanRttMs).toBeLessThan(40);
-    // A hundredth of 100 turns, and the calls that found it stale (its probes).
-    expect(on.joinerServed).toBeLessThanOrEqual(6);
+    // A hundredth of 100 turns, besides the calls that found it stale (its probes, which it gets either way).
+    expect(on.joinerServed).toBeLessThanOrEqual(off.joinerServed + 2);
   });
 
-  it('whose calls all time out, or all lose a hedge race (no mean at all), takes next to none', () => {
-    const deadlines = joinAfterAFleet(DEFAULTS, withJoiner({ ms: 1_000, outcome: CallOutcome.DEADLINE_EXCEEDED }), 300);
-    const hedges = joinAfterAFleet(DEFAULTS, withJoiner({ ms: 300, outcome: CallOutcome.OUTLASTED }), 300);
-    expect(hedges.loads[4].hasMean).toBe(false);
-    expect(deadlines.joinerServed).toBeLessThanOrEqual(3);
-    expect(hedges.joinerServed).toBeLessThanOrEqual(3);
+  it('whose calls all time out, or all lose a hedge race (no mean at all), takes hardly more than its probes would', () => {
+    const deadlines = (settings: PeakEwmaSettings) => joinAfterAFleet(settings, withJoiner({ ms: 1_000, outcome: CallOutcome.DEADLINE_EXCEEDED }), 300);
+    const hedges = (settings: PeakEwmaSettings) => joinAfterAFleet(settings, withJoiner({ ms: 300, outcome: CallOutcome.OUTLASTED }), 300);
+    expect(hedges(DEFAULTS).loads[4].hasMean).toBe(false);
+    expect(deadlines(DEFAULTS).joinerServed).toBeLessThanOrEqual(deadlines(OFF).joinerServed + 1);
+    expect(hedges(DEFAULTS).joinerServed).toBeLessThanOrEqual(hedges(OFF).joinerServed + 1);
+  });
+
+  it('that failed probes while slow start was off takes no slow-start turn when it is turned on again', () => {
+    const c = joinAfterAFleet(DEFAULTS, withJoiner({ ms: 20 }), 100);
+    // Off, its slow answers eject it and count as failed probes; on again, its window is still running.
+    c.model.settings = OFF;
+    c.run(200, 5, withJoiner({ ms: 20 }));
+    c.model.settings = DEFAULTS;
+    expect(c.loads[4].consecutiveFailures).toBeGreaterThan(0);
+    expect(c.loads[4].slowStartEndsMs).toBeGreaterThan(c.clock.now());
+    expect(c.model.ejected(c.loads[4], c.clock.now())).toBe(true);
+    const servedBefore = c.served[4];
+    c.run(80, 5, withJoiner({ ms: 20 }));
+    // Sixteen turns, a quarter of which slow start would take from a joiner not failing: none taken.
+    expect(c.served[4] - servedBefore).toBeLessThanOrEqual(1);
   });
 
   it('warms up with the work: a pod 5 x slower at first, 1/e less with every 5 calls it serves, soon takes its share', () => {
