@@ -100,11 +100,6 @@ const HERD = {
 };
 
 /**
- * A service five times faster than the engine's defaultRtt (10 ms): a new
- * endpoint priced at defaultRtt lost every comparison with its peers and
- * got no calls (issue 14).
- */
-/**
  * 5 new pods join at the fault phase's start, each with `patch` on top of
  * 'normal', and the first 5 originals are retired 5 s before its end (s08, s18).
  */
@@ -137,6 +132,11 @@ function rollingRestart(role: Role) {
   };
 }
 
+/**
+ * A service five times faster than the engine's defaultRtt (10 ms): a new
+ * endpoint priced at defaultRtt lost every comparison with its peers and
+ * got no calls (issue 14).
+ */
 const FAST_METHOD: readonly MethodSpec[] = parseMethodMix('U2_get');
 
 export const SCENARIOS: readonly Scenario[] = [

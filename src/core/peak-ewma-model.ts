@@ -23,7 +23,7 @@ import { countFailures, failuresAfterEjectingAnswer, failuresInARowAfter } from 
 import { refusalOf, rotates } from './rotation';
 import { comesBack } from './shared-recovery';
 import { isShedding, recordShed } from './shed';
-import { inSlowStart, sparedEjection, startSlowStart, takesSlowStartTurn } from './slow-start';
+import { inSlowStart, sparedEjection, spendsTurnCredit, startSlowStart } from './slow-start';
 import { isStale } from './staleness';
 import { BalancerTraffic } from './traffic';
 
@@ -129,9 +129,14 @@ export class PeakEwmaModel implements LoadModel {
     if (!sparedEjection(load, nowMs, settings)) {
       return false;
     }
-    const stale = isStale(load, nowMs, settings, this.fleet, this.traffic);
+    const fleet = this.fleet;
+    const stale = isStale(load, nowMs, settings, fleet, this.traffic);
     // A pod shedding calls is out, slow start or not (shed.ts).
-    return !isShedding(load, nowMs, stale, settings) && takesSlowStartTurn(load, this.fleet, estimateMs(load, nowMs, settings, this.fleet, this.traffic));
+    if (isShedding(load, nowMs, stale, settings)) {
+      return false;
+    }
+    // `estimateMs` from its parts: the staleness is known.
+    return spendsTurnCredit(load, fleet, estimateWith(load, currentRttMs(load, nowMs, settings, this.traffic, fleet), stale, nowMs, settings, fleet));
   }
 
   cost(load: EndpointLoad, nowMs: number): number {

@@ -45,7 +45,7 @@ import { isNew, isProbing } from './new-endpoint';
 import { PeakEwmaSettings } from './peak-ewma-settings';
 import { Refusal } from './pick-paths';
 import { failuresEndInAnError } from './probe-backoff';
-import { isStale } from './staleness';
+import { isStale, probeIntervalMs } from './staleness';
 import { BalancerTraffic } from './traffic';
 
 /** Whether `settings` turn the rotation on: a gate or a margin. */
@@ -84,7 +84,8 @@ export function refusalOf(
   if (!gate || isNew(load) || !fleet.hasSample) {
     return null;
   }
-  const failedLately = !(nowMs - load.failedAtMs >= failureMemoryMs(settings));
+  // A failure keeps it out of the rotation for a probe interval.
+  const failedLately = !(nowMs - load.failedAtMs >= probeIntervalMs(settings));
   const typical = load.consecutiveFailures === 0 && !failedLately && meanSignalMs(load, load.rttMs) <= gate * fleet.rttMs;
   // A stale endpoint takes its turn as its probe; asked only when the
   // stored state says no, so a typical incumbent (most picks) skips it.
@@ -94,9 +95,4 @@ export function refusalOf(
   // Refused: only now say why. Failures in a row that end in a slow answer
   // that left it ejected (probe-backoff.ts) are its mean's doing.
   return failedLately || failuresEndInAnError(load) ? Refusal.failure : Refusal.mean;
-}
-
-/** How long a failure keeps an endpoint out of the rotation: T, or τ when T is off. */
-function failureMemoryMs(settings: PeakEwmaSettings): number {
-  return settings.maxEjectionMs || settings.decayMs;
 }

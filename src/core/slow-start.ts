@@ -65,6 +65,7 @@
 import { EndpointLoad } from './endpoint-load';
 import { FleetRtt } from './fleet-rtt';
 import { PeakEwmaSettings } from './peak-ewma-settings';
+import { probeIntervalMs } from './staleness';
 import { BalancerTraffic } from './traffic';
 
 /** Fair shares of the balancer's calls before an endpoint's first call that make it a joiner (with the time below). */
@@ -72,18 +73,20 @@ export const JOINER_AFTER_FAIR_SHARES = 2;
 
 /** How long after the balancer's first call an endpoint's first call must come to make it a joiner: one probe interval. */
 export function joinerAfterMs(settings: PeakEwmaSettings): number {
-  return settings.maxEjectionMs || settings.decayMs;
+  return probeIntervalMs(settings);
 }
 
 /** Records, at `load`'s first call (`nowMs`), where the balancer's calls and time stood; the balancer's first call starts its clock. */
 export function noteFirstCall(load: EndpointLoad, traffic: BalancerTraffic, nowMs: number): void {
+  if (!Number.isNaN(load.firstCallAtShares)) {
+    return;
+  }
+  // The balancer's first call is some endpoint's first: asked only here, off the common path.
   if (Number.isNaN(traffic.firstCallAtMs)) {
     traffic.firstCallAtMs = nowMs;
   }
-  if (Number.isNaN(load.firstCallAtShares)) {
-    load.firstCallAtShares = traffic.sharesNow();
-    load.firstCallAfterMs = nowMs - traffic.firstCallAtMs;
-  }
+  load.firstCallAtShares = traffic.sharesNow();
+  load.firstCallAfterMs = nowMs - traffic.firstCallAtMs;
 }
 
 /** At the end of `load`'s first call (`nowMs`, once only): a joiner's slow start begins, for `slowStartMs`. */
@@ -114,7 +117,7 @@ export function sparedEjection(load: EndpointLoad, nowMs: number, settings: Peak
  * its mean, takes the turn anyway: with weight (F / S)², S the higher of
  * its mean and `estimateMs`, by a running credit.
  */
-export function takesSlowStartTurn(load: EndpointLoad, fleet: FleetRtt, estimateMs: number): boolean {
+export function spendsTurnCredit(load: EndpointLoad, fleet: FleetRtt, estimateMs: number): boolean {
   const slowMs = Math.max(load.hasMean ? load.meanRttMs : 0, estimateMs);
   const speed = slowMs > 0 ? Math.min(1, fleet.rttMs / slowMs) : 1;
   load.slowStartCredit += speed * speed;

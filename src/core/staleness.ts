@@ -12,6 +12,17 @@ import { probeFairSharesOf } from './probe-backoff';
 import { BalancerTraffic } from './traffic';
 
 /**
+ * How long an endpoint not heard from is left before it is probed again:
+ * `maxEjectionMs` T, or without it the decay's τ, which then is what brings
+ * an estimate back. What the rotation's gate counts a failure as recent for
+ * (rotation.ts), and how long a channel runs before a new endpoint counts as
+ * a joiner (slow-start.ts).
+ */
+export function probeIntervalMs(settings: PeakEwmaSettings): number {
+  return settings.maxEjectionMs || settings.decayMs;
+}
+
+/**
  * Whether `load`'s estimate is stale at `nowMs` (never without a fleet
  * average): as above, or at once while a peer that went into the same
  * fault has come back (shared-recovery.ts).
