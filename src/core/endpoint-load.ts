@@ -92,6 +92,8 @@ export class EndpointLoad {
   /** When its slow start ends (monotonic ms; −Infinity: none), and the credit that spaces its turns (slow-start.ts). */
   slowStartEndsMs = -Infinity;
   slowStartCredit = 0;
+  /** Answers over the ejection line in a row in its slow start: the failed probes its back-off resumes from once the window is over (slow-start.ts). */
+  slowStartSlowAnswers = 0;
 
   /** Whether M has taken an answer: until then `meanRttMs` is no mean, not a 0 ms one. */
   get hasMean(): boolean {

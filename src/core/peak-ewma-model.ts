@@ -23,7 +23,7 @@ import { countFailures, failuresAfterEjectingAnswer, failuresInARowAfter } from 
 import { refusalOf, rotates } from './rotation';
 import { comesBack } from './shared-recovery';
 import { isShedding, recordShed } from './shed';
-import { inSlowStart, sparedEjection, spendsTurnCredit, startSlowStart } from './slow-start';
+import { inSlowStart, slowAnswersCarried, sparedEjection, spendsTurnCredit, startSlowStart } from './slow-start';
 import { isStale } from './staleness';
 import { BalancerTraffic } from './traffic';
 
@@ -227,14 +227,17 @@ export class PeakEwmaModel implements LoadModel {
     // With the mean signal an answer that leaves the endpoint ejected is a failed probe too (mean.ts).
     // Re-admitted by a probe after failed probes, and on probation since: this answer may end it (shared-recovery.ts).
     const failedProbesBefore = onProbation(load) ? load.failuresBeforeProbe : 0;
-    // In its slow start an answer over the line is no failed probe: the endpoint is not out (slow-start.ts).
-    const ejectingAnswer = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight, this.ejection, settles) && !inSlowStart(load, nowMs, settings);
+    const overLine = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight, this.ejection, settles);
+    // In its slow start an answer over the line is no failed probe: the endpoint is not out. It is
+    // counted, and the first answer that ejects after the window carries the count (slow-start.ts).
+    const ejectingAnswer = overLine && !inSlowStart(load, nowMs, settings);
+    const carried = slowAnswersCarried(load, outcome, overLine, nowMs, settings);
     if (settles) {
       load.provisional = false;
     }
     // Settling, the lesser of two answers ejects: both count as failed probes, as a first answer does for
     // any other endpoint (the balancer's first never could: there was no line to judge it by).
-    countFailures(load, outcome, ejectingAnswer ? failuresAfterEjectingAnswer(load) + (settles ? 1 : 0) : failures, ejectingAnswer, nowMs);
+    countFailures(load, outcome, ejectingAnswer ? failuresAfterEjectingAnswer(load) + (settles ? 1 : 0) + carried : failures, ejectingAnswer, nowMs);
     // Once: the answers after this one find M off probation (shared-recovery.ts).
     if (outcome === CallOutcome.SUCCESS && comesBack(load, failedProbesBefore, !onProbation(load), ejectingAnswer, nowMs, settings, fleet)) {
       this.traffic.recovery.recordReturn(load);

@@ -2,9 +2,10 @@
  * Slow start (src/core/slow-start.ts): an endpoint that joins a running
  * fleet is, for `slowStartWindow` after its first call ends, not ejected for
  * its latency and takes the turns the gate refuses it for its mean with
- * weight (F / S)², S the higher of its mean and its estimate; errors, load
- * shedding, and everything about a joiner that is fast, are judged as
- * before. One client sends one call at a time on a manual clock, so every
+ * weight (F / S)², S the higher of its mean and its estimate; one still
+ * slow when the window ends resumes the probe back-off where it would
+ * stand without one; errors, load shedding, and everything about a joiner
+ * that is fast, are judged as before. One client sends one call at a time on a manual clock, so every
  * pick is exact.
  */
 import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, Refusal, seededRandom } from '../../src/core';
@@ -183,6 +184,44 @@ describe('a joiner that is slow', () => {
     const before = c.served[4];
     c.run(500, 5, withJoiner({ ms: 20 }));
     expect(c.served[4] - before).toBeLessThan(8); // probes only
+  });
+
+  it('still slow when its window ends, resumes the probe back-off where it would stand without one: its slow answers in the window count as the failed probes they were', () => {
+    const slow = withJoiner({ ms: 20 });
+    const on = joinAfterAFleet(DEFAULTS, slow, 100);
+    const off = joinAfterAFleet(OFF, slow, 100);
+    expect(on.loads[4].consecutiveFailures).toBe(0);
+    expect(on.loads[4].slowStartSlowAnswers).toBeGreaterThan(3);
+    const endsMs = on.loads[4].slowStartEndsMs;
+    while (on.clock.now() <= endsMs) {
+      on.run(1, 5, slow);
+    }
+    off.run(on.picks.length - off.picks.length, 5, slow);
+    // The 100 fair shares after the window: without it the joiner has been out all along, at the longest
+    // back-off (maxProbeBackoff 8: probes 80 fair shares apart); so is the joiner from its first answer
+    // after the window. Begun afresh, the back-off would probe it after 10, 20 and 40 fair shares.
+    const onBefore = on.served[4];
+    const offBefore = off.served[4];
+    for (const c of [on, off]) {
+      c.run(500, 5, slow);
+    }
+    expect(on.loads[4].consecutiveFailures).toBeGreaterThanOrEqual(4);
+    // Handed over once.
+    expect(on.loads[4].slowStartSlowAnswers).toBe(0);
+    expect(off.loads[4].consecutiveFailures).toBeGreaterThanOrEqual(4);
+    expect(off.served[4] - offBefore).toBeLessThanOrEqual(2);
+    expect(on.served[4] - onBefore).toBeLessThanOrEqual(2);
+  });
+
+  it('counts the answers that leave its mean over the line in a row: one that brings it under starts the count again', () => {
+    // Slow, then ten typical answers (its mean falls under the line: (7/8)^10 of the way back), then slow again.
+    const typical = (servedBefore: number) => servedBefore >= 20 && servedBefore < 30;
+    const c = joinAfterAFleet(DEFAULTS, withJoiner((servedBefore) => ({ ms: typical(servedBefore) ? 10 : 20 })), 700);
+    expect(c.clock.now()).toBeLessThan(c.loads[4].slowStartEndsMs);
+    const slowSince = c.served[4] - 30;
+    expect(slowSince).toBeGreaterThan(3);
+    expect(c.loads[4].slowStartSlowAnswers).toBeGreaterThan(0);
+    expect(c.loads[4].slowStartSlowAnswers).toBeLessThanOrEqual(slowSince);
   });
 
   it('is judged as any endpoint at once when slow start is turned off by a config update', () => {

@@ -24,7 +24,7 @@ describe('slow start: rolling updates of pods that warm up (s17), and a scale-ou
   });
 
   it('s18: slow start has a price, bounded by its window, and peak_ewma stays far under least_request', () => {
-    // Measured: 75.9 ms against 22.1 without slow start (the 10 s window is a third of this
+    // Measured: 75.7 ms against 22.1 without slow start (the 10 s window is a third of this
     // short run; 23.1 against 21.5 over the full 90 s), least_request 500 (calls failed).
     const groups = uniformGroupsByPolicy('s18', ['least_request', 'peak_ewma', OFF]);
     const p99 = (policy: string) => groups[policy].p99All;
