@@ -157,7 +157,7 @@ export class LoadBalancingEngine {
     const incumbent = this.nextIncumbent(n);
     const refusal = model.refusalOf === undefined ? null : model.refusalOf(this.pickCandidates[incumbent], this.pickNowMs);
     if (refusal === Refusal.mean && model.takesSlowStartTurn !== undefined && model.takesSlowStartTurn(this.pickCandidates[incumbent], this.pickNowMs)) {
-      picks.count(PickPath.turn);
+      picks.count(PickPath.slowStart);
       return incumbent;
     }
     if (refusal !== null) {

@@ -18,11 +18,17 @@
  *                 flight to it, a recent failure, or its mean over the line;
  * - `ejected`     it passed the gate but was ejected: the draw;
  * - `drawn`       no rotation at all: the draw alone (least_request, a
- *                 rotation switched off, or a single endpoint).
+ *                 rotation switched off, or a single endpoint);
+ * - `slowStart`   the gate refused it its turn for its mean, and slow start
+ *                 gave it the turn anyway: a pod that joined the fleet and
+ *                 is warming up takes its share (slow-start.ts). Counted
+ *                 apart so that an operator sees the share, and so that
+ *                 `turn` keeps meaning a typical endpoint's turn. Last, so
+ *                 the numbers before it keep theirs.
  */
 
 /** A path's number: the engine counts by number, so a pick pays one typed-array increment. */
-export const PickPath = { turn: 0, challenged: 1, refused: 2, ejected: 3, drawn: 4 } as const;
+export const PickPath = { turn: 0, challenged: 1, refused: 2, ejected: 3, drawn: 4, slowStart: 5 } as const;
 export type PickPath = (typeof PickPath)[PickPathName];
 
 /** A path's name, as stats and metrics report it. */

@@ -5,7 +5,7 @@
  *   console.log(formatLoadBalancerStats(getLoadBalancerStats()));
  *
  *   peak_ewma_experimental #1 "orders" READY fleet_ms=10.20 {"choiceCount":2,"decayTime":"10s",...}
- *     picks: turn=380 challenged=2 refused=30 (inFlight=4 failure=6 mean=20) ejected=0 drawn=0
+ *     picks: turn=380 challenged=2 refused=30 (inFlight=4 failure=6 mean=20) ejected=0 drawn=0 slowStart=0
  *     ejection: line_ms=15.30 ejected=1 of at most 2: 127.0.0.1:50052 mean_ms=30.04
  *     endpoint          state  estimate_ms  outstanding      cost  calls  share  last_sample_ms_ago
  *     127.0.0.1:50051   READY        10.41            1     20.82    412  0.412                   3

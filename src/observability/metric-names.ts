@@ -33,7 +33,7 @@ export const METRIC_ATTRIBUTES = {
   method: 'grpc.lb.method',
   /**
    * How a pick was made (core/pick-paths.ts: `turn`, `challenged`, `refused`,
-   * `ejected`, `drawn`), on PICKS_METRIC only.
+   * `ejected`, `drawn`, `slowStart`), on PICKS_METRIC only.
    */
   pickPath: 'grpc.lb.pick_path',
 } as const;
@@ -194,7 +194,7 @@ export const PICKS_METRIC: MetricSpec<PickPathView> = {
   options: {
     unit: '{pick}',
     description:
-      "The balancer's picks since it began, by how each was made (grpc.lb.pick_path): a rotation turn, a challenger under the margin, a turn the gate refused, an ejected incumbent, or a draw without a rotation (cumulative).",
+      "The balancer's picks since it began, by how each was made (grpc.lb.pick_path): a rotation turn, a challenger under the margin, a turn the gate refused, an ejected incumbent, a draw without a rotation, or a turn slow start gave a warming pod the gate refused (cumulative).",
   },
   read: (view) => view.count,
 };

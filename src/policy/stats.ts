@@ -106,7 +106,7 @@ export interface BalancerStats {
   readonly candidatesPerPick: number | null;
   /**
    * The balancer's picks since it began, by the path that made each
-   * (`turn`, `challenged`, `refused`, `ejected`, `drawn`: core/pick-paths.ts
+   * (`turn`, `challenged`, `refused`, `ejected`, `drawn`, `slowStart`: core/pick-paths.ts
    * says what each means). null before the first update.
    */
   readonly picks: PickCounts | null;

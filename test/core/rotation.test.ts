@@ -220,7 +220,7 @@ describe('how each pick was made (pick-paths.ts: what getLoadBalancerStats().pic
   it('without a rotation every pick is drawn; a pick with no candidate is not counted', () => {
     const { engine } = runEngine(OFF, 4, 500, () => 1);
     expect(engine.picks.last).toBe(PickPath.drawn);
-    expect(engine.picks.snapshot()).toEqual({ turn: 0, challenged: 0, refused: 0, ejected: 0, drawn: 500 });
+    expect(engine.picks.snapshot()).toEqual({ turn: 0, challenged: 0, refused: 0, ejected: 0, drawn: 500, slowStart: 0 });
     expect(engine.pick([])).toBe(-1);
     expect(total(engine.picks.snapshot())).toBe(500);
   });
@@ -244,7 +244,7 @@ describe('how each pick was made (pick-paths.ts: what getLoadBalancerStats().pic
       return { picks: engine.picks.snapshot(), refusals: engine.picks.refusals() };
     };
     expect(refusedFor({ outstanding: 1 })).toEqual({
-      picks: { turn: 0, challenged: 0, refused: 8, ejected: 0, drawn: 0 },
+      picks: { turn: 0, challenged: 0, refused: 8, ejected: 0, drawn: 0, slowStart: 0 },
       refusals: { inFlight: 8, failure: 0, mean: 0 },
     });
     // Its latest answer failed (the failure stamped at the latest sample's time or after).
@@ -259,7 +259,7 @@ describe('how each pick was made (pick-paths.ts: what getLoadBalancerStats().pic
     expect(refusedFor({ meanRttMs: 30 }).refusals).toEqual({ inFlight: 0, failure: 0, mean: 8 });
     // Under the line (1.45 × F = 14.5 ms) nothing is refused.
     expect(refusedFor({ meanRttMs: 14 })).toEqual({
-      picks: { turn: 8, challenged: 0, refused: 0, ejected: 0, drawn: 0 },
+      picks: { turn: 8, challenged: 0, refused: 0, ejected: 0, drawn: 0, slowStart: 0 },
       refusals: { inFlight: 0, failure: 0, mean: 0 },
     });
   });

@@ -119,6 +119,11 @@ describe('a joiner that is slow', () => {
     // 500 calls among five: 100 turns each; about 100 × (10 / 20)² = 25 taken.
     expect(on.joinerServed).toBeGreaterThanOrEqual(21);
     expect(on.joinerServed).toBeLessThanOrEqual(29);
+    // Counted as slow start's picks, not as typical turns; none without it.
+    const slowStartPicks = on.engine.picks.snapshot().slowStart;
+    expect(slowStartPicks).toBeGreaterThanOrEqual(20);
+    expect(slowStartPicks).toBeLessThanOrEqual(on.joinerServed);
+    expect(off.engine.picks.snapshot().slowStart).toBe(0);
     expect(off.joinerServed).toBeLessThan(8);
   });
 

@@ -13,7 +13,7 @@ const snapshot: BalancerStats[] = [
     ejectionLineMs: 15.3,
     maxEjected: 2,
     candidatesPerPick: 10,
-    picks: { turn: 380, challenged: 2, refused: 30, ejected: 0, drawn: 0 },
+    picks: { turn: 380, challenged: 2, refused: 30, ejected: 0, drawn: 0, slowStart: 0 },
     refusals: { inFlight: 4, failure: 6, mean: 20 },
     endpoints: [
       { address: '10.0.0.1:50051', state: 'READY', outstanding: 1, estimateMs: 10.4149, cost: 20.8298, callsStarted: 412, shareOfCalls: 0.412, msSinceLastSample: 3.2, ejected: false, meanMs: 10.123, failuresInARow: 0, slowStartMsLeft: null },
@@ -32,7 +32,7 @@ const snapshot: BalancerStats[] = [
     ejectionLineMs: null,
     maxEjected: null,
     candidatesPerPick: null,
-    picks: { turn: 0, challenged: 0, refused: 0, ejected: 0, drawn: 0 },
+    picks: { turn: 0, challenged: 0, refused: 0, ejected: 0, drawn: 0, slowStart: 0 },
     refusals: { inFlight: 0, failure: 0, mean: 0 },
     endpoints: [
       { address: '10.0.0.3:50051', state: 'TRANSIENT_FAILURE', outstanding: 0, estimateMs: null, cost: 0, callsStarted: 7, shareOfCalls: 1, msSinceLastSample: null, ejected: false, meanMs: null, failuresInARow: 0, slowStartMsLeft: null },
@@ -46,7 +46,7 @@ describe('formatLoadBalancerStats', () => {
     expect(formatLoadBalancerStats(snapshot)).toBe(
       [
         'peak_ewma_experimental #1 "orders" READY fleet_ms=10.20 {"choiceCount":2,"decayTime":"10s"}',
-        '  picks: turn=380 challenged=2 refused=30 (inFlight=4 failure=6 mean=20) ejected=0 drawn=0',
+        '  picks: turn=380 challenged=2 refused=30 (inFlight=4 failure=6 mean=20) ejected=0 drawn=0 slowStart=0',
         '  ejection: line_ms=15.30 ejected=1 of at most 2: 10.0.0.9:50051 mean_ms=30.04',
         '  endpoint         state       estimate_ms  outstanding   cost  calls  share  last_sample_ms_ago',
         '  10.0.0.1:50051   READY             10.41            1  20.83    412  0.412                   3',

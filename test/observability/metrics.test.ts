@@ -159,7 +159,7 @@ describe('registerLoadBalancerMetrics', () => {
           .filter((o) => o.name === 'grpc.lb.peak_ewma.picks' && o.attributes['grpc.lb.label'] === label)
           .map((o) => [String(o.attributes['grpc.lb.pick_path']), o.value]),
       );
-      expect([...picks.keys()]).toEqual(['turn', 'challenged', 'refused', 'ejected', 'drawn']);
+      expect([...picks.keys()]).toEqual(['turn', 'challenged', 'refused', 'ejected', 'drawn', 'slowStart']);
       expect(Object.fromEntries(picks)).toEqual(getLoadBalancerStats().find((stats) => stats.label === label)!.picks);
       const pickTotal = [...picks.values()].reduce((a, b) => a + b, 0);
       expect(pickTotal).toBeGreaterThanOrEqual(100);

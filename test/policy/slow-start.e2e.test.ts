@@ -67,6 +67,9 @@ describe('peak_ewma_experimental: a slower backend that joins a running channel'
     // the fleet's 5 ms answers take ~7 over loopback), so (1 / 2)² of them, ~15 (16 and 17 measured),
     // where over its probes alone (the "0s" case) it got 2.
     expect(joinerCalls).toBeGreaterThanOrEqual(9);
+    // Those turns are counted apart: each went to the joiner, and were most of what it got.
+    expect(view.picks!.slowStart).toBeGreaterThanOrEqual(joinerCalls / 2);
+    expect(view.picks!.slowStart).toBeLessThanOrEqual(joinerCalls);
   });
 
   it('with slowStartWindow "0s" is ejected on its first answers and probed only', async () => {
@@ -74,6 +77,7 @@ describe('peak_ewma_experimental: a slower backend that joins a running channel'
     expect(view.policy).toBe(PEAK_EWMA_POLICY_NAME);
     expect(view.config).toMatchObject({ [PEAK_EWMA_POLICY_NAME]: { slowStartWindow: '0s' } });
     expect(joinerView.slowStartMsLeft).toBeNull();
+    expect(view.picks!.slowStart).toBe(0);
     expect(joinerCalls).toBeLessThanOrEqual(6);
   });
 });

@@ -342,7 +342,7 @@ export function run(s: Scenario, opts: RunOptions): RunResult {
     const availableOthers = info.filter((x, i) => i !== idx && !x.ejected && !x.probing);
     if (c.probing) {
       const kind = c.l.hasSample ? 'stale' : 'new';
-      if (availableOthers.length > 0 && path === PickPath.turn) {
+      if (availableOthers.length > 0 && (path === PickPath.turn || path === PickPath.slowStart)) {
         fail('probe2-turn', `${kind} ep${chosen.name} committed=${c.l.committed} took its turn; available: ${availableOthers.map((x) => `${x.cost.toFixed(1)}${x.l.hasSample ? '' : 'N'}`).join(',')} n=${n} rated=${ratedHere.map((r) => `${r.cost.toFixed(1)}${r.ejected ? 'E' : ''}`).join(',')}`);
       }
     }
@@ -363,7 +363,8 @@ export function run(s: Scenario, opts: RunOptions): RunResult {
       if (beaten.length > 0) fail('ejected-chosen-over-drawn', `path=${path} ep${chosen.name} ejected=${c.ejected} probing=${c.probing} cost=${c.cost} beaten by ${beaten.map((r) => r.cost).join(',')}`);
       if (info.some((x) => !x.ejected)) bump('ejected-chosen-with-others');
     }
-    if (path === PickPath.turn && c.l.committed > 0 && c.l.hasSample && fleet.hasSample && settings.rotationGate) {
+    // A slow-start turn is a turn the gate refused for the mean and gave anyway: no call of this client may be out to it either.
+    if ((path === PickPath.turn || path === PickPath.slowStart) && c.l.committed > 0 && c.l.hasSample && fleet.hasSample && settings.rotationGate) {
       fail('gate-in-flight', `ep${chosen.name} committed=${c.l.committed}`);
     }
     // Liveness of idle never-answered / stale endpoints under the rotation.
