@@ -101,6 +101,11 @@ export class RemoteScenarioControl implements ScenarioControl {
     // The simulator's herd measure; the load test reports shares per second instead.
   }
 
+  restartInPlace(): void {
+    // A real server stopped and started again on its port; the load test does not build that yet (s19 is the simulator's).
+    throw new Error('restartInPlace: the load test cannot restart a backend in place yet');
+  }
+
   maxConnectionAge(maxAgeMs: number): void {
     if (this.actions !== null) {
       throw new Error('maxConnectionAge must be set during setup (it is a server option)');

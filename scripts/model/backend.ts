@@ -166,6 +166,11 @@ export class BackendModel {
     }
   }
 
+  /** A new process on the same address: it warms up again from its first call (Behaviour.warmupCalls). */
+  restart(): void {
+    this.begun = 0;
+  }
+
   /** Changes behaviour fields at run time (fault injection, healing). */
   setBehaviour(patch: Partial<Behaviour>): void {
     this.current = checkBehaviour({ ...this.current, ...patch });

@@ -24,6 +24,8 @@ export class EnginePolicy implements ClientPolicy {
   private readonly loads: EndpointLoad[] = [];
   private ready: EndpointLoad[] = [];
   private readyIds: number[] = [];
+  /** When each backend last left the READY set (NaN while READY or before it first was), as the grpc-js balancer keeps it. */
+  private readonly awaySinceMs: number[] = [];
   // The method and weight of the call just picked, as the grpc-js picker
   // keeps them in the call's closure.
   private pickMethod: MethodStats | undefined = undefined;
@@ -45,6 +47,29 @@ export class EnginePolicy implements ClientPolicy {
   }
 
   setReady(backendIds: readonly number[]): void {
+    const nowMs = this.engine.clock();
+    const awaySinceMs = this.awaySinceMs;
+    for (const id of this.readyIds) {
+      if (!backendIds.includes(id)) {
+        awaySinceMs[id] = nowMs;
+      }
+    }
+    for (const id of backendIds) {
+      const since = awaySinceMs[id];
+      if (since !== undefined && !Number.isNaN(since)) {
+        this.engine.endpointReturned(this.loads[id], nowMs - since);
+        awaySinceMs[id] = NaN;
+      }
+    }
+    this.setCandidates(backendIds);
+  }
+
+  /**
+   * The backends picks choose among, without the READY bookkeeping: for a
+   * yardstick that shows the engine a subset of the READY backends
+   * (oracle-ready.ts), where one left out and shown again did not go away.
+   */
+  setCandidates(backendIds: readonly number[]): void {
     this.readyIds = backendIds.slice();
     this.ready = backendIds.map((id) => (this.loads[id] ??= new EndpointLoad()));
   }

@@ -95,6 +95,6 @@ export class ReadyOraclePolicy implements ClientPolicy {
     }
     this.next = shown;
     this.shown = next;
-    this.engine.setReady(next);
+    this.engine.setCandidates(next);
   }
 }

@@ -5,7 +5,7 @@
  */
 import { Behaviour, DEFAULT_BEHAVIOUR } from '../model/behaviour';
 import { FIVE_METHODS, MethodSpec, parseMethodMix, SINGLE_METHOD } from '../model/methods';
-import { FleetKind, halfSlots, Role } from '../model/roles';
+import { FleetKind, halfSlots, Role, ROLE_OVERRIDES } from '../model/roles';
 import { BackendModel } from '../model/backend';
 
 /** What a scenario may do to a running world. */
@@ -32,6 +32,12 @@ export interface ScenarioControl {
   markFresh(id: number): void;
   /** Servers close each connection after maxAgeMs (±10 % jitter); clients reconnect in reconnectMs. */
   maxConnectionAge(maxAgeMs: number, reconnectMs: number): void;
+  /**
+   * Backend `id`'s process restarts in place, keeping its address: it is
+   * not READY for any client for `downMs` (calls in flight finish: a
+   * graceful stop), and comes back a new process, cold (BackendModel.restart).
+   */
+  restartInPlace(id: number, downMs: number): void;
 }
 
 export interface Scenario {
@@ -127,6 +133,24 @@ function rollingRestart(role: Role) {
         const [, ...rest] = control.published();
         control.publish([...rest, fresh]);
         control.markFresh(fresh);
+      });
+    }
+  };
+}
+
+/**
+ * Every 2 s over the fault phase the next pod in the list restarts in place
+ * (s19): not READY for `downMs`, then back on its address as a new process
+ * that warms up with work (role `warming`).
+ */
+function restartsInPlace(downMs: number) {
+  return (control: ScenarioControl): void => {
+    for (let round = 0; round < (control.faultEndS - control.faultStartS) / 2; round++) {
+      control.atSecond(control.faultStartS + 2 * round, () => {
+        const ids = control.published();
+        const id = ids[round % ids.length];
+        control.backend(id).setBehaviour(ROLE_OVERRIDES.warming);
+        control.restartInPlace(id, downMs);
       });
     }
   };
@@ -289,6 +313,19 @@ export const SCENARIOS: readonly Scenario[] = [
     fleet: 'homo',
     faultWindow: true,
     setup: scaleUpDown({ latencyFactor: 10 }),
+  },
+  {
+    ...base,
+    // Not the reference's: s17's pods that warm up, restarted in place (a
+    // container's process killed and started again: an OOM kill, a crash),
+    // so each comes back on the address the clients knew. Simulator only:
+    // the load test does not restart a real server on its port yet.
+    name: 's19-restart-in-place',
+    summary: 'every 2 s one pod restarts in place: not READY for 3 s, back on its address cold (as s17)',
+    fleet: 'homo',
+    faultWindow: true,
+    referenceLayout: false,
+    setup: restartsInPlace(3_000),
   },
   { ...HERD, name: 'herd', summary: '16 independent clients; a cold pod joins at 20 s, pod 1 restarts cold at 50 s' },
   {

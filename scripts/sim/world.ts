@@ -401,6 +401,19 @@ export function runSimulation(spec: RunSpec): RunOutput {
       }
     },
     markFresh: (id) => fresh.push({ backend: id, atMs: scheduler.nowMs(), publishedCount: published.length }),
+    restartInPlace: (id, downMs) => {
+      for (const client of clients) {
+        client.down.add(id);
+        refreshReady(client);
+      }
+      backends[id].restart();
+      scheduler.schedule(scheduler.nowMs() + downMs, () => {
+        for (const client of clients) {
+          client.down.delete(id);
+          refreshReady(client);
+        }
+      });
+    },
     maxConnectionAge: (maxAgeMs, reconnectMs) => {
       // Each (client, backend) connection is closed after maxAge ± 10 %
       // (grpc-java's jitter); the endpoint is not READY until it reconnects.

@@ -94,6 +94,10 @@ export class EndpointLoad {
   slowStartCredit = 0;
   /** Answers over the ejection line in a row in its slow start: the failed probes its back-off resumes from once the window is over (slow-start.ts). */
   slowStartSlowAnswers = 0;
+  /** Back READY after long enough away to be a joiner again, its first call since not yet ended (slow-start.ts `noteReturn`). */
+  returned = false;
+  /** When its latest call ran out its deadline (monotonic ms; −Infinity: none yet): a joiner drowning, not warming (slow-start.ts). */
+  timedOutAtMs = -Infinity;
 
   /** Whether M has taken an answer: until then `meanRttMs` is no mean, not a 0 ms one. */
   get hasMean(): boolean {

@@ -221,6 +221,15 @@ export class LoadBalancingEngine {
     return incumbent;
   }
 
+  /**
+   * `load` is READY again after `goneMs` ms not READY, its connection refused
+   * meanwhile; the policy and the simulator measure the absence, the model
+   * decides what it means (slow-start.ts `noteReturn`).
+   */
+  endpointReturned(load: EndpointLoad, goneMs: number): void {
+    this.model.endpointReturned?.(load, goneMs);
+  }
+
   /** The cost of `load` now; for stats and tracing, not the pick path. */
   costOf(load: EndpointLoad): number {
     return this.model.cost(load, this.clock());

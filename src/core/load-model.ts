@@ -66,6 +66,12 @@ export interface LoadModel {
    */
   takesSlowStartTurn?(load: EndpointLoad, nowMs: number): boolean;
   /**
+   * `load` is READY again after `goneMs` not READY, its connection refused
+   * meanwhile: a process restarted in place may be a joiner again
+   * (slow-start.ts `noteReturn`). Absent: nothing.
+   */
+  endpointReturned?(load: EndpointLoad, goneMs: number): void;
+  /**
    * The balancer's own traffic, if the model counts in it: the engine records
    * the READY count at each pick and counts each started call there.
    */

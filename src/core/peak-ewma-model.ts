@@ -23,7 +23,7 @@ import { countFailures, failuresAfterEjectingAnswer, failuresInARowAfter } from 
 import { refusalOf, rotates } from './rotation';
 import { comesBack } from './shared-recovery';
 import { isShedding, recordShed } from './shed';
-import { inSlowStart, slowAnswersCarried, sparedEjection, spendsTurnCredit, startSlowStart } from './slow-start';
+import { endsFirstCall, inSlowStart, noteReturn, slowAnswersCarried, sparedEjection, spendsTurnCredit, startSlowStart } from './slow-start';
 import { isStale } from './staleness';
 import { BalancerTraffic } from './traffic';
 
@@ -139,6 +139,10 @@ export class PeakEwmaModel implements LoadModel {
     return spendsTurnCredit(load, fleet, estimateWith(load, currentRttMs(load, nowMs, settings, this.traffic, fleet), stale, nowMs, settings, fleet));
   }
 
+  endpointReturned(load: EndpointLoad, goneMs: number): void {
+    noteReturn(load, goneMs, this.settings);
+  }
+
   cost(load: EndpointLoad, nowMs: number): number {
     return peakEwmaCost(load, nowMs, this.settings, this.fleet, this.traffic);
   }
@@ -187,7 +191,7 @@ export class PeakEwmaModel implements LoadModel {
   recordCall(load: EndpointLoad, outcome: CallOutcome, elapsedMs: number, nowMs: number, method?: MethodStats): void {
     const settings = this.settings;
     const fleet = this.fleet;
-    if (!load.hasSample) {
+    if (endsFirstCall(load)) {
       // A joiner's first call to end: its slow start begins, before this answer is judged (slow-start.ts).
       startSlowStart(load, nowMs, settings);
     }
@@ -212,6 +216,10 @@ export class PeakEwmaModel implements LoadModel {
     const weight = outcome === CallOutcome.SUCCESS ? answerWeightOf(methodW) : 1;
     if (isFailure(outcome)) {
       load.failedAtMs = nowMs;
+    }
+    // A deadline that ran out on this endpoint, not one spent before the pick (slow-start.ts `sparedEjection`).
+    if (outcome === CallOutcome.DEADLINE_EXCEEDED && fleet.hasSample && elapsedMs >= (settings.ejectionRatio ?? 0) * fleet.rttMs) {
+      load.timedOutAtMs = nowMs;
     }
     recordShed(load, outcome, elapsedMs, nowMs);
     const sampleMs = sampleWith(outcome, judgedMs, estimateNowMs, failures, settings, fleet);

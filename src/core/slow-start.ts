@@ -51,6 +51,15 @@
  * A window is set when it starts: a config update leaves running windows
  * their end, and `slowStartMs` 0 suspends them.
  *
+ * A process restarted in its container (an OOM kill, a crash) keeps its
+ * pod's IP: the endpoint this channel knew comes back cold. One that was
+ * not READY for a probe interval or more, its connection refused meanwhile
+ * (the policy's part: endpoint-picking-balancer.ts), is a joiner again from
+ * its next call (`noteReturn`): its old state is the old process's. A
+ * reconnect after a GOAWAY (`max_connection_age`) fails no connection and
+ * takes milliseconds, and address-list churn is no restart: neither
+ * changes anything, or a slow pod would be spared anew at each.
+ *
  * After W the joiner is judged as any endpoint, so one that stays slow is
  * then ejected as before, and its back-off resumes where it would stand had
  * the window never been: the answers over the line it gave in a row in the
@@ -63,9 +72,8 @@
  * windows as in the windows, and the p99 went 38 → 86 ms, against 42 with
  * the count carried, while pods that warm (s17) read as before
  * (docs/tuning-log.md §58). A joiner fast from its first call is never
- * refused for its mean, and nothing here touches it. Not a joiner: a pod
- * restarted in place that keeps its address (its state is the old pod's),
- * and the fleet a client begins with, which it judges at once as before.
+ * refused for its mean, and nothing here touches it. Not a joiner: the
+ * fleet a client begins with, which it judges at once as before.
  *
  * Unlike Envoy's slow start (`slow_start_config`: a new host's weight ramps
  * over a window by time alone), the weight here follows the pod's own
@@ -99,6 +107,45 @@ export function noteFirstCall(load: EndpointLoad, traffic: BalancerTraffic, nowM
   load.firstCallAfterMs = nowMs - traffic.firstCallAtMs;
 }
 
+/**
+ * `load` is READY again after `goneMs` away: after a probe interval or more
+ * it is a joiner again, its next call its first (`noteFirstCall`) and the
+ * end of that call the start of its window. Its estimate, mean and failure
+ * count stay: a slow first answer is spared by the window as a new pod's
+ * is, and errors are judged as ever. An endpoint never called is left to
+ * its first call.
+ */
+export function noteReturn(load: EndpointLoad, goneMs: number, settings: PeakEwmaSettings): void {
+  if (Number.isNaN(load.firstCallAtShares) || !(goneMs >= probeIntervalMs(settings))) {
+    return;
+  }
+  load.firstCallAtShares = NaN;
+  load.firstCallAfterMs = NaN;
+  load.slowStartEndsMs = -Infinity;
+  load.slowStartCredit = 0;
+  load.slowStartSlowAnswers = 0;
+  load.returned = true;
+}
+
+/**
+ * Whether the call of `load` ending now is its first (whatever its outcome:
+ * the window starts at the end of it): none has ended before, or it came
+ * back (`noteReturn`) and a call started since. A call still out from before
+ * it left that ends before any new one has started starts nothing; one that
+ * ends after a new call started opens the window a little early.
+ */
+export function endsFirstCall(load: EndpointLoad): boolean {
+  if (!load.hasSample) {
+    load.returned = false;
+    return true;
+  }
+  if (!load.returned || Number.isNaN(load.firstCallAtShares)) {
+    return false;
+  }
+  load.returned = false;
+  return true;
+}
+
 /** At the end of `load`'s first call (`nowMs`, once only): a joiner's slow start begins, for `slowStartMs`. */
 export function startSlowStart(load: EndpointLoad, nowMs: number, settings: PeakEwmaSettings): void {
   const windowMs = settings.slowStartMs;
@@ -117,9 +164,16 @@ export function inSlowStart(load: EndpointLoad, nowMs: number, settings: PeakEwm
   return !!settings.slowStartMs && nowMs < load.slowStartEndsMs;
 }
 
-/** Whether `load` is spared ejection for its latency now: in its slow start, and its calls not failing. */
+/**
+ * Whether `load` is spared ejection for its latency now: in its slow start,
+ * its calls not failing, and none run out its deadline within a probe
+ * interval. A joiner whose calls time out is not warming up but drowning:
+ * at two slots × 8 clients, pods restarted in place (s19) with a fleet short
+ * of the pods still down tipped over, spared, in 5 % of calls (1.8 % judged
+ * as any endpoint); not spared while they time out, 1.9 % (docs/tuning-log.md §59).
+ */
 export function sparedEjection(load: EndpointLoad, nowMs: number, settings: PeakEwmaSettings): boolean {
-  return load.consecutiveFailures === 0 && inSlowStart(load, nowMs, settings);
+  return load.consecutiveFailures === 0 && nowMs - load.timedOutAtMs >= probeIntervalMs(settings) && inSlowStart(load, nowMs, settings);
 }
 
 /**

@@ -40,6 +40,17 @@ interface ManagedEndpoint {
   readonly load: EndpointLoad;
   /** The child's state when we last looked, to notice it leaving READY. */
   lastState: ConnectivityState;
+  /**
+   * When it last left READY; NaN while READY and before it first was. With
+   * `refusedWhileAway` (its connection failed meanwhile: the child reported
+   * TRANSIENT_FAILURE), how long it was away says whether a process came back
+   * restarted in place (core/slow-start.ts `noteReturn`). A reconnect after a
+   * GOAWAY goes IDLE → CONNECTING → READY and never fails; an endpoint that
+   * left the address list and came back (RetiredLoads) is DNS or EDS churn,
+   * not a restart, and starts with neither.
+   */
+  awaySinceMs: number;
+  refusedWhileAway: boolean;
 }
 
 /** How pick_first (and we) begin a TRANSIENT_FAILURE message. */
@@ -159,6 +170,8 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
           child: new LeafLoadBalancer(endpoint, this.childHelper, childOptions, resolutionNote),
           load: this.retired.reclaim(key, nowMs) ?? new EndpointLoad(),
           lastState: connectivityState.IDLE,
+          awaySinceMs: NaN,
+          refusedWhileAway: false,
         };
         this.endpoints.set(key, managed);
         added.push(managed);
@@ -307,10 +320,20 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
     const idle: LeafLoadBalancer[] = [];
     let connecting = false;
     let leftReady = false;
+    const engine = this.context.engine;
     for (const managed of this.endpoints.values()) {
       const state = managed.child.getConnectivityState();
       if (managed.lastState === connectivityState.READY && state !== connectivityState.READY) {
         leftReady = true;
+        managed.awaySinceMs = engine.clock();
+        managed.refusedWhileAway = state === connectivityState.TRANSIENT_FAILURE;
+      } else if (state === connectivityState.TRANSIENT_FAILURE) {
+        managed.refusedWhileAway = true;
+      } else if (state === connectivityState.READY && managed.lastState !== connectivityState.READY && !Number.isNaN(managed.awaySinceMs)) {
+        if (managed.refusedWhileAway) {
+          engine.endpointReturned(managed.load, engine.clock() - managed.awaySinceMs);
+        }
+        managed.awaySinceMs = NaN;
       }
       managed.lastState = state;
       if (state === connectivityState.READY) {

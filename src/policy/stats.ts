@@ -59,8 +59,9 @@ export interface EndpointStats {
   readonly failuresInARow: number;
   /**
    * Ms left of its slow start (`slowStartWindow`: it joined a running fleet, and is weighed by its cost
-   * rather than ejected for its latency meanwhile; core/slow-start.ts); null when it is in none, is not
-   * READY, or its calls are failing (then it is judged as any endpoint).
+   * rather than ejected for its latency meanwhile, or came back from a restart in place; core/slow-start.ts);
+   * null when it is in none, is not READY, or its calls are failing or one ran out its deadline within a
+   * probe interval (then it is judged as any endpoint).
    */
   readonly slowStartMsLeft: number | null;
 }

@@ -10,6 +10,7 @@
  */
 import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, Refusal, seededRandom } from '../../src/core';
 import { JOINER_AFTER_FAIR_SHARES, joinerAfterMs } from '../../src/core/slow-start';
+import { probeIntervalMs } from '../../src/core/staleness';
 import { PeakEwmaLoadBalancingConfig, PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 
 const DEFAULTS = new PeakEwmaLoadBalancingConfig().settings;
@@ -235,6 +236,82 @@ describe('a joiner that is slow', () => {
     c.model.settings = OFF;
     expect(c.loads[4].slowStartEndsMs).toBeGreaterThan(c.clock.now());
     expect(c.model.ejected(c.loads[4], c.clock.now())).toBe(true);
+  });
+});
+
+describe('a pod restarted in place (its address kept): a joiner again when it was away a probe interval', () => {
+  /** Five endpoints typical for 3 s; endpoint 4 leaves READY for `awayMs` and comes back; then `calls` more. */
+  function restartInPlace(settings: PeakEwmaSettings, awayMs: number, replies: Replies, calls: number) {
+    const c = client(5, settings);
+    c.run(300, 5, TEN_MS);
+    expect(c.loads[4].slowStartEndsMs).toBe(-Infinity);
+    c.run(Math.ceil(awayMs / 10), 4, TEN_MS); // ten-ms calls among the other four while it is away
+    c.engine.endpointReturned(c.loads[4], awayMs);
+    const before = c.served[4];
+    c.run(calls, 5, replies);
+    return { ...c, returnedServed: c.served[4] - before };
+  }
+  const cold = withJoiner((servedBefore) => ({ ms: 10 * (1 + 4 * Math.exp(-(servedBefore - 60) / 5)) }));
+
+  it('away a probe interval or more, its next call starts a window; its cold answers are spared and it warms', () => {
+    const on = restartInPlace(DEFAULTS, probeIntervalMs(DEFAULTS), cold, 800);
+    const off = restartInPlace(OFF, probeIntervalMs(DEFAULTS), cold, 800);
+    expect(on.loads[4].slowStartEndsMs).toBeGreaterThan(on.clock.now());
+    expect(on.engine.picks.snapshot().slowStart).toBeGreaterThan(0);
+    // A fair share is 160 of the 800; without slow start its first cold answers put it out.
+    expect(on.returnedServed).toBeGreaterThan(40);
+    expect(off.returnedServed).toBeLessThan(20);
+  });
+
+  it('away for less (a reconnect after a GOAWAY, a blip): nothing changes, a slow pod is not spared anew', () => {
+    const slow = withJoiner({ ms: 30 });
+    const blip = restartInPlace(DEFAULTS, probeIntervalMs(DEFAULTS) - 1, slow, 400);
+    const off = restartInPlace(OFF, probeIntervalMs(DEFAULTS) - 1, slow, 400);
+    expect(blip.loads[4].slowStartEndsMs).toBe(-Infinity);
+    expect(blip.picks).toEqual(off.picks);
+  });
+
+  it('a call still out from before it left ends on the old process and starts no window; the next call after the return does', () => {
+    const c = client(5, DEFAULTS);
+    c.run(300, 5, TEN_MS);
+    const oldCall = c.engine.callStarted(c.loads[4]);
+    c.clock.advance(1_500);
+    c.engine.endpointReturned(c.loads[4], 1_500);
+    c.engine.callEnded(c.loads[4], CallOutcome.FAILURE, oldCall);
+    expect(c.loads[4].slowStartEndsMs).toBe(-Infinity);
+    const newCall = c.engine.callStarted(c.loads[4]);
+    c.clock.advance(50);
+    c.engine.callEnded(c.loads[4], CallOutcome.SUCCESS, newCall);
+    expect(c.loads[4].slowStartEndsMs).toBe(c.clock.now() + PEAK_EWMA_DEFAULTS.slowStartMs);
+  });
+
+  it('an endpoint never called is left to its first call: it is a founder or a joiner by that', () => {
+    const c = client(5, DEFAULTS);
+    c.engine.endpointReturned(c.loads[4], 60_000);
+    expect(c.loads[4].returned).toBe(false);
+  });
+});
+
+describe('a joiner whose calls run out their deadline', () => {
+  it('is not spared for a probe interval after: it is drowning, not warming up', () => {
+    const c = joinAfterAFleet(DEFAULTS, withJoiner({ ms: 20 }), 100);
+    expect(c.model.ejected(c.loads[4], c.clock.now())).toBe(false);
+    const call = c.engine.callStarted(c.loads[4]);
+    c.clock.advance(500);
+    c.engine.callEnded(c.loads[4], CallOutcome.DEADLINE_EXCEEDED, call);
+    expect(c.clock.now()).toBeLessThan(c.loads[4].slowStartEndsMs);
+    expect(c.model.ejected(c.loads[4], c.clock.now())).toBe(true);
+    expect(c.model.takesSlowStartTurn(c.loads[4], c.clock.now())).toBe(false);
+    // A deadline spent before the call reached it (elapsed 1 ms: a queued pick, a retry) says nothing of it.
+    const other = joinAfterAFleet(DEFAULTS, withJoiner({ ms: 20 }), 100);
+    const early = other.engine.callStarted(other.loads[4]);
+    other.clock.advance(1);
+    other.engine.callEnded(other.loads[4], CallOutcome.DEADLINE_EXCEEDED, early);
+    expect(other.model.ejected(other.loads[4], other.clock.now())).toBe(false);
+    // A probe interval later, still in the window and not timing out, it is spared again.
+    c.clock.advance(probeIntervalMs(DEFAULTS));
+    expect(c.clock.now()).toBeLessThan(c.loads[4].slowStartEndsMs);
+    expect(c.model.ejected(c.loads[4], c.clock.now())).toBe(false);
   });
 });
 
