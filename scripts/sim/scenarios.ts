@@ -122,20 +122,24 @@ function scaleUpDown(patch: Partial<Behaviour>) {
   };
 }
 
+/** Runs `action(round)` at the fault phase's start and every 2 s after, while the phase lasts (s07, s17, s19). */
+function everyTwoSecondsOfTheFault(control: ScenarioControl, action: (round: number) => void): void {
+  for (let round = 0; round < (control.faultEndS - control.faultStartS) / 2; round++) {
+    control.atSecond(control.faultStartS + 2 * round, () => action(round));
+  }
+}
+
 /** Every 2 s over the fault phase a new pod of `role` replaces the oldest (s07, s17). */
 function rollingRestart(role: Role) {
-  return (control: ScenarioControl): void => {
-    for (let round = 0; round < (control.faultEndS - control.faultStartS) / 2; round++) {
-      control.atSecond(control.faultStartS + 2 * round, () => {
-        const fresh = control.addBackend(role);
-        // Retire the oldest: it leaves the address file now; SIGTERM's GOAWAY
-        // 1 s later finds no client still using it, and its queue drains.
-        const [, ...rest] = control.published();
-        control.publish([...rest, fresh]);
-        control.markFresh(fresh);
-      });
-    }
-  };
+  return (control: ScenarioControl): void =>
+    everyTwoSecondsOfTheFault(control, () => {
+      const fresh = control.addBackend(role);
+      // Retire the oldest: it leaves the address file now; SIGTERM's GOAWAY
+      // 1 s later finds no client still using it, and its queue drains.
+      const [, ...rest] = control.published();
+      control.publish([...rest, fresh]);
+      control.markFresh(fresh);
+    });
 }
 
 /**
@@ -144,16 +148,13 @@ function rollingRestart(role: Role) {
  * that warms up with work (role `warming`).
  */
 function restartsInPlace(downMs: number) {
-  return (control: ScenarioControl): void => {
-    for (let round = 0; round < (control.faultEndS - control.faultStartS) / 2; round++) {
-      control.atSecond(control.faultStartS + 2 * round, () => {
-        const ids = control.published();
-        const id = ids[round % ids.length];
-        control.backend(id).setBehaviour(ROLE_OVERRIDES.warming);
-        control.restartInPlace(id, downMs);
-      });
-    }
-  };
+  return (control: ScenarioControl): void =>
+    everyTwoSecondsOfTheFault(control, (round) => {
+      const ids = control.published();
+      const id = ids[round % ids.length];
+      control.backend(id).setBehaviour(ROLE_OVERRIDES.warming);
+      control.restartInPlace(id, downMs);
+    });
 }
 
 /**

@@ -238,8 +238,9 @@ export class PeakEwmaModel implements LoadModel {
     const overLine = recordMeanSample(load, outcome, sampleMs, stale, settings, fleet, weight, this.ejection, settles);
     // In its slow start an answer over the line is no failed probe: the endpoint is not out. It is
     // counted, and the first answer that ejects after the window carries the count (slow-start.ts).
-    const ejectingAnswer = overLine && !inSlowStart(load, nowMs, settings);
-    const carried = slowAnswersCarried(load, outcome, overLine, nowMs, settings);
+    const windowOpen = inSlowStart(load, nowMs, settings);
+    const ejectingAnswer = overLine && !windowOpen;
+    const carried = slowAnswersCarried(load, outcome, overLine, windowOpen);
     if (settles) {
       load.provisional = false;
     }

@@ -173,7 +173,8 @@ export function inSlowStart(load: EndpointLoad, nowMs: number, settings: PeakEwm
  * as any endpoint); not spared while they time out, 1.9 % (docs/tuning-log.md §59).
  */
 export function sparedEjection(load: EndpointLoad, nowMs: number, settings: PeakEwmaSettings): boolean {
-  return load.consecutiveFailures === 0 && nowMs - load.timedOutAtMs >= probeIntervalMs(settings) && inSlowStart(load, nowMs, settings);
+  // In slow start first: it rules out nearly every endpoint, and the ranking asks this of each.
+  return inSlowStart(load, nowMs, settings) && load.consecutiveFailures === 0 && nowMs - load.timedOutAtMs >= probeIntervalMs(settings);
 }
 
 /**
@@ -195,18 +196,19 @@ export function spendsTurnCredit(load: EndpointLoad, fleet: FleetRtt, estimateMs
 /**
  * The failed probes `load`'s slow start kept from its back-off, handed over
  * now: its answers over the line in a row in the window (`overLine`: this
- * answer is over it), returned once, to the first answer that ejects it
- * after the window (an answer under the line, in the window or after, ends
- * the run). 0 for any other answer, and for an endpoint that was never a
- * joiner, which is most of them, at the cost of one comparison.
+ * answer is over it; `windowOpen`: `inSlowStart` now), returned once, to the
+ * first answer that ejects it after the window (an answer under the line, in
+ * the window or after, ends the run). 0 for any other answer, and for an
+ * endpoint that was never a joiner, which is most of them, at the cost of
+ * one comparison.
  */
-export function slowAnswersCarried(load: EndpointLoad, outcome: CallOutcome, overLine: boolean, nowMs: number, settings: PeakEwmaSettings): number {
+export function slowAnswersCarried(load: EndpointLoad, outcome: CallOutcome, overLine: boolean, windowOpen: boolean): number {
   // Deadlines, errors, lost hedges: neither over the line nor under it (mean.ts takes no failure).
   if (load.slowStartEndsMs === -Infinity || outcome !== CallOutcome.SUCCESS) {
     return 0;
   }
   const slowAnswers = load.slowStartSlowAnswers;
-  if (inSlowStart(load, nowMs, settings)) {
+  if (windowOpen) {
     load.slowStartSlowAnswers = overLine ? slowAnswers + 1 : 0;
     return 0;
   }

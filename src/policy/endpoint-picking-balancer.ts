@@ -326,8 +326,9 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
       if (managed.lastState === connectivityState.READY && state !== connectivityState.READY) {
         leftReady = true;
         managed.awaySinceMs = engine.clock();
-        managed.refusedWhileAway = state === connectivityState.TRANSIENT_FAILURE;
-      } else if (state === connectivityState.TRANSIENT_FAILURE) {
+        managed.refusedWhileAway = false;
+      }
+      if (state === connectivityState.TRANSIENT_FAILURE) {
         managed.refusedWhileAway = true;
       } else if (state === connectivityState.READY && managed.lastState !== connectivityState.READY && !Number.isNaN(managed.awaySinceMs)) {
         if (managed.refusedWhileAway) {

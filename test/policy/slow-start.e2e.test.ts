@@ -23,30 +23,56 @@ const JOINER_MS = 12;
 const CALLS_BEFORE = 300;
 const CALLS_AFTER = 240;
 
-async function joinRunningFleet(config: object, label: string) {
-  const backends: TestBackend[] = await startBackendsAnswering([FLEET_MS, FLEET_MS, FLEET_MS, JOINER_MS]);
+/** A channel on `addresses` with peak_ewma `config`, its stats under `label`. */
+function openChannel(config: object, label: string, addresses: readonly string[]) {
   const target = new ManualTarget(label);
-  const [joiner, ...fleet] = [backends[3], ...backends.slice(0, 3)];
-  target.setEndpoints(fleet.map((backend) => backend.address));
+  target.setEndpoints([...addresses]);
   const client = createProbeClient(target.target, credentials.createInsecure(), {
     'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ [PEAK_EWMA_POLICY_NAME]: config }] }),
     [STATS_LABEL_OPTION]: label,
   });
   const stats = () => getLoadBalancerStats().find((entry) => entry.label === label)!;
+  const close = (): void => {
+    client.close();
+    target.release();
+  };
+  return { target, client, stats, close };
+}
+
+type ProbeClient = ReturnType<typeof openChannel>['client'];
+
+/** `count` calls one after another. */
+async function callMany(client: ProbeClient, count: number): Promise<void> {
+  for (let call = 0; call < count; call++) await callOnce(client, 5_000);
+}
+
+/** Calls for `ms`, one after another; a call that fails (one in flight to a stopped server) is let go. */
+async function callFor(client: ProbeClient, ms: number): Promise<void> {
+  const started = Date.now();
+  while (Date.now() - started < ms) await callOnce(client, 5_000).catch(() => undefined);
+}
+
+/** CALLS_BEFORE calls, and on until the channel has run for a probe interval, whatever the machine's speed. */
+async function runAProbeInterval(client: ProbeClient): Promise<void> {
+  const started = Date.now();
+  await callMany(client, CALLS_BEFORE);
+  await callFor(client, 1_100 - (Date.now() - started));
+}
+
+async function joinRunningFleet(config: object, label: string) {
+  const backends: TestBackend[] = await startBackendsAnswering([FLEET_MS, FLEET_MS, FLEET_MS, JOINER_MS]);
+  const joiner = backends[3];
+  const { target, client, stats, close } = openChannel(config, label, backends.slice(0, 3).map((backend) => backend.address));
   try {
-    const started = Date.now();
-    for (let call = 0; call < CALLS_BEFORE; call++) await callOnce(client, 5_000);
-    // The channel has run for a probe interval, whatever the machine's speed.
-    while (Date.now() - started < 1_100) await callOnce(client, 5_000);
+    await runAProbeInterval(client);
     target.setEndpoints(backends.map((backend) => backend.address));
     await waitFor('the joiner READY', () => stats().endpoints.some((e) => e.address === joiner.address && e.state === 'READY'));
     const before = joiner.calls;
-    for (let call = 0; call < CALLS_AFTER; call++) await callOnce(client, 5_000);
+    await callMany(client, CALLS_AFTER);
     const view = stats();
     return { view, joinerView: view.endpoints.find((e) => e.address === joiner.address)!, joinerCalls: joiner.calls - before };
   } finally {
-    client.close();
-    target.release();
+    close();
     stopBackends(backends);
   }
 }
@@ -90,34 +116,24 @@ describe('peak_ewma_experimental: a slower backend that joins a running channel'
  */
 async function restartInPlace(config: object, label: string) {
   const backends: TestBackend[] = await startBackendsAnswering([FLEET_MS, FLEET_MS, FLEET_MS, FLEET_MS]);
-  const target = new ManualTarget(label);
-  target.setEndpoints(backends.map((backend) => backend.address));
-  const client = createProbeClient(target.target, credentials.createInsecure(), {
-    'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ [PEAK_EWMA_POLICY_NAME]: config }] }),
-    [STATS_LABEL_OPTION]: label,
-  });
-  const stats = () => getLoadBalancerStats().find((entry) => entry.label === label)!;
+  const { client, stats, close } = openChannel(config, label, backends.map((backend) => backend.address));
   const [old] = backends.splice(3, 1);
   let restarted: TestBackend | undefined;
   try {
-    const started = Date.now();
-    for (let call = 0; call < CALLS_BEFORE; call++) await callOnce(client, 5_000);
-    while (Date.now() - started < 1_100) await callOnce(client, 5_000);
+    await runAProbeInterval(client);
     old.stop();
-    const stoppedAt = Date.now();
     // The channel keeps calling the other three meanwhile (a call in flight to the old server may fail).
-    while (Date.now() - stoppedAt < 1_500) await callOnce(client, 5_000).catch(() => undefined);
+    await callFor(client, 1_500);
     restarted = new TestBackend('restarted');
     restarted.behaviour.delayMs = JOINER_MS;
     await restarted.start(old.port);
     await waitFor('the restarted backend READY', () => stats().endpoints.some((e) => e.address === restarted!.address && e.state === 'READY'), 10_000);
     const slowStartBefore = stats().picks!.slowStart;
-    for (let call = 0; call < CALLS_AFTER; call++) await callOnce(client, 5_000);
+    await callMany(client, CALLS_AFTER);
     const view = stats();
     return { view, endpoint: view.endpoints.find((e) => e.address === restarted!.address)!, calls: restarted.calls, slowStartPicks: view.picks!.slowStart - slowStartBefore };
   } finally {
-    client.close();
-    target.release();
+    close();
     stopBackends(restarted ? [...backends, restarted] : backends);
   }
 }
@@ -147,33 +163,23 @@ describe('peak_ewma_experimental: an address that leaves the list and comes back
   it('is no joiner: a slow backend dropped for 1.5 s and listed again is judged on what the channel knew', async () => {
     const label = 'slow-start-churn';
     const backends = await startBackendsAnswering([FLEET_MS, FLEET_MS, FLEET_MS, 4 * FLEET_MS]);
-    const target = new ManualTarget(label);
-    target.setEndpoints(backends.map((backend) => backend.address));
-    const client = createProbeClient(target.target, credentials.createInsecure(), {
-      'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ [PEAK_EWMA_POLICY_NAME]: {} }] }),
-      [STATS_LABEL_OPTION]: label,
-    });
-    const stats = () => getLoadBalancerStats().find((entry) => entry.label === label)!;
+    const { target, client, stats, close } = openChannel({}, label, backends.map((backend) => backend.address));
     const slow = backends[3];
     const slowView = () => stats().endpoints.find((e) => e.address === slow.address);
     try {
-      const started = Date.now();
-      for (let call = 0; call < CALLS_BEFORE; call++) await callOnce(client, 5_000);
-      while (Date.now() - started < 1_100) await callOnce(client, 5_000);
+      await runAProbeInterval(client);
       expect(slowView()!.ejected).toBe(true);
       target.setEndpoints(backends.slice(0, 3).map((backend) => backend.address));
-      const droppedAt = Date.now();
-      while (Date.now() - droppedAt < 1_500) await callOnce(client, 5_000);
+      await callFor(client, 1_500);
       target.setEndpoints(backends.map((backend) => backend.address));
       await waitFor('the listed-again backend READY', () => slowView()?.state === 'READY', 10_000);
       const slowStartBefore = stats().picks!.slowStart;
-      for (let call = 0; call < CALLS_AFTER; call++) await callOnce(client, 5_000);
+      await callMany(client, CALLS_AFTER);
       expect(stats().policy).toBe(PEAK_EWMA_POLICY_NAME);
       expect(slowView()!.slowStartMsLeft).toBeNull();
       expect(stats().picks!.slowStart).toBe(slowStartBefore);
     } finally {
-      client.close();
-      target.release();
+      close();
       stopBackends(backends);
     }
   });
