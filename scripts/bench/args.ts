@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parsePeakEwmaOverrides, parsePolicyId, PolicyId, POLICY_IDS } from './policies';
 import { DEFAULT_CLIENTS_PER_POLICY, DEFAULT_SCALE, DEFAULT_UNIFORM_CLIENTS, Scale } from './scale';
-import { QUICK_SCENARIOS, scenarioById, SCENARIOS, shortId } from './scenarios';
+import { inReferenceLayout, QUICK_SCENARIOS, scenarioById, SCENARIOS, shortId } from './scenarios';
 
 export type Suite = 'load' | 'pick' | 'cpu' | 'update' | 'overhead' | 'all';
 
@@ -300,6 +300,10 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   }
   const layouts: BenchOptions['layouts'] =
     layoutText === 'both' ? ['reference', 'uniform'] : layoutText === 'none' ? [] : [layoutText as 'reference' | 'uniform'];
+  const uniformOnly = layouts.includes('reference') ? scenarios.filter((id) => !inReferenceLayout(id)) : [];
+  if (uniformOnly.length > 0) {
+    throw new RangeError(`--scenario ${uniformOnly.join(',')}: runs in the uniform layout only; add --layout uniform`);
+  }
   // --full: the uniform layout (6 runs per scenario) only where policies differ most, to keep it under two hours.
   const uniformScenarios = flags.has('--uniform-scenario')
     ? list(flags.get('--uniform-scenario')!).map((id) => shortId(scenarioById(id)))

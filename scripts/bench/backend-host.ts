@@ -1,7 +1,8 @@
 /**
  * Child process hosting several load-test backends (probe-backend.ts) under
  * one RealTimeScheduler, driven by the parent over IPC: start, change
- * behaviour (fault phases), add and retire backends (churn), report stats.
+ * behaviour (fault phases), add and retire backends (churn), restart one in
+ * place (s19), report stats.
  */
 import { seededRandom } from '../../src/core/random';
 import { BackendSpec, FromBackendHost, ToBackendHost } from './ipc';
@@ -72,6 +73,12 @@ async function handle(message: ToBackendHost): Promise<void> {
         }),
       );
       return;
+    case 'restart': {
+      const backend = backends.get(message.id);
+      if (backend === undefined) throw new Error(`restart: no backend ${message.id} on this host`);
+      await backend.restartInPlace(message.downMs, message.graceMs);
+      return;
+    }
     case 'stats':
       send({
         type: 'stats',

@@ -11,7 +11,7 @@ import { runPickPathBenchmark } from './pick-path';
 import { ProgressLine } from './progress';
 import { BenchResults, writeReport } from './report';
 import { cpuTable, loadTable, pickTable } from './report-tables';
-import { scenarioById, shortId, simulatorKnows, timelineFor } from './scenarios';
+import { inReferenceLayout, scenarioById, shortId, simulatorKnows, timelineFor } from './scenarios';
 import { textTable } from './tables';
 import { machineDescription } from './machine';
 import { mergeLoadCells, mergeLoadRuns, mergeOverhead } from './merge';
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
   }
   if (options.suites.includes('load')) {
     await runLoadSuite(options, results, save);
-    const simulated = options.scenarios.filter(simulatorKnows);
+    const simulated = options.scenarios.filter((id) => simulatorKnows(id) && inReferenceLayout(id));
     if ((options.report || options.jsonPath) && simulated.length > 0) {
       console.log('\nsimulator: the same scenarios, reference layout, in virtual time');
       results.simulator = runSimulator(simulated, options.durationS, options.seed);

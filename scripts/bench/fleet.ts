@@ -89,6 +89,13 @@ export class Fleet {
     }
   }
 
+  /** Restarts backend `id` in place (ProbeBackend.restartInPlace): down for `downMs`, back on its port cold. */
+  restartInPlace(id: string, downMs: number, graceMs: number): void {
+    const host = this.hostOf.get(id);
+    if (host === undefined) throw new Error(`restartInPlace: no backend ${id}`);
+    this.post(host, { type: 'restart', id, downMs, graceMs });
+  }
+
   /** Every backend's counters, and the worst event-loop delay among the hosts since the last call. */
   async stats(): Promise<{ backends: ProbeBackendStats[]; loopDelayMs: { p99: number; max: number } }> {
     const replies = await Promise.all(

@@ -24,6 +24,7 @@ export type ToBackendHost =
   | { type: 'set'; ids: string[]; patch: Partial<Behaviour> }
   | { type: 'add'; backends: BackendSpec[] }
   | { type: 'retire'; ids: string[]; graceMs: number }
+  | { type: 'restart'; id: string; downMs: number; graceMs: number }
   | { type: 'stats' }
   | { type: 'stop' };
 

@@ -309,6 +309,11 @@ function fleetActions(
         p.child.send({ type: 'restart' } satisfies ToClientHost);
       }
     },
+    // The simulator's restart is graceful: the old process's calls in flight finish (5 s, the reference's SIGTERM grace, × F).
+    restartInPlace: (id: number, downMs: number) => {
+      const f = spec.scale.timeFactor;
+      fleet.restartInPlace(backendName(id), downMs * f, 5000 * f);
+    },
   };
 }
 

@@ -85,7 +85,7 @@ class LoadWindow {
 export class ProbeBackend {
   readonly backend: CallbackBackend;
   port = 0;
-  private readonly server: Server;
+  private server: Server;
   private readonly reply: Buffer;
   private readonly load = new LoadWindow();
   private readonly orca: ServerMetricRecorder | null;
@@ -98,7 +98,13 @@ export class ProbeBackend {
       gcPhaseMs: options.gcPhaseMs,
     });
     this.reply = Buffer.from(options.id, 'utf8');
-    this.server = new Server({
+    this.orca = options.orca ? new ServerMetricRecorder() : null;
+    this.server = this.newServer();
+  }
+
+  private newServer(): Server {
+    const options = this.options;
+    const server = new Server({
       'grpc.enable_channelz': 0,
       ...(options.maxConnectionAgeMs
         ? { 'grpc.max_connection_age_ms': options.maxConnectionAgeMs, 'grpc.max_connection_age_grace_ms': 5000 }
@@ -106,13 +112,13 @@ export class ProbeBackend {
     });
     const methodNames = options.methodNames ?? [];
     const onCall = (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => this.onCall(call, callback);
-    this.server.addService(probeServiceDefinitionWith(methodNames), {
+    server.addService(probeServiceDefinitionWith(methodNames), {
       call: onCall,
       watch: (call: { end(): void }) => call.end(),
       ...Object.fromEntries(methodNames.map((name) => [name, onCall])),
     });
-    this.orca = options.orca ? new ServerMetricRecorder() : null;
-    this.orca?.addToServer(this.server);
+    this.orca?.addToServer(server);
+    return server;
   }
 
   get id(): string {
@@ -126,6 +132,33 @@ export class ProbeBackend {
       ),
     );
     return this.port;
+  }
+
+  /**
+   * A restart in place (s19: an OOM kill or a crash; the pod keeps its IP):
+   * the server stops listening now, so a client's reconnect is refused, and
+   * is stopped as `stop(graceMs)` does; after `downMs` a new server listens
+   * on the same port. The model starts cold again at once (its warm-up
+   * counts from the new process's first call), and keeps its queue: the old
+   * process's calls in flight finish, as the simulator's graceful restart.
+   */
+  async restartInPlace(downMs: number, graceMs: number): Promise<void> {
+    const old = this.server;
+    this.server = this.newServer();
+    this.backend.model.restart();
+    // Not awaited: the old process's grace runs on while the new one listens.
+    void ProbeBackend.shutDown(old, graceMs);
+    await new Promise((resolve) => setTimeout(resolve, downMs));
+    // A slow grace may still hold the old listener's port for a moment: bind again until it is free.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.start(this.port);
+        break;
+      } catch (error) {
+        if (attempt >= 50) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
   }
 
   setBehaviour(patch: Partial<Behaviour>): void {
@@ -151,17 +184,21 @@ export class ProbeBackend {
   }
 
   /** Graceful: GOAWAY, then up to `graceMs` for calls in flight, then force. */
-  async stop(graceMs = 0): Promise<void> {
+  stop(graceMs = 0): Promise<void> {
+    return ProbeBackend.shutDown(this.server, graceMs);
+  }
+
+  private static async shutDown(server: Server, graceMs: number): Promise<void> {
     if (graceMs <= 0) {
-      this.server.forceShutdown();
+      server.forceShutdown();
       return;
     }
     await new Promise<void>((resolve) => {
       const force = setTimeout(() => {
-        this.server.forceShutdown();
+        server.forceShutdown();
         resolve();
       }, graceMs);
-      this.server.tryShutdown(() => {
+      server.tryShutdown(() => {
         clearTimeout(force);
         resolve();
       });

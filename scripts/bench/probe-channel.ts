@@ -26,10 +26,22 @@ function channelTarget(spec: ChannelSpec): string {
   return `ipv4:${spec.addresses.join(',')}`;
 }
 
+/** grpc-js's reconnect back-off (backoff-timeout.ts): 1 s first, at most 120 s. */
+const INITIAL_RECONNECT_BACKOFF_MS = 1000;
+const MAX_RECONNECT_BACKOFF_MS = 120_000;
+
 /** The channel's options; `extra` (e.g. a stats label) on top. */
 export function probeChannelOptions(spec: ChannelSpec, extra: ChannelOptions = {}): ChannelOptions {
-  // channelz off: it costs CPU per call on a 2-core machine, alike for every policy.
-  const options: ChannelOptions = { 'grpc.enable_channelz': 0, ...extra };
+  const options: ChannelOptions = {
+    // channelz off: it costs CPU per call on a 2-core machine, alike for every policy.
+    'grpc.enable_channelz': 0,
+    // A time-scaled run (scale.ts) scales the channel's own clock too: a backend
+    // restarted in place (s19) is reconnected to after the back-off a channel
+    // of the reference's would wait, × F. At F = 1 these are grpc-js's defaults.
+    'grpc.initial_reconnect_backoff_ms': INITIAL_RECONNECT_BACKOFF_MS * spec.timeFactor,
+    'grpc.max_reconnect_backoff_ms': MAX_RECONNECT_BACKOFF_MS * spec.timeFactor,
+    ...extra,
+  };
   if (spec.xdsBootstrap) {
     options[XDS_BOOTSTRAP_OPTION] = spec.xdsBootstrap;
   } else {

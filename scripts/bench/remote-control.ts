@@ -20,6 +20,8 @@ export interface FleetActions {
   /** Tells every client the published set; backends left out are retired. */
   publish(ids: readonly number[]): Promise<void>;
   restartClients(): void;
+  /** Stops backend `id` (its port refuses connections) and starts it again cold on the same port after `downMs`. */
+  restartInPlace(id: number, downMs: number): void;
 }
 
 export class RemoteScenarioControl implements ScenarioControl {
@@ -101,9 +103,8 @@ export class RemoteScenarioControl implements ScenarioControl {
     // The simulator's herd measure; the load test reports shares per second instead.
   }
 
-  restartInPlace(): void {
-    // A real server stopped and started again on its port; the load test does not build that yet (s19 is the simulator's).
-    throw new Error('restartInPlace: the load test cannot restart a backend in place yet');
+  restartInPlace(id: number, downMs: number): void {
+    this.running().restartInPlace(id, downMs);
   }
 
   maxConnectionAge(maxAgeMs: number): void {

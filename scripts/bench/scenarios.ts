@@ -76,10 +76,15 @@ export function scenarioById(id: string): Scenario {
   } catch (error) {
     throw new RangeError(`${(error as Error).message}, and the load test's own ${BENCH_ONLY_SCENARIOS.map((s) => s.name).join(', ')}`);
   }
-  if (!scenario.referenceLayout) {
+  if (!scenario.referenceLayout && scenario.uniformPolicies !== undefined) {
     throw new RangeError(`scenario "${scenario.name}" is simulator-only (it compares policy variants); use npm run simulate`);
   }
   return scenario;
+}
+
+/** Whether `id` runs in the reference layout (s19, the project's own, runs in the uniform layout only). */
+export function inReferenceLayout(id: string): boolean {
+  return scenarioById(id).referenceLayout;
 }
 
 /**

@@ -319,8 +319,9 @@ export const SCENARIOS: readonly Scenario[] = [
     ...base,
     // Not the reference's: s17's pods that warm up, restarted in place (a
     // container's process killed and started again: an OOM kill, a crash),
-    // so each comes back on the address the clients knew. Simulator only:
-    // the load test does not restart a real server on its port yet.
+    // so each comes back on the address the clients knew. Uniform layout
+    // only (the reference's layout has no such scenario); the load test
+    // stops a real server and starts it again on its port.
     name: 's19-restart-in-place',
     summary: 'every 2 s one pod restarts in place: not READY for 3 s, back on its address cold (as s17)',
     fleet: 'homo',

@@ -81,9 +81,17 @@ describe('bench CLI arguments', () => {
     expect(options.jsonPath).toBe('out.json');
   });
 
+  it('runs s19 (restarts in place) in the uniform layout', () => {
+    const options = parseArgs(['--scenario', 's19', '--layout', 'uniform']);
+    expect(options.uniformScenarios).toEqual(['s19']);
+    expect(options.layouts).toEqual(['uniform']);
+  });
+
   it('rejects mistakes with a message naming the option', () => {
     expect(() => parseArgs(['--scenario', 's99'])).toThrow(/unknown scenario "s99"/);
     expect(() => parseArgs(['--scenario', 'herd'])).toThrow(/simulator-only/);
+    expect(() => parseArgs(['--scenario', 'fast-fail'])).toThrow(/simulator-only/);
+    expect(() => parseArgs(['--scenario', 's19'])).toThrow(/--scenario s19: runs in the uniform layout only; add --layout uniform/);
     expect(() => parseArgs(['--policy', 'pick_first'])).toThrow(/unknown policy "pick_first"/);
     expect(() => parseArgs(['--duration', '-3'])).toThrow(/--duration must be a number > 0/);
     expect(() => parseArgs(['--repeats', '1.5'])).toThrow(/--repeats must be a whole number/);

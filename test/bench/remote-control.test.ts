@@ -20,6 +20,7 @@ async function drive(id: string) {
       log.push(`publish ${ids.length}: ${ids.slice(0, 2).join(',')}…${ids.slice(-2).join(',')}`);
     },
     restartClients: () => log.push('restart'),
+    restartInPlace: (backend, downMs) => log.push(`restart ${backend} in place, down ${downMs} ms`),
   });
   for (const event of [...control.events].sort((a, b) => a.atS - b.atS)) {
     log.push(`t=${event.atS}`);
@@ -69,6 +70,19 @@ describe('remote ScenarioControl (the simulator scenarios on a real fleet)', () 
   it('s11: restarts the clients halfway through the fault phase', async () => {
     const { log } = await drive('s11');
     expect(log).toEqual(['t=20', 'restart']);
+  });
+
+  it('s19: every 2 s the next pod turns cold and restarts in place, down 3 s, in list order', async () => {
+    const { log, timeline } = await drive('s19');
+    expect(log.slice(0, 6)).toEqual([
+      `t=${timeline.faultStartS}`,
+      'set 0 {"warmupFactor":5,"warmupCalls":300}',
+      'restart 0 in place, down 3000 ms',
+      `t=${timeline.faultStartS + 2}`,
+      'set 1 {"warmupFactor":5,"warmupCalls":300}',
+      'restart 1 in place, down 3000 ms',
+    ]);
+    expect(log.filter((l) => l.startsWith('restart')).length).toBe((timeline.faultEndS - timeline.faultStartS) / 2);
   });
 
   it('offers only setBehaviour on a remote backend', () => {
