@@ -34,8 +34,10 @@ export interface ScenarioControl {
   maxConnectionAge(maxAgeMs: number, reconnectMs: number): void;
   /**
    * Backend `id`'s process restarts in place, keeping its address: it is
-   * not READY for any client for `downMs` (calls in flight finish: a
-   * graceful stop), and comes back a new process, cold (BackendModel.restart).
+   * down for `downMs` (calls in flight finish: a graceful stop), and comes
+   * back a new process, cold (BackendModel.restart). A client finds it
+   * READY again at its next reconnect try (gRPC's back-off: reconnect.ts),
+   * a 3 s restart after about 5.2 s.
    */
   restartInPlace(id: number, downMs: number): void;
 }

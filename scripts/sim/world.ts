@@ -33,6 +33,7 @@ import { RunMetrics } from './metrics';
 import { createPolicy, parsePolicySpec, PolicySpec } from './policies';
 import { GroupTally, PathTally } from './tally';
 import { Scenario, ScenarioControl, scenarioByName } from './scenarios';
+import { foundBackAfterMs } from './reconnect';
 import { seedFor } from './seeds';
 import { Timeline } from './timeline';
 
@@ -381,6 +382,7 @@ export function runSimulation(spec: RunSpec): RunOutput {
   };
 
   const fresh: FreshEvent[] = [];
+  const reconnectRandom = seededRandom(seedFor(spec.seed, 'reconnect'));
   const control: ScenarioControl = {
     faultStartS: timeline.faultStartS,
     faultEndS: timeline.faultEndS,
@@ -402,17 +404,16 @@ export function runSimulation(spec: RunSpec): RunOutput {
     },
     markFresh: (id) => fresh.push({ backend: id, atMs: scheduler.nowMs(), publishedCount: published.length }),
     restartInPlace: (id, downMs) => {
+      backends[id].restart();
+      // Each client finds it back at its own next try (gRPC's connection back-off, reconnect.ts).
       for (const client of clients) {
         client.down.add(id);
         refreshReady(client);
-      }
-      backends[id].restart();
-      scheduler.schedule(scheduler.nowMs() + downMs, () => {
-        for (const client of clients) {
+        scheduler.schedule(scheduler.nowMs() + foundBackAfterMs(downMs, reconnectRandom), () => {
           client.down.delete(id);
           refreshReady(client);
-        }
-      });
+        });
+      }
     },
     maxConnectionAge: (maxAgeMs, reconnectMs) => {
       // Each (client, backend) connection is closed after maxAge ± 10 %

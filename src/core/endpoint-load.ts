@@ -96,6 +96,8 @@ export class EndpointLoad {
   slowStartSlowAnswers = 0;
   /** Back READY after long enough away to be a joiner again, its first call since not yet ended (slow-start.ts `noteReturn`). */
   returned = false;
+  /** It has come back so at least once: a process restarted in place, whose slowness in its window is warm-up (slow-start.ts). */
+  restartedInPlace = false;
   /** When its latest call ran out its deadline (monotonic ms; −Infinity: none yet): a joiner drowning, not warming (slow-start.ts). */
   timedOutAtMs = -Infinity;
 

@@ -31,8 +31,9 @@
  *   takes the turn with weight (F / S)², S its mean or its estimate,
  *   whichever is higher, and F the fleet average, spaced evenly by a
  *   running credit: a pod twice as slow as its peers takes a quarter of
- *   those turns, one five times slower a twenty-fifth (besides the probes
- *   any endpoint gets once stale, staleness.ts). No challenger takes
+ *   those turns, one five times slower a twenty-fifth (a process
+ *   restarted in place F / S: below), besides the probes
+ *   any endpoint gets once stale, staleness.ts. No challenger takes
  *   such a turn: the margin would weigh the very cost the weight has
  *   already accounted for.
  *
@@ -59,6 +60,19 @@
  * reconnect after a GOAWAY (`max_connection_age`) fails no connection and
  * takes milliseconds, and address-list churn is no restart: neither
  * changes anything, or a slow pod would be spared anew at each.
+ *
+ * Why linear for a process restarted in place. A newcomer may be broken,
+ * and the square keeps a broken one's share small; a process restarted in
+ * place ran on this address before, so its slowness is warm-up, and it
+ * warms only by serving. It takes the refused turns with weight F / S, a
+ * share in proportion to its speed (its share of the work, were its
+ * capacity in proportion too). With gRPC's reconnect back-off a pod down
+ * 3 s is found back after about 5 s (scripts/sim/reconnect.ts), so with a
+ * pod restarting every 2 s about 2.6 are down at once; squared, the
+ * restarted pods warmed on a few calls a second each while the rest of the
+ * fleet ran out of slots: at 4 slots × 8 clients s19's p99 read 302 ms
+ * (5 seeds), least_request's 92. Linear, 40 ms, and 29 against 54 at
+ * 8 × 8; a newcomer's weight is unchanged (docs/tuning-log.md §60).
  *
  * After W the joiner is judged as any endpoint, so one that stays slow is
  * then ejected as before, and its back-off resumes where it would stand had
@@ -125,6 +139,7 @@ export function noteReturn(load: EndpointLoad, goneMs: number, settings: PeakEwm
   load.slowStartCredit = 0;
   load.slowStartSlowAnswers = 0;
   load.returned = true;
+  load.restartedInPlace = true;
 }
 
 /**
@@ -180,12 +195,13 @@ export function sparedEjection(load: EndpointLoad, nowMs: number, settings: Peak
 /**
  * Whether `load`, in its slow start and refused its turn by the gate for
  * its mean, takes the turn anyway: with weight (F / S)², S the higher of
- * its mean and `estimateMs`, by a running credit.
+ * its mean and `estimateMs` (F / S for a process restarted in place), by a
+ * running credit.
  */
 export function spendsTurnCredit(load: EndpointLoad, fleet: FleetRtt, estimateMs: number): boolean {
   const slowMs = Math.max(load.hasMean ? load.meanRttMs : 0, estimateMs);
   const speed = slowMs > 0 ? Math.min(1, fleet.rttMs / slowMs) : 1;
-  load.slowStartCredit += speed * speed;
+  load.slowStartCredit += load.restartedInPlace ? speed : speed * speed;
   if (load.slowStartCredit < 1) {
     return false;
   }

@@ -263,6 +263,23 @@ describe('a pod restarted in place (its address kept): a joiner again when it wa
     expect(off.returnedServed).toBeLessThan(20);
   });
 
+  it('takes F / S of the turns its mean loses, where a newcomer takes (F / S)²: half at 2 x F, not a quarter', () => {
+    const slow = withJoiner({ ms: 20 });
+    const returned = restartInPlace(DEFAULTS, probeIntervalMs(DEFAULTS), slow, 500);
+    const newcomer = joinAfterAFleet(DEFAULTS, slow, 500);
+    expect(returned.loads[4].restartedInPlace).toBe(true);
+    expect(newcomer.loads[4].restartedInPlace).toBe(false);
+    for (const c of [returned, newcomer]) {
+      expect(c.model.ejected(c.loads[4], c.clock.now())).toBe(false);
+      expect(c.model.refusalOf(c.loads[4], c.clock.now())).toBe(Refusal.mean);
+    }
+    // 500 calls among five: 100 turns each; about 100 × 10 / 20 = 50 taken, and 100 × (10 / 20)² = 25 by a newcomer.
+    expect(returned.returnedServed).toBeGreaterThanOrEqual(45);
+    expect(returned.returnedServed).toBeLessThanOrEqual(62);
+    expect(newcomer.joinerServed).toBeLessThanOrEqual(29);
+    expect(returned.engine.picks.snapshot().slowStart).toBeGreaterThanOrEqual(40);
+  });
+
   it('away for less (a reconnect after a GOAWAY, a blip): nothing changes, a slow pod is not spared anew', () => {
     const slow = withJoiner({ ms: 30 });
     const blip = restartInPlace(DEFAULTS, probeIntervalMs(DEFAULTS) - 1, slow, 400);

@@ -36,8 +36,9 @@ describe('slow start: rolling updates of pods that warm up (s17), and a scale-ou
   });
 
   it('s19: pods restarted in place on their addresses are joiners again, and warm as new ones do', () => {
-    // Measured: 26.4 ms against 126.7 without slow start (judged at once on the old process's state,
-    // as every return was before 2026-12-07) and least_request's 44.1.
+    // Measured: 25.7 ms against 125.9 without slow start (judged at once on the old process's state,
+    // as every return was before 2026-12-07) and least_request's 35.6; each client finds a pod back
+    // at its own reconnect try (scripts/sim/reconnect.ts).
     const groups = uniformGroupsByPolicy('s19', ['least_request', 'peak_ewma', OFF]);
     const p99 = (policy: string) => groups[policy].p99All;
     expect(p99('peak_ewma')).toBeLessThan(0.3 * p99('off'));
