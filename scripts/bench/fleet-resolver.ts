@@ -19,6 +19,7 @@ function publish(listener: Listener): void {
 
 class FleetResolver implements experimental.Resolver {
   private active = true;
+  private answered = false;
 
   constructor(
     _target: experimental.GrpcUri,
@@ -27,9 +28,23 @@ class FleetResolver implements experimental.Resolver {
     listeners.add(listener);
   }
 
+  /**
+   * The channel's first resolution gets the list; later requests (a
+   * re-resolution, which pick_first asks for while an endpoint's connection
+   * is refused) get nothing: the list changes only by `setFleetAddresses`,
+   * which tells every channel. Answering each request spun every channel
+   * while a pod was down (s19): the answer resets the channel's resolution
+   * back-off and re-offers the list, whose refused endpoint asks again at
+   * once, tens of thousands of times a second. grpc-js's DNS resolver
+   * answers at most once every 30 s.
+   */
   updateResolution(): void {
     this.active = true;
     listeners.add(this.listener);
+    if (this.answered) {
+      return;
+    }
+    this.answered = true;
     setImmediate(() => {
       if (this.active) {
         publish(this.listener);
@@ -37,8 +52,10 @@ class FleetResolver implements experimental.Resolver {
     });
   }
 
+  /** A channel gone idle; it asks again when it wakes, and gets the list (as grpc-js's ipv4: resolver). */
   destroy(): void {
     this.active = false;
+    this.answered = false;
     listeners.delete(this.listener);
   }
 
