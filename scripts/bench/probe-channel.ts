@@ -26,7 +26,7 @@ function channelTarget(spec: ChannelSpec): string {
   return `ipv4:${spec.addresses.join(',')}`;
 }
 
-/** grpc-js's reconnect back-off (backoff-timeout.ts): 1 s first, at most 120 s. */
+/** grpc-js's reconnect back-off (backoff-timeout.ts): 1 s first, each wait capped at 120 s before its jitter. */
 const INITIAL_RECONNECT_BACKOFF_MS = 1000;
 const MAX_RECONNECT_BACKOFF_MS = 120_000;
 

@@ -3,9 +3,11 @@
  *
  * A channel whose connection to a backend is refused (its process is down)
  * tries again after a back-off: the first try at once, the next 1 s after
- * it, and each later wait 1.6 × the last, jittered by ±20 % and at most
- * 120 s (grpc/doc/connection-backoff.md; grpc-js backoff-timeout.ts, whose
- * first wait is exactly 1 s and whose jitter compounds, as modelled here).
+ * it, and each later wait 1.6 × the last as drawn, capped at 120 s before
+ * its ±20 % jitter (grpc/doc/connection-backoff.md; grpc-js
+ * backoff-timeout.ts, whose first wait is exactly 1 s and whose jitter
+ * compounds, as modelled here). The timer starts as each try starts; a try
+ * on a closed loopback port fails at once, so the two are the same here.
  * Tries to a closed loopback port fail at once, so the tries fall at
  * 0, 1, ≈2.6, ≈5.2, ≈9.3 s … and a backend down for 3 s is found back at
  * ≈5.2 s, each client at its own moment.

@@ -325,7 +325,7 @@ export const SCENARIOS: readonly Scenario[] = [
     // only (the reference's layout has no such scenario); the load test
     // stops a real server and starts it again on its port.
     name: 's19-restart-in-place',
-    summary: 'every 2 s one pod restarts in place: not READY for 3 s, back on its address cold (as s17)',
+    summary: 'every 2 s one pod restarts in place: down 3 s (clients find it back ~5 s after: reconnect back-off), back on its address cold (as s17)',
     fleet: 'homo',
     faultWindow: true,
     referenceLayout: false,

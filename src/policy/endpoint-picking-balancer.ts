@@ -5,7 +5,7 @@
  * READY ones. A policy is this class plus a config class; the config decides
  * the cost model.
  */
-import { ChannelOptions, connectivityState, experimental, StatusObject } from '@grpc/grpc-js';
+import { ChannelOptions, connectivityState, experimental, Metadata, StatusObject } from '@grpc/grpc-js';
 import { systemClock } from '../core/clock';
 import { EndpointLoad } from '../core/endpoint-load';
 import { LoadBalancingEngine } from '../core/engine';
@@ -31,6 +31,8 @@ import { childOptionsOf, statsLabelOf } from './stats-label';
 import { Tracer } from './trace';
 
 const { LeafLoadBalancer, QueuePicker, UnavailablePicker } = experimental;
+/** The metadata `connectionFailed` picks with: a TRANSIENT_FAILURE picker reads none. */
+const NO_METADATA = new Metadata();
 type LeafLoadBalancer = experimental.LeafLoadBalancer;
 type ConnectivityState = connectivityState;
 
@@ -43,11 +45,13 @@ interface ManagedEndpoint {
   /**
    * When it last left READY; NaN while READY and before it first was. With
    * `refusedWhileAway` (its connection failed meanwhile: the child reported
-   * TRANSIENT_FAILURE), how long it was away says whether a process came back
-   * restarted in place (core/slow-start.ts `noteReturn`). A reconnect after a
-   * GOAWAY goes IDLE → CONNECTING → READY and never fails; an endpoint that
-   * left the address list and came back (RetiredLoads) is DNS or EDS churn,
-   * not a restart, and starts with neither.
+   * TRANSIENT_FAILURE with no connection, `connectionFailed`), how long it
+   * was away says whether a process came back restarted in place
+   * (core/slow-start.ts `noteReturn`). A reconnect after a GOAWAY goes
+   * IDLE → CONNECTING → READY and never fails; an endpoint that left the
+   * address list and came back (RetiredLoads) is DNS or EDS churn, not a
+   * restart, and starts with neither; nor does one that outlier_detection
+   * ejected and let back, whose connection stayed up.
    */
   awaySinceMs: number;
   refusedWhileAway: boolean;
@@ -55,6 +59,20 @@ interface ManagedEndpoint {
 
 /** How pick_first (and we) begin a TRANSIENT_FAILURE message. */
 const CONNECTION_FAILED = 'No connection established';
+
+/**
+ * Whether `child`, in TRANSIENT_FAILURE, has no connection: pick_first says
+ * so in its picker's status ("No connection established. Last error: …").
+ * Beneath outlier_detection an ejected endpoint's pick_first reports
+ * TRANSIENT_FAILURE too, with its connection up ("Picked subchannel … is
+ * unhealthy"): the process was never away, so its return is no restart in
+ * place. Were grpc-js to word it otherwise, no return would count: slow start
+ * would miss restarts, as before 2026-12-07, and spare nothing it should not.
+ */
+function connectionFailed(child: LeafLoadBalancer): boolean {
+  const result = child.getPicker().pick({ metadata: NO_METADATA, extraPickInfo: {} });
+  return result.pickResultType === experimental.PickResultType.TRANSIENT_FAILURE && result.status !== null && result.status.details.startsWith(CONNECTION_FAILED);
+}
 
 /**
  * The skeleton both policies share. Not constructed directly: grpc-js builds
@@ -329,7 +347,7 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
         managed.refusedWhileAway = false;
       }
       if (state === connectivityState.TRANSIENT_FAILURE) {
-        managed.refusedWhileAway = true;
+        managed.refusedWhileAway ||= connectionFailed(managed.child);
       } else if (state === connectivityState.READY && managed.lastState !== connectivityState.READY && !Number.isNaN(managed.awaySinceMs)) {
         if (managed.refusedWhileAway) {
           engine.endpointReturned(managed.load, engine.clock() - managed.awaySinceMs);

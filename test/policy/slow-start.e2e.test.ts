@@ -8,7 +8,7 @@
  * sends calls one after another, so its own calls in flight never refuse a
  * turn: every turn the joiner loses is its mean's.
  */
-import { credentials } from '@grpc/grpc-js';
+import { credentials, status } from '@grpc/grpc-js';
 import { getLoadBalancerStats, PEAK_EWMA_POLICY_NAME, register, STATS_LABEL_OPTION } from '../../src';
 import { callOnce, createProbeClient } from '../../scripts/lib/probe-service';
 import { ManualTarget } from '../../scripts/lib/manual-resolver';
@@ -23,12 +23,12 @@ const JOINER_MS = 12;
 const CALLS_BEFORE = 300;
 const CALLS_AFTER = 240;
 
-/** A channel on `addresses` with peak_ewma `config`, its stats under `label`. */
-function openChannel(config: object, label: string, addresses: readonly string[]) {
+/** A channel on `addresses` with peak_ewma `config` (beneath `parent`'s policy, if any), its stats under `label`. */
+function openChannel(config: object, label: string, addresses: readonly string[], parent = (child: object): object => child) {
   const target = new ManualTarget(label);
   target.setEndpoints([...addresses]);
   const client = createProbeClient(target.target, credentials.createInsecure(), {
-    'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ [PEAK_EWMA_POLICY_NAME]: config }] }),
+    'grpc.service_config': JSON.stringify({ loadBalancingConfig: [parent({ [PEAK_EWMA_POLICY_NAME]: config })] }),
     [STATS_LABEL_OPTION]: label,
   });
   const stats = () => getLoadBalancerStats().find((entry) => entry.label === label)!;
@@ -50,6 +50,15 @@ async function callMany(client: ProbeClient, count: number): Promise<void> {
 async function callFor(client: ProbeClient, ms: number): Promise<void> {
   const started = Date.now();
   while (Date.now() - started < ms) await callOnce(client, 5_000).catch(() => undefined);
+}
+
+/** Calls, 100 ms at a time, until `condition` holds (10 s at most). */
+async function callUntil(client: ProbeClient, what: string, condition: () => boolean): Promise<void> {
+  const giveUpAt = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > giveUpAt) throw new Error(`timed out after 10 s waiting for ${what}`);
+    await callFor(client, 100);
+  }
 }
 
 /** CALLS_BEFORE calls, and on until the channel has run for a probe interval, whatever the machine's speed. */
@@ -177,6 +186,48 @@ describe('peak_ewma_experimental: an address that leaves the list and comes back
       await callMany(client, CALLS_AFTER);
       expect(stats().policy).toBe(PEAK_EWMA_POLICY_NAME);
       expect(slowView()!.slowStartMsLeft).toBeNull();
+      expect(stats().picks!.slowStart).toBe(slowStartBefore);
+    } finally {
+      close();
+      stopBackends(backends);
+    }
+  });
+});
+
+/**
+ * outlier_detection that ejects, for 1 s, an endpoint failing half its calls
+ * within 0.3 s, from one call: peak_ewma itself keeps a failing endpoint to
+ * its probes, so it gets few.
+ */
+const quickOutlierDetection = (child: object): object => ({
+  outlier_detection: {
+    interval: { seconds: 0, nanos: 300_000_000 },
+    base_ejection_time: { seconds: 1, nanos: 0 },
+    max_ejection_percent: 50,
+    failure_percentage_ejection: { threshold: 50, enforcement_percentage: 100, minimum_hosts: 3, request_volume: 1 },
+    child_policy: [child],
+  },
+});
+
+describe('peak_ewma_experimental beneath outlier_detection: an endpoint let back after its ejection', () => {
+  it('is no joiner: its connection stayed up, so a slow endpoint is judged on what the channel knew', async () => {
+    const label = 'slow-start-od';
+    const backends = await startBackendsAnswering([FLEET_MS, FLEET_MS, FLEET_MS, FLEET_MS]);
+    const { client, stats, close } = openChannel({}, label, backends.map((backend) => backend.address), quickOutlierDetection);
+    const ejected = backends[3];
+    const view = () => stats().endpoints.find((e) => e.address === ejected.address)!;
+    try {
+      await runAProbeInterval(client);
+      ejected.behaviour.failWith = status.UNAVAILABLE;
+      await callUntil(client, 'outlier_detection to eject it', () => view().state === 'TRANSIENT_FAILURE');
+      // Healthy again but slow, as it comes back: a restart in place would be in slow start now.
+      ejected.behaviour.failWith = null;
+      ejected.behaviour.delayMs = 4 * FLEET_MS;
+      await callUntil(client, 'its ejection to end', () => view().state === 'READY');
+      const slowStartBefore = stats().picks!.slowStart;
+      await callMany(client, CALLS_AFTER);
+      expect(stats().policy).toBe(PEAK_EWMA_POLICY_NAME);
+      expect(view().slowStartMsLeft).toBeNull();
       expect(stats().picks!.slowStart).toBe(slowStartBefore);
     } finally {
       close();

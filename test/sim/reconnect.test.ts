@@ -24,16 +24,21 @@ describe('foundBackAfterMs (gRPC connection back-off)', () => {
     // Second wait 1.6 s ± 20 %; the third 1.6 × the second ± 20 %.
     expect(Math.min(...draws)).toBeGreaterThanOrEqual(1000 + 1280 + 0.8 * 1.6 * 1280);
     expect(Math.max(...draws)).toBeLessThanOrEqual(1000 + 1920 + 1.2 * 1.6 * 1920);
+    // Compounding: the third wait is 1.6 × the second as drawn, so a short second makes a short third.
+    // Jitter on fixed nominal waits (1.6 s, 2.56 s) would never find the pod before 1000 + 1280 + 2048.
+    expect(Math.min(...draws)).toBeLessThan(1000 + 1280 + 2048);
     const mean = draws.reduce((a, b) => a + b, 0) / draws.length;
     expect(mean).toBeGreaterThan(5100);
     expect(mean).toBeLessThan(5220);
     expect(new Set(draws.map((d) => Math.round(d))).size).toBeGreaterThan(1000);
   });
 
-  it('never waits longer than the cap between tries', () => {
+  it('never waits longer than the cap between tries (its jitter aside)', () => {
     const downMs = 3_600_000;
     const back = foundBackAfterMs(downMs, NO_JITTER);
     expect(back).toBeGreaterThanOrEqual(downMs);
     expect(back - downMs).toBeLessThanOrEqual(RECONNECT_BACKOFF.maxMs);
+    const jittered = foundBackAfterMs(downMs, () => 1);
+    expect(jittered - downMs).toBeLessThanOrEqual(RECONNECT_BACKOFF.maxMs * (1 + RECONNECT_BACKOFF.jitter));
   });
 });
