@@ -13,6 +13,7 @@ import { getLoadBalancerStats, PEAK_EWMA_POLICY_NAME, register, STATS_LABEL_OPTI
 import { callOnce, createProbeClient } from '../../scripts/lib/probe-service';
 import { ManualTarget } from '../../scripts/lib/manual-resolver';
 import { startBackendsAnswering, stopBackends, TestBackend } from '../support/backends';
+import { fastOutlierDetection } from '../support/traffic';
 import { waitFor } from '../support/wait';
 
 register();
@@ -195,19 +196,10 @@ describe('peak_ewma_experimental: an address that leaves the list and comes back
 });
 
 /**
- * outlier_detection that ejects, for 1 s, an endpoint failing half its calls
- * within 0.3 s, from one call: peak_ewma itself keeps a failing endpoint to
- * its probes, so it gets few.
+ * outlier_detection that ejects a failing endpoint for 1 s, from one call:
+ * peak_ewma itself keeps a failing endpoint to its probes, so it gets few.
  */
-const quickOutlierDetection = (child: object): object => ({
-  outlier_detection: {
-    interval: { seconds: 0, nanos: 300_000_000 },
-    base_ejection_time: { seconds: 1, nanos: 0 },
-    max_ejection_percent: 50,
-    failure_percentage_ejection: { threshold: 50, enforcement_percentage: 100, minimum_hosts: 3, request_volume: 1 },
-    child_policy: [child],
-  },
-});
+const quickOutlierDetection = (child: object): object => fastOutlierDetection(child, { baseEjectionS: 1, requestVolume: 1 });
 
 describe('peak_ewma_experimental beneath outlier_detection: an endpoint let back after its ejection', () => {
   it('is no joiner: its connection stayed up, so a slow endpoint is judged on what the channel knew', async () => {

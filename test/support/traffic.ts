@@ -85,17 +85,18 @@ export async function trafficUntilClean(
 
 /**
  * outlier_detection around `childPolicy`, tuned to eject a failing backend
- * within a second of test traffic. grpc-js's outlier_detection takes
+ * within a second of test traffic, for `baseEjectionS` (30 s), once it has
+ * `requestVolume` calls (5) in an interval. grpc-js's outlier_detection takes
  * durations only as {seconds, nanos}: "0.3s" would make it fall back to
  * pick_first in silence.
  */
-export function fastOutlierDetection(childPolicy: object): object {
+export function fastOutlierDetection(childPolicy: object, { baseEjectionS = 30, requestVolume = 5 } = {}): object {
   return {
     outlier_detection: {
       interval: { seconds: 0, nanos: 300_000_000 },
-      base_ejection_time: { seconds: 30, nanos: 0 },
+      base_ejection_time: { seconds: baseEjectionS, nanos: 0 },
       max_ejection_percent: 50,
-      failure_percentage_ejection: { threshold: 50, enforcement_percentage: 100, minimum_hosts: 3, request_volume: 5 },
+      failure_percentage_ejection: { threshold: 50, enforcement_percentage: 100, minimum_hosts: 3, request_volume: requestVolume },
       child_policy: [childPolicy],
     },
   };
