@@ -149,16 +149,8 @@ export class ProbeBackend {
     // Not awaited: the old process's grace runs on while the new one listens.
     void ProbeBackend.shutDown(old, graceMs);
     await new Promise((resolve) => setTimeout(resolve, downMs));
-    // A slow grace may still hold the old listener's port for a moment: bind again until it is free.
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.start(this.port);
-        break;
-      } catch (error) {
-        if (attempt >= 50) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    }
+    // The old listener closed at once; its sessions, still draining, do not hold the port.
+    await this.start(this.port);
   }
 
   setBehaviour(patch: Partial<Behaviour>): void {

@@ -146,8 +146,9 @@ function rollingRestart(role: Role) {
 
 /**
  * Every 2 s over the fault phase the next pod in the list restarts in place
- * (s19): not READY for `downMs`, then back on its address as a new process
- * that warms up with work (role `warming`).
+ * (s19): down for `downMs`, then back on its address as a new process that
+ * warms up with work (role `warming`), found by each client at its next
+ * reconnect try.
  */
 function restartsInPlace(downMs: number) {
   return (control: ScenarioControl): void =>

@@ -383,6 +383,16 @@ export function runSimulation(spec: RunSpec): RunOutput {
 
   const fresh: FreshEvent[] = [];
   const reconnectRandom = seededRandom(seedFor(spec.seed, 'reconnect'));
+  /** `client` sees backend `id` not READY for `forMs`, then READY again, and then `then`. */
+  const downFor = (client: Client, id: number, forMs: number, then?: () => void): void => {
+    client.down.add(id);
+    refreshReady(client);
+    scheduler.schedule(scheduler.nowMs() + forMs, () => {
+      client.down.delete(id);
+      refreshReady(client);
+      then?.();
+    });
+  };
   const control: ScenarioControl = {
     faultStartS: timeline.faultStartS,
     faultEndS: timeline.faultEndS,
@@ -407,12 +417,7 @@ export function runSimulation(spec: RunSpec): RunOutput {
       backends[id].restart();
       // Each client finds it back at its own next try (gRPC's connection back-off, reconnect.ts).
       for (const client of clients) {
-        client.down.add(id);
-        refreshReady(client);
-        scheduler.schedule(scheduler.nowMs() + foundBackAfterMs(downMs, reconnectRandom), () => {
-          client.down.delete(id);
-          refreshReady(client);
-        });
+        downFor(client, id, foundBackAfterMs(downMs, reconnectRandom));
       }
     },
     maxConnectionAge: (maxAgeMs, reconnectMs) => {
@@ -421,15 +426,8 @@ export function runSimulation(spec: RunSpec): RunOutput {
       const blipRandom = seededRandom(seedFor(spec.seed, 'blips'));
       for (const client of clients) {
         for (const id of published) {
-          const cycle = (): void => {
-            client.down.add(id);
-            refreshReady(client);
-            scheduler.schedule(scheduler.nowMs() + reconnectMs, () => {
-              client.down.delete(id);
-              refreshReady(client);
-              scheduler.schedule(scheduler.nowMs() + maxAgeMs * (0.9 + 0.2 * blipRandom()), cycle);
-            });
-          };
+          const cycle = (): void =>
+            downFor(client, id, reconnectMs, () => scheduler.schedule(scheduler.nowMs() + maxAgeMs * (0.9 + 0.2 * blipRandom()), cycle));
           scheduler.schedule(client.startMs + maxAgeMs * (0.9 + 0.2 * blipRandom()), cycle);
         }
       }

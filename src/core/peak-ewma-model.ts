@@ -23,7 +23,7 @@ import { countFailures, failuresAfterEjectingAnswer, failuresInARowAfter } from 
 import { refusalOf, rotates } from './rotation';
 import { comesBack } from './shared-recovery';
 import { isShedding, recordShed } from './shed';
-import { endsFirstCall, inSlowStart, noteReturn, slowAnswersCarried, sparedEjection, spendsTurnCredit, startSlowStart } from './slow-start';
+import { endsFirstCall, inSlowStart, noteReturn, noteTimeout, slowAnswersCarried, sparedEjection, spendsTurnCredit, startSlowStart } from './slow-start';
 import { isStale } from './staleness';
 import { BalancerTraffic } from './traffic';
 
@@ -217,10 +217,7 @@ export class PeakEwmaModel implements LoadModel {
     if (isFailure(outcome)) {
       load.failedAtMs = nowMs;
     }
-    // A deadline that ran out on this endpoint, not one spent before the pick (slow-start.ts `sparedEjection`).
-    if (outcome === CallOutcome.DEADLINE_EXCEEDED && fleet.hasSample && elapsedMs >= (settings.ejectionRatio ?? 0) * fleet.rttMs) {
-      load.timedOutAtMs = nowMs;
-    }
+    noteTimeout(load, outcome, elapsedMs, nowMs, settings, fleet);
     recordShed(load, outcome, elapsedMs, nowMs);
     const sampleMs = sampleWith(outcome, judgedMs, estimateNowMs, failures, settings, fleet);
     if (sampleMs === null || !(sampleMs >= 0) || !Number.isFinite(sampleMs)) {

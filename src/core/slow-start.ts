@@ -180,6 +180,17 @@ export function inSlowStart(load: EndpointLoad, nowMs: number, settings: PeakEwm
 }
 
 /**
+ * Records a call of `load` that ran out its deadline on it (`sparedEjection`
+ * reads the time): one that ran at least R × F, not one whose deadline was
+ * spent before the pick (a queued pick, a retry, a client stall).
+ */
+export function noteTimeout(load: EndpointLoad, outcome: CallOutcome, elapsedMs: number, nowMs: number, settings: PeakEwmaSettings, fleet: FleetRtt): void {
+  if (outcome === CallOutcome.DEADLINE_EXCEEDED && fleet.hasSample && elapsedMs >= (settings.ejectionRatio ?? 0) * fleet.rttMs) {
+    load.timedOutAtMs = nowMs;
+  }
+}
+
+/**
  * Whether `load` is spared ejection for its latency now: in its slow start,
  * its calls not failing, and none run out its deadline within a probe
  * interval. A joiner whose calls time out is not warming up but drowning:

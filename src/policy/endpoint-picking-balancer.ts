@@ -346,13 +346,16 @@ export abstract class EndpointPickingLoadBalancer implements experimental.LoadBa
         managed.awaySinceMs = engine.clock();
         managed.refusedWhileAway = false;
       }
-      if (state === connectivityState.TRANSIENT_FAILURE) {
-        managed.refusedWhileAway ||= connectionFailed(managed.child);
-      } else if (state === connectivityState.READY && managed.lastState !== connectivityState.READY && !Number.isNaN(managed.awaySinceMs)) {
-        if (managed.refusedWhileAway) {
-          engine.endpointReturned(managed.load, engine.clock() - managed.awaySinceMs);
+      // Away (it left READY and is not back): was its connection refused, and is it back now?
+      if (!Number.isNaN(managed.awaySinceMs)) {
+        if (state === connectivityState.TRANSIENT_FAILURE) {
+          managed.refusedWhileAway ||= connectionFailed(managed.child);
+        } else if (state === connectivityState.READY) {
+          if (managed.refusedWhileAway) {
+            engine.endpointReturned(managed.load, engine.clock() - managed.awaySinceMs);
+          }
+          managed.awaySinceMs = NaN;
         }
-        managed.awaySinceMs = NaN;
       }
       managed.lastState = state;
       if (state === connectivityState.READY) {
