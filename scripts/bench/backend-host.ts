@@ -76,7 +76,9 @@ async function handle(message: ToBackendHost): Promise<void> {
     case 'restart': {
       const backend = backends.get(message.id);
       if (backend === undefined) throw new Error(`restart: no backend ${message.id} on this host`);
-      await backend.restartInPlace(message.downMs, message.graceMs);
+      await backend.restartInPlace(message.downMs, message.graceMs).catch((error: unknown) => {
+        throw new Error(`restart in place of ${message.id}: ${error instanceof Error ? error.message : String(error)}`);
+      });
       return;
     }
     case 'stats':

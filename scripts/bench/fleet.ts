@@ -24,6 +24,7 @@ export class Fleet {
   private readonly hosts: ChildProcess[] = [];
   private readonly hostOf = new Map<string, ChildProcess>();
   private nextHost = 0;
+  private readonly failures: string[] = [];
 
   private constructor() {}
 
@@ -31,7 +32,13 @@ export class Fleet {
     const fleet = new Fleet();
     const hostCount = Math.max(1, Math.min(options.hosts, specs.length));
     for (let i = 0; i < hostCount; i++) {
-      fleet.hosts.push(forkChild('backend-host.ts'));
+      const host = forkChild('backend-host.ts');
+      // set, retire and restart are posted without a reply to wait for: a host's
+      // failure in one of them reaches no waiting caller, so it is kept here.
+      host.on('message', (message: FromBackendHost) => {
+        if (message.type === 'error') fleet.failures.push(`backend host ${host.pid}: ${message.message}`);
+      });
+      fleet.hosts.push(host);
     }
     const groups = fleet.hosts.map(() => [] as BackendSpec[]);
     specs.forEach((spec, i) => groups[i % hostCount].push(spec));
@@ -94,6 +101,16 @@ export class Fleet {
     const host = this.hostOf.get(id);
     if (host === undefined) throw new Error(`restartInPlace: no backend ${id}`);
     this.post(host, { type: 'restart', id, downMs, graceMs });
+  }
+
+  /**
+   * What the hosts reported failing since the start, in order: a backend that
+   * could not listen again after a restart in place, one that would not stop.
+   * A run that used the fleet is not a measurement of the scenario if this
+   * is not empty.
+   */
+  hostFailures(): readonly string[] {
+    return this.failures;
   }
 
   /** Every backend's counters, and the worst event-loop delay among the hosts since the last call. */

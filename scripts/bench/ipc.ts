@@ -31,7 +31,9 @@ export type ToBackendHost =
 export type FromBackendHost =
   | { type: 'listening'; ports: Record<string, number> }
   | { type: 'stats'; stats: ProbeBackendStats[]; loopDelayMs: { p99: number; max: number } }
-  | { type: 'done' };
+  | { type: 'done' }
+  /** A message the host could not carry out (backend-host.ts's handler). */
+  | { type: 'error'; message: string };
 
 // ---- client host ----
 

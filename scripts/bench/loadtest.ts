@@ -242,6 +242,7 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
       clearInterval(progressTimer);
       spec.progress?.done();
     }
+    errors.push(...fleet.hostFailures());
     if (errors.length > 0) {
       throw new Error(`${scenario.name}: scenario actions failed: ${errors.map(String).join('; ')}`);
     }
