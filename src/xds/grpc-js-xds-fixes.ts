@@ -51,25 +51,39 @@ interface PriorityChildTimers {
 let installed = false;
 const mended: string[] = [];
 
-/** Installs both mends; idempotent. Returns the names of the policies mended. */
-export function installGrpcJsXdsFixes(): string[] {
+/**
+ * Reads what both mends need (grpc-js-xds's modules and its registered config
+ * classes: call after its register()) and returns what installs them;
+ * throws, having changed nothing, if a module has moved. Idempotent.
+ */
+export function prepareGrpcJsXdsFixes(): () => string[] {
   if (installed) {
-    return mended;
+    return () => mended;
   }
-  installed = true;
   const weightedTarget = requireXdsInternal<WeightedTargetModule>('@grpc/grpc-js-xds/build/src/load-balancer-weighted-target').WeightedTargetLoadBalancer;
   const weightedTargetConfig = configClassOf('weighted_target', { targets: {} });
-  if (typeof weightedTarget === 'function' && weightedTargetConfig !== null) {
-    experimental.registerLoadBalancerType('weighted_target', weightedTargetDestroyingDropped(weightedTarget), weightedTargetConfig);
-    mended.push('weighted_target');
-  }
   const priority = requireXdsInternal<PriorityModule>('@grpc/grpc-js-xds/build/src/load-balancer-priority').PriorityLoadBalancer;
   const priorityConfig = configClassOf('priority', { children: {}, priorities: [] });
-  if (typeof priority === 'function' && priorityConfig !== null) {
-    experimental.registerLoadBalancerType('priority', priorityClearingTimers(priority), priorityConfig);
-    mended.push('priority');
-  }
-  return mended;
+  return () => {
+    if (installed) {
+      return mended;
+    }
+    installed = true;
+    if (typeof weightedTarget === 'function' && weightedTargetConfig !== null) {
+      experimental.registerLoadBalancerType('weighted_target', weightedTargetDestroyingDropped(weightedTarget), weightedTargetConfig);
+      mended.push('weighted_target');
+    }
+    if (typeof priority === 'function' && priorityConfig !== null) {
+      experimental.registerLoadBalancerType('priority', priorityClearingTimers(priority), priorityConfig);
+      mended.push('priority');
+    }
+    return mended;
+  };
+}
+
+/** Installs both mends; idempotent. Returns the names of the policies mended. */
+export function installGrpcJsXdsFixes(): string[] {
+  return prepareGrpcJsXdsFixes()();
 }
 
 function weightedTargetDestroyingDropped(Original: WeightedTargetModule['WeightedTargetLoadBalancer']): WeightedTargetModule['WeightedTargetLoadBalancer'] {

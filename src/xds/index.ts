@@ -7,15 +7,16 @@
  *
  * See docs/xds.md for the field mapping and a Cluster example.
  */
+import { experimental, logVerbosity } from '@grpc/grpc-js';
 import { assertSameGrpcJs, GrpcJsChoice, readGrpcJsChoice } from '../policy/grpc-js-copies';
 import { claimRegistry } from '../policy/package-copies';
 import { register as registerPolicies } from '../policy/register';
-import { installLegacyLeastRequest } from './legacy-least-request';
+import { prepareLegacyLeastRequest } from './legacy-least-request';
 import { convertLeastRequest } from './least-request-converter';
 import { convertPeakEwma } from './peak-ewma-converter';
 import { EncodedAny, precompileValidators } from './policy-protos';
 import { convertTypedStruct } from './typed-struct-converter';
-import { installGrpcJsXdsFixes } from './grpc-js-xds-fixes';
+import { prepareGrpcJsXdsFixes } from './grpc-js-xds-fixes';
 import {
   LEAST_REQUEST_TYPE_URL,
   PEAK_EWMA_TYPE_URL,
@@ -53,12 +54,13 @@ function fromTypedConfig(convert: (typedConfig: EncodedAny) => ReturnType<ProtoL
 let registered = false;
 
 /**
- * Registers, in this order: our policies (peak_ewma_experimental,
- * least_request_experimental) with grpc-js; @grpc/grpc-js-xds (the xds:
- * scheme and its policies); our converters for Envoy's PeakEwma (v3alpha) and
+ * Registers, in this order: @grpc/grpc-js-xds (the xds: scheme and its
+ * policies); our policies (peak_ewma_experimental,
+ * least_request_experimental) with grpc-js; our converters for Envoy's PeakEwma (v3alpha) and
  * LeastRequest (v3), and validating converters for both TypedStruct URLs;
  * and acceptance of the Cluster's old `lb_policy: LEAST_REQUEST` enum (gRFC
- * A48, what Istio's proxyless generator sends; see legacy-least-request.ts);
+ * A48, what Istio's proxyless generator sends; see legacy-least-request.ts;
+ * not installed, with an INFO log, where grpc-js-xds accepts it itself);
  * and grpc-js-xds's weighted_target and priority mended (grpc-js-xds-fixes.ts:
  * a removed locality's balancer destroyed, a closed channel's timers cleared).
  * Idempotent. Call it before the first xds:/// channel: a Cluster that
@@ -69,7 +71,9 @@ let registered = false;
  * Throws if the installed @grpc/grpc-js-xds is outside SUPPORTED_XDS_RANGE
  * or no longer has the internals this relies on, if two copies of
  * @grpc/grpc-js are installed, or if a proto carries a validation rule the
- * enforcer does not know. `choice` is register()'s: `{ grpcJs }`, the
+ * enforcer does not know. Every check runs before anything of this
+ * package is installed, so a throw leaves none of it behind (only
+ * grpc-js-xds's own register() has run) and a later call checks again. `choice` is register()'s: `{ grpcJs }`, the
  * module your channels are made with, checked against the copy this
  * package and grpc-js-xds register into, also when already registered.
  * It is the only check that sees a grpc-js inlined into a bundle while this
@@ -88,10 +92,15 @@ export function registerXds(choice?: GrpcJsChoice): void {
   const registerLbPolicy = loadRegisterLbPolicy();
   assertSingleGrpcJs();
   precompileValidators([PEAK_EWMA_TYPE_URL, LEAST_REQUEST_TYPE_URL, XDS_TYPED_STRUCT_TYPE_URL, UDPA_TYPED_STRUCT_TYPE_URL]);
-  registerPolicies(checked);
+  // grpc-js-xds's own registration, which its users call anyway; the checks below read what it registers.
   grpcJsXds.register();
+  // Every check of grpc-js-xds's internals runs before anything of ours is
+  // installed: a failure leaves no converter registered without the rest.
+  const installFixes = prepareGrpcJsXdsFixes();
+  const installShim = prepareLegacyLeastRequest();
+  registerPolicies(checked);
   // After grpcJsXds.register(), whose weighted_target and priority they replace (last wins).
-  installGrpcJsXdsFixes();
+  installFixes();
   // grpc-js-xds's converter registry is module-global and last-wins too: the
   // copy of this package that holds it is chosen as for the policies.
   if (claimRegistry(registerLbPolicy, 'the xDS converters and the lb_policy LEAST_REQUEST shim')) {
@@ -100,7 +109,14 @@ export function registerXds(choice?: GrpcJsChoice): void {
     // After grpcJsXds.register(), which registered its own (non-validating) ones.
     registerLbPolicy(XDS_TYPED_STRUCT_TYPE_URL, fromTypedConfig(convertTypedStruct));
     registerLbPolicy(UDPA_TYPED_STRUCT_TYPE_URL, fromTypedConfig(convertTypedStruct));
-    installLegacyLeastRequest();
+    if (installShim) {
+      installShim();
+    } else {
+      experimental.log(
+        logVerbosity.INFO,
+        'grpc-js-peak-ewma: @grpc/grpc-js-xds accepts lb_policy LEAST_REQUEST itself; its reading stands, and this package\'s shim for it is not installed',
+      );
+    }
   }
   registered = true;
 }

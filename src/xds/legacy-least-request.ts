@@ -28,9 +28,10 @@
  * validates everything else of the Cluster as if it said ROUND_ROBIN (the
  * only lb_policy-dependent output is `lbPolicyConfig`), and the result's
  * `lbPolicyConfig` is replaced by the tree above. Every other Cluster goes
- * to the original untouched. installLegacyLeastRequest() first checks, on
+ * to the original untouched. prepareLegacyLeastRequest() first checks, on
  * probe Clusters decoded by grpc-js-xds's own decoder, that the original
- * still behaves as this relies on, and throws otherwise.
+ * still behaves as this relies on, and throws otherwise; a release that
+ * accepts LEAST_REQUEST itself is left to do so, and the shim stands aside.
  */
 import { LoadBalancingConfig } from '@grpc/grpc-js';
 import type { Cluster__Output } from '@grpc/grpc-js-xds/build/src/generated/envoy/config/cluster/v3/Cluster';
@@ -119,17 +120,18 @@ function probeCluster(lbPolicy: string): Cluster__Output {
   };
 }
 
-/** Checks the two facts the wrapper relies on; throws (registerXds fails) if either changed. */
-function checkOriginal(validate: ValidateResource): void {
+/**
+ * Checks the facts the wrapper relies on; throws (registerXds fails) if
+ * ROUND_ROBIN no longer validates to the tree it did. Returns false if
+ * grpc-js-xds now accepts LEAST_REQUEST itself: the shim is then not needed.
+ */
+function originalNeedsShim(validate: ValidateResource): boolean {
   const context = { bootstrap: { certificateProviders: {} } } as unknown as XdsDecodeContext;
   const roundRobin = validate(context, probeCluster('ROUND_ROBIN'));
   if (!roundRobin.valid || !isDeepStrictEqual(roundRobin.result.lbPolicyConfig, ROUND_ROBIN_TREE)) {
     throw incompatible(CLUSTER_MODULE, `an lb_policy ROUND_ROBIN Cluster no longer validates to ${JSON.stringify(ROUND_ROBIN_TREE)}`);
   }
-  const leastRequest = validate(context, probeCluster('LEAST_REQUEST'));
-  if (leastRequest.valid) {
-    throw incompatible(CLUSTER_MODULE, 'grpc-js-xds now accepts lb_policy LEAST_REQUEST itself; this package\'s shim for it must go');
-  }
+  return !validate(context, probeCluster('LEAST_REQUEST')).valid;
 }
 
 /** Whether grpc-js-xds reads `load_balancing_policy` (gRFC A52 on), as it decided at its load. */
@@ -142,38 +144,56 @@ function customLbConfigOn(): boolean {
 }
 
 /**
- * Makes grpc-js-xds's CDS validation accept `lb_policy: LEAST_REQUEST` as
- * gRFC A48 says, replacing another copy's wrapper. Idempotent.
+ * Checks everything the shim relies on and returns what installs it, or
+ * null where grpc-js-xds accepts `lb_policy: LEAST_REQUEST` itself (a later
+ * 1.14 patch may: its own reading then stands). Throws, having changed
+ * nothing, if grpc-js-xds's internals are not as this was written against,
+ * so that registerXds() fails before it installs anything (index.ts).
  */
-export function installLegacyLeastRequest(): void {
+export function prepareLegacyLeastRequest(): (() => void) | null {
   const host = clusterValidatorHost();
   const current = host.validateResource!;
   if (ownWrappers.has(current)) {
-    return;
+    return () => {};
   }
   const wrapped = current[WRAPPED];
   const original = typeof wrapped === 'function' ? wrapped : current;
   const validate: ValidateResource = (context, message) => original.call(host, context, message);
-  checkOriginal(validate);
+  if (!originalNeedsShim(validate)) {
+    return null;
+  }
   const readsPolicyField = customLbConfigOn();
-  const wrapper: Wrapper = (context, message) => {
-    if ((readsPolicyField && message.load_balancing_policy) || message.lb_policy !== 'LEAST_REQUEST') {
-      return validate(context, message);
-    }
-    let config: LoadBalancingConfig | null = null;
-    let error: string | null = null;
-    try {
-      config = legacyLeastRequestConfig(message);
-    } catch (thrown) {
-      error = (thrown as Error).message;
-    }
-    const rest = validate(context, { ...message, lb_policy: 'ROUND_ROBIN' });
-    if (error !== null) {
-      return { valid: false, errors: [error, ...(rest.valid ? [] : rest.errors)] };
-    }
-    return rest.valid ? { valid: true, result: { ...rest.result, lbPolicyConfig: [config!] } } : rest;
+  return () => {
+    const wrapper: Wrapper = (context, message) => {
+      if ((readsPolicyField && message.load_balancing_policy) || message.lb_policy !== 'LEAST_REQUEST') {
+        return validate(context, message);
+      }
+      let config: LoadBalancingConfig | null = null;
+      let error: string | null = null;
+      try {
+        config = legacyLeastRequestConfig(message);
+      } catch (thrown) {
+        error = (thrown as Error).message;
+      }
+      const rest = validate(context, { ...message, lb_policy: 'ROUND_ROBIN' });
+      if (error !== null) {
+        return { valid: false, errors: [error, ...(rest.valid ? [] : rest.errors)] };
+      }
+      return rest.valid ? { valid: true, result: { ...rest.result, lbPolicyConfig: [config!] } } : rest;
+    };
+    wrapper[WRAPPED] = original;
+    ownWrappers.add(wrapper);
+    host.validateResource = wrapper;
   };
-  wrapper[WRAPPED] = original;
-  ownWrappers.add(wrapper);
-  host.validateResource = wrapper;
+}
+
+/**
+ * Makes grpc-js-xds's CDS validation accept `lb_policy: LEAST_REQUEST` as
+ * gRFC A48 says, replacing another copy's wrapper. Idempotent. Returns false
+ * where grpc-js-xds accepts it itself and nothing was installed.
+ */
+export function installLegacyLeastRequest(): boolean {
+  const install = prepareLegacyLeastRequest();
+  install?.();
+  return install !== null;
 }

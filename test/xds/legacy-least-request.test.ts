@@ -136,14 +136,17 @@ describe('the wrapped validator is checked at install', () => {
     });
   });
 
-  test('a grpc-js-xds that accepts LEAST_REQUEST itself fails loudly: the shim must go', () => {
+  test('a grpc-js-xds that accepts LEAST_REQUEST itself keeps its own reading: the shim stands aside', () => {
     jest.isolateModules(() => {
       const validateResource = (_context: unknown, message: { name: string }) => ({
         valid: true,
         result: { name: message.name, lbPolicyConfig: [{ xds_wrr_locality: { child_policy: [{ round_robin: {} }] } }] },
       });
-      jest.doMock(CLUSTER_MODULE, () => ({ ClusterResourceType: { get: () => ({ validateResource }) } }));
-      expect(install).toThrow(/grpc-js-xds now accepts lb_policy LEAST_REQUEST itself/);
+      const host = { validateResource };
+      jest.doMock(CLUSTER_MODULE, () => ({ ClusterResourceType: { get: () => host } }));
+      const { installLegacyLeastRequest } = require('../../src/xds/legacy-least-request') as typeof import('../../src/xds/legacy-least-request');
+      expect(installLegacyLeastRequest()).toBe(false);
+      expect(host.validateResource).toBe(validateResource);
     });
   });
 
