@@ -189,8 +189,12 @@ export const PEAK_EWMA_LIMITS = {
   maxSlowStartMs: 3_600_000,
 } as const;
 
-/** The fields toJsonObject writes only when they differ from PEAK_EWMA_DEFAULTS, in this order (maxEjectionTime and slowStartWindow, durations, after them). */
-const NON_DEFAULT_FIELDS = [
+/**
+ * The fields toJsonObject writes only when the config gave them or they
+ * differ from PEAK_EWMA_DEFAULTS, in this order (maxEjectionTime and
+ * slowStartWindow, durations, after them).
+ */
+const WRITTEN_WHEN_SET = [
   'methodScoring',
   'mixedChoiceCount',
   'rotationMargin',
@@ -209,10 +213,19 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
   readonly countsStreams = false;
   readonly settings: PeakEwmaSettings;
 
+  /** The JSON fields the config named; not part of its value (two configs with the same settings are equal). */
+  readonly #givenFields: ReadonlySet<string>;
+
+  /**
+   * `givenFields`: the JSON fields the config named (parse() passes them),
+   * so that toJsonObject writes a value given equal to our default too.
+   */
   constructor(
     readonly choiceCount: number = PEAK_EWMA_DEFAULTS.choiceCount,
     settings: Partial<PeakEwmaSettings> = {},
+    givenFields: ReadonlySet<string> = new Set(),
   ) {
+    this.#givenFields = givenFields;
     this.settings = {
       decayMs: settings.decayMs ?? PEAK_EWMA_DEFAULTS.decayMs,
       defaultRttMs: settings.defaultRttMs ?? PEAK_EWMA_DEFAULTS.defaultRttMs,
@@ -248,26 +261,34 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
         defaultRtt: msToDurationString(this.settings.defaultRttMs),
         penaltyValue: this.settings.penaltyValue,
         errorPenaltyFactor: this.settings.errorPenaltyFactor,
-        // The fleet-relative knobs appear only when they differ from the defaults.
-        ...this.nonDefaultFleetFields(),
+        ...this.fieldsSet(),
       },
     };
   }
 
-  private nonDefaultFleetFields(): Record<string, number | string | boolean> {
+  /**
+   * The other fields, where the config gave them or they differ from our
+   * defaults. This JSON is what another copy of this package reads the config
+   * from (foreign-config.ts), with its own defaults, which may not be ours: a
+   * value given equal to our default is written so that it is not replaced
+   * by the reader's. A field nobody set is left out, so that an older copy is
+   * not handed fields it does not know.
+   */
+  private fieldsSet(): Record<string, number | string | boolean> {
     const fields: Record<string, number | string | boolean> = {};
-    for (const field of NON_DEFAULT_FIELDS) {
+    const isSet = (field: string, value: unknown, defaultValue: unknown) => this.#givenFields.has(field) || value !== defaultValue;
+    for (const field of WRITTEN_WHEN_SET) {
       const value = this.settings[field];
-      if (value !== undefined && value !== PEAK_EWMA_DEFAULTS[field]) {
+      if (value !== undefined && isSet(field, value, PEAK_EWMA_DEFAULTS[field])) {
         fields[field] = value;
       }
     }
     const { maxEjectionMs } = this.settings;
-    if (maxEjectionMs !== PEAK_EWMA_DEFAULTS.maxEjectionMs) {
+    if (isSet('maxEjectionTime', maxEjectionMs, PEAK_EWMA_DEFAULTS.maxEjectionMs)) {
       fields.maxEjectionTime = maxEjectionMs! > 0 ? msToDurationString(maxEjectionMs!) : '0s';
     }
     const { slowStartMs } = this.settings;
-    if (slowStartMs !== PEAK_EWMA_DEFAULTS.slowStartMs) {
+    if (isSet('slowStartWindow', slowStartMs, PEAK_EWMA_DEFAULTS.slowStartMs)) {
       fields.slowStartWindow = slowStartMs! > 0 ? msToDurationString(slowStartMs!) : '0s';
     }
     return fields;
@@ -343,8 +364,18 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
         PEAK_EWMA_LIMITS.maxSlowStartMs,
         true, // "0s" turns slow start off
       ),
-    });
+    }, givenFieldsOf(fields));
   }
+}
+
+/**
+ * Which of the fields toJsonObject may leave out `fields` gives a value, by
+ * either spelling (null means "the default", as if absent). Only these are
+ * read: the unknown-field check counts every key read as known.
+ */
+function givenFieldsOf(fields: Record<string, unknown>): ReadonlySet<string> {
+  const optional = [...WRITTEN_WHEN_SET, 'maxEjectionTime', 'slowStartWindow'];
+  return new Set(optional.filter((field) => readField(PEAK_EWMA_POLICY_NAME, fields, field) !== undefined));
 }
 
 /** A knob that 0 turns off: a number in [0, max], defaulting to PEAK_EWMA_DEFAULTS. */

@@ -80,23 +80,54 @@ describe('peak_ewma_experimental config', () => {
     expect(parsePeak({ mixedChoiceCount: 50 }).settings.mixedChoiceCount).toBe(10);
   });
 
-  it('methodScoring: "off", "latency" or "work", and round-trips when not the default', () => {
+  it('toJsonObject writes a field the config gave even at our default, and leaves out one nobody gave', () => {
+    // Another copy of this package reads this JSON with its own defaults (foreign-config.ts): a
+    // user's "ejectionRatio": 1.5 left out because it equals ours ran as the reader's 1.8 (review, 2026-12-07).
+    const given = {
+      ejectionRatio: PEAK_EWMA_DEFAULTS.ejectionRatio,
+      max_ejection_percent: PEAK_EWMA_DEFAULTS.maxEjectionPercent,
+      rotationGate: PEAK_EWMA_DEFAULTS.rotationGate,
+      maxEjectionTime: `${PEAK_EWMA_DEFAULTS.maxEjectionMs! / 1000}s`,
+      slowStartWindow: `${PEAK_EWMA_DEFAULTS.slowStartMs! / 1000}s`,
+      pendingAware: null,
+    };
+    const json = (parsePeak(given).toJsonObject() as Record<string, Record<string, unknown>>).peak_ewma_experimental;
+    expect(json).toEqual({
+      ...(parsePeak({}).toJsonObject() as Record<string, Record<string, unknown>>).peak_ewma_experimental,
+      ejectionRatio: PEAK_EWMA_DEFAULTS.ejectionRatio,
+      maxEjectionPercent: PEAK_EWMA_DEFAULTS.maxEjectionPercent,
+      rotationGate: PEAK_EWMA_DEFAULTS.rotationGate,
+      maxEjectionTime: given.maxEjectionTime,
+      slowStartWindow: given.slowStartWindow,
+    });
+    expect(Object.keys((parsePeak({}).toJsonObject() as Record<string, Record<string, unknown>>).peak_ewma_experimental)).toEqual([
+      'choiceCount',
+      'decayTime',
+      'defaultRtt',
+      'penaltyValue',
+      'errorPenaltyFactor',
+    ]);
+    // The given fields are not part of the config's value.
+    expect(parsePeak(given)).toEqual(parsePeak({}));
+  });
+
+  it('methodScoring: "off", "latency" or "work", and round-trips', () => {
     for (const methodScoring of ['off', 'latency', 'work'] as const) {
       const config = parsePeak({ methodScoring });
       expect(config.settings.methodScoring).toBe(methodScoring);
       const json = config.toJsonObject() as Record<string, Record<string, unknown>>;
-      expect(json.peak_ewma_experimental.methodScoring).toBe(methodScoring === 'latency' ? undefined : methodScoring);
+      expect(json.peak_ewma_experimental.methodScoring).toBe(methodScoring);
       expect(parsePeak(json.peak_ewma_experimental)).toEqual(config);
     }
     expect(parsePeak({ method_scoring: 'work' }).settings.methodScoring).toBe('work');
   });
 
-  it('ejectionSignal: "peak" or "mean", round-trips when not the default, and a bad value names the field', () => {
+  it('ejectionSignal: "peak" or "mean", round-trips, and a bad value names the field', () => {
     for (const ejectionSignal of ['peak', 'mean'] as const) {
       const config = parsePeak({ ejectionSignal });
       expect(config.settings.ejectionSignal).toBe(ejectionSignal);
       const json = config.toJsonObject() as Record<string, Record<string, unknown>>;
-      expect(json.peak_ewma_experimental.ejectionSignal).toBe(ejectionSignal === PEAK_EWMA_DEFAULTS.ejectionSignal ? undefined : ejectionSignal);
+      expect(json.peak_ewma_experimental.ejectionSignal).toBe(ejectionSignal);
       expect(parsePeak(json.peak_ewma_experimental)).toEqual(config);
     }
     expect(parsePeak({ ejection_signal: 'mean' }).settings.ejectionSignal).toBe('mean');
@@ -104,12 +135,12 @@ describe('peak_ewma_experimental config', () => {
     expect(() => parsePeak({ ejectionSignal: 1 })).toThrow(/"ejectionSignal" must be one of/);
   });
 
-  it('maxEjectionPercent: 0 to 100 (100: no budget), round-trips when not the default, and a bad value names the field', () => {
+  it('maxEjectionPercent: 0 to 100 (100: no budget), round-trips, and a bad value names the field', () => {
     for (const maxEjectionPercent of [0, 12.5, 40, 100]) {
       const config = parsePeak({ maxEjectionPercent });
       expect(config.settings.maxEjectionPercent).toBe(maxEjectionPercent);
       const json = config.toJsonObject() as Record<string, Record<string, unknown>>;
-      expect(json.peak_ewma_experimental.maxEjectionPercent).toBe(maxEjectionPercent === 40 ? undefined : maxEjectionPercent);
+      expect(json.peak_ewma_experimental.maxEjectionPercent).toBe(maxEjectionPercent);
       expect(parsePeak(json.peak_ewma_experimental)).toEqual(config);
     }
     expect(parsePeak({ max_ejection_percent: 50 }).settings.maxEjectionPercent).toBe(50);
