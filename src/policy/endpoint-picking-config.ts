@@ -44,7 +44,11 @@ export function createFromJsonReporting<T>(policyName: string, obj: unknown, par
     return parseReportingUnknownFields(policyName, obj, parse);
   } catch (error) {
     reportConfigError(error as Error);
-    throw error instanceof ConfigError ? new Error(error.detail) : error;
+    // grpc-js puts the policy name before the message itself: ours would make it twice.
+    const prefix = `${policyName}: `;
+    if (error instanceof ConfigError) throw new Error(error.detail);
+    if (error instanceof Error && error.message.startsWith(prefix)) throw new Error(error.message.slice(prefix.length));
+    throw error;
   }
 }
 

@@ -162,6 +162,8 @@ export function validateLoadBalancingConfigList(list: unknown, path = 'loadBalan
     }
     checkPolicyName(name, `${path}[${index}]`);
     for (const [childKey, children] of childPolicyLists(config)) {
+      // A policy grpc-js does not know (another implementation's) may keep anything under the key: grpc-js skips it whole.
+      if (!Array.isArray(children) && !isPolicyRegistered(name)) continue;
       checked += validateLoadBalancingConfigList(children, `${path}[${index}].${name}.${childKey}`, depth + 1);
     }
   });

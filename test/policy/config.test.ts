@@ -242,6 +242,24 @@ describe('least_request_experimental config', () => {
   });
 });
 
+describe("grpc-js's own parser names our policy once", () => {
+  it('for a config that is not an object, as for a bad field', () => {
+    setLogVerbosity(logVerbosity.NONE); // each rejection is logged at ERROR; here they are the point
+    const message = (config: Record<string, unknown>) => {
+      try {
+        experimental.parseLoadBalancingConfig(config as Parameters<typeof experimental.parseLoadBalancingConfig>[0]); // not objects, on purpose
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'parsed';
+    };
+    // Read "peak_ewma_experimental: peak_ewma_experimental: config must be …" until 2026-12-07.
+    expect(message({ peak_ewma_experimental: 'x' })).toBe('peak_ewma_experimental: config must be a JSON object, got "x"');
+    expect(message({ least_request_experimental: 5 })).toBe('least_request_experimental: config must be a JSON object, got 5');
+    expect(message({ peak_ewma_experimental: { decayTime: -1 } })).toMatch(/^peak_ewma_experimental: field "decayTime" /);
+  });
+});
+
 describe('validateServiceConfig', () => {
   it('checks our entries at top level and inside child policies, from an object or JSON text', () => {
     const serviceConfig = {
@@ -423,6 +441,18 @@ describe('validateLoadBalancingConfigList', () => {
     );
     expect(() => validateLoadBalancingConfigList([{}])).toThrow('loadBalancingConfig[0] must be an object with exactly one key, the policy name');
     expect(validateLoadBalancingConfigList([{ outlier_detection: { child_policy: [{ peak_ewma_experimental: {} }] } }])).toBe(1);
+  });
+
+  it("leaves alone what a policy grpc-js does not know keeps under a child key, and checks a registered policy's", () => {
+    // grpc-js skips another implementation's policy whole and takes round_robin; this threw "must be an array" (review, 2026-12-07).
+    expect(validateServiceConfig({ loadBalancingConfig: [{ some_other_impl: { childPolicy: 'x' } }, { round_robin: {} }] })).toBe(0);
+    // An array under an unknown policy is still read: our entries in it are checked.
+    expect(() =>
+      validateServiceConfig({ loadBalancingConfig: [{ some_other_impl: { childPolicy: [{ peak_ewma_experimental: { decayTime: -1 } }] } }, { round_robin: {} }] }),
+    ).toThrow(/some_other_impl\.childPolicy|decayTime/);
+    expect(() => validateServiceConfig({ loadBalancingConfig: [{ outlier_detection: { child_policy: 'x' } }] })).toThrow(
+      'loadBalancingConfig[0].outlier_detection.child_policy must be an array',
+    );
   });
 
   it('takes child policies nested 32 levels deep and rejects 33', () => {
