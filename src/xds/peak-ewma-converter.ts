@@ -14,7 +14,8 @@
  */
 import { LoadBalancingConfig } from '@grpc/grpc-js';
 import type { PeakEwma } from '../generated/envoy/extensions/load_balancing_policies/peak_ewma/v3alpha/peak_ewma';
-import { PEAK_EWMA_POLICY_NAME } from '../policy/peak-ewma-config';
+import { ConfigError } from '../policy/config-fields';
+import { PEAK_EWMA_POLICY_NAME, PeakEwmaLoadBalancingConfig } from '../policy/peak-ewma-config';
 import { durationToJson } from './duration';
 import { assertGrpcAccepts } from './grpc-accepts';
 import { decodeValidated, EncodedAny } from './policy-protos';
@@ -52,16 +53,27 @@ export function peakEwmaToJson(message: PeakEwma): LoadBalancingConfig {
 export const ABOVE_OUR_LIMIT_NOTE =
   ' (Envoy accepts any positive value here; grpc-js-peak-ewma caps it: docs/xds.md, "Limits beyond Envoy\'s")';
 
+/** The PeakEwma field each field we emit comes from, to name it in a NACK as the Cluster spells it. */
+const PROTO_FIELD_OF: Readonly<Record<string, string>> = {
+  decayTime: 'PeakEwma.decay_time',
+  defaultRtt: 'PeakEwma.default_rtt',
+  penaltyValue: 'PeakEwma.penalty_value',
+};
+
 /** Decodes, enforces PGV, maps, and checks grpc-js accepts the result; throws (→ NACK) otherwise. */
 export function convertPeakEwma(typedConfig: EncodedAny): LoadBalancingConfig {
   const config = peakEwmaToJson(decodeValidated<PeakEwma>(typedConfig, PEAK_EWMA_TYPE_URL));
   try {
-    return assertGrpcAccepts(config);
+    // Our own parser first, for an error that names the field and shows the value as given (the
+    // JSON grpc-js's message quotes writes penalty_value +Infinity as null).
+    PeakEwmaLoadBalancingConfig.parse(config[PEAK_EWMA_POLICY_NAME]);
   } catch (error) {
-    const message = (error as Error).message;
+    const protoField = error instanceof ConfigError ? PROTO_FIELD_OF[error.field] : undefined;
+    if (!(error instanceof ConfigError) || protoField === undefined) throw error;
     // Every field we emit except choiceCount (a constant 2) is positive by PGV, so "at most" is one of
     // the caps, and "finite" is penalty_value +Infinity, which PGV's gt: 0 takes (NaN it does not).
-    const aboveOurLimit = message.includes('at most') || message.includes('must be a finite number');
-    throw aboveOurLimit ? new Error(message + ABOVE_OUR_LIMIT_NOTE) : error;
+    const aboveOurLimit = error.rule.includes('at most') || error.rule.includes('must be a finite number');
+    throw new Error(`${protoField}: ${error.rule}${aboveOurLimit ? ABOVE_OUR_LIMIT_NOTE : ''}`);
   }
+  return assertGrpcAccepts(config);
 }

@@ -77,7 +77,7 @@ test('PeakEwma under WrrLocality converts to xds_wrr_locality with our child', (
 
 test('a PeakEwma our policy rejects, under WrrLocality, throws instead of being ACKed (the crash hole)', () => {
   expect(() => convertToLoadBalancingConfig(policyList(wrrLocality({ '@type': PEAK_EWMA_TYPE_URL, decay_time: '7200s' }))))
-    .toThrow(/Error parsing .*PeakEwma LoadBalancingPolicy named child: grpc-js rejects the converted config/);
+    .toThrow(/Error parsing .*PeakEwma LoadBalancingPolicy named child: PeakEwma\.decay_time: must be at most 3600s/);
 });
 
 // Both URLs: grpc-js-xds registers its own non-validating converter for each, and it would ACK this
