@@ -5,7 +5,12 @@
  * applying it to the endpoints (at once, or at the next EDS update) throws,
  * uncaught, inside grpc-js-xds, ending the process.
  *
- *   npx tsx scripts/xds/wrr-locality-crash-demo.ts
+ *   npx tsx scripts/xds/wrr-locality-crash-demo.ts [FIXTURE]
+ *
+ * FIXTURE: a cluster under xds-fixtures/, default
+ * invalid/wrr-locality-typed-struct-rejected.yaml; the other crash case is
+ * grpc-js-xds's own, invalid/wrr-locality-ring-hash-size.yaml (a RingHash
+ * whose size its converter writes as a string).
  *
  * Prints "ACKED" when the bad cluster is accepted, then dies with exit code
  * != 0; prints "SURVIVED" and exits 0 if the process outlives the update (as
@@ -34,7 +39,8 @@ async function main(): Promise<void> {
   callOnce(client, 500).catch(() => undefined); // starts the xDS subscriptions
   await controlPlane.expectAck('cluster', '1');
 
-  const version = controlPlane.putFromFile('invalid/wrr-locality-typed-struct-rejected.yaml').cluster!;
+  const fixture = process.argv[2] ?? 'invalid/wrr-locality-typed-struct-rejected.yaml';
+  const version = controlPlane.putFromFile(fixture).cluster!;
   const record = await controlPlane.waitForResponse('cluster', version);
   console.log(record.status === 'ACK' ? 'ACKED' : `NACKED: ${record.errorMessage}`);
   endpoints(2);

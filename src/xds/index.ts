@@ -21,8 +21,10 @@ import {
   LEAST_REQUEST_TYPE_URL,
   PEAK_EWMA_TYPE_URL,
   UDPA_TYPED_STRUCT_TYPE_URL,
+  WRR_LOCALITY_TYPE_URL,
   XDS_TYPED_STRUCT_TYPE_URL,
 } from './type-urls';
+import { convertWrrLocality } from './wrr-locality-converter';
 import { assertSingleGrpcJs, assertSupportedXdsVersion, loadGrpcJsXds, loadRegisterLbPolicy, ProtoLbPolicyConverter } from './xds-registry';
 
 export {
@@ -42,12 +44,14 @@ export { legacyLeastRequestConfig } from './legacy-least-request';
 export type { PeakEwma } from '../generated/envoy/extensions/load_balancing_policies/peak_ewma/v3alpha/peak_ewma';
 
 /** Adapts a converter of the Any to the registry's signature (it is handed the whole TypedExtensionConfig). */
-function fromTypedConfig(convert: (typedConfig: EncodedAny) => ReturnType<ProtoLbPolicyConverter>): ProtoLbPolicyConverter {
-  return (protoPolicy) => {
+function fromTypedConfig(
+  convert: (typedConfig: EncodedAny, selectChildPolicy: Parameters<ProtoLbPolicyConverter>[1]) => ReturnType<ProtoLbPolicyConverter>,
+): ProtoLbPolicyConverter {
+  return (protoPolicy, selectChildPolicy) => {
     if (!protoPolicy.typed_config) {
       throw new Error('typed_config is missing');
     }
-    return convert(protoPolicy.typed_config);
+    return convert(protoPolicy.typed_config, selectChildPolicy);
   };
 }
 
@@ -57,7 +61,9 @@ let registered = false;
  * Registers, in this order: @grpc/grpc-js-xds (the xds: scheme and its
  * policies); our policies (peak_ewma_experimental,
  * least_request_experimental) with grpc-js; our converters for Envoy's PeakEwma (v3alpha) and
- * LeastRequest (v3), and validating converters for both TypedStruct URLs;
+ * LeastRequest (v3), validating converters for both TypedStruct URLs, and
+ * one for WrrLocality that checks the child it hands xds_wrr_locality
+ * (wrr-locality-converter.ts);
  * and acceptance of the Cluster's old `lb_policy: LEAST_REQUEST` enum (gRFC
  * A48, what Istio's proxyless generator sends; see legacy-least-request.ts;
  * not installed, with an INFO log, where grpc-js-xds accepts it itself);
@@ -109,6 +115,8 @@ export function registerXds(choice?: GrpcJsChoice): void {
     // After grpcJsXds.register(), which registered its own (non-validating) ones.
     registerLbPolicy(XDS_TYPED_STRUCT_TYPE_URL, fromTypedConfig(convertTypedStruct));
     registerLbPolicy(UDPA_TYPED_STRUCT_TYPE_URL, fromTypedConfig(convertTypedStruct));
+    // Over grpc-js-xds's, which does not check the child it hands xds_wrr_locality.
+    registerLbPolicy(WRR_LOCALITY_TYPE_URL, fromTypedConfig(convertWrrLocality));
     if (installShim) {
       installShim();
     } else {

@@ -13,6 +13,7 @@ const POLICY_PROTOS = [
   'envoy/extensions/load_balancing_policies/least_request/v3/least_request.proto',
   'xds/type/v3/typed_struct.proto',
   'udpa/type/v1/typed_struct.proto',
+  'envoy/extensions/load_balancing_policies/wrr_locality/v3/wrr_locality.proto',
 ];
 
 /**
@@ -75,4 +76,22 @@ export function decodeValidated<T>(any: EncodedAny, expectedTypeUrl: string): T 
   }
   assertValid(type, decoded);
   return toProtoView(type, decoded) as T;
+}
+
+/**
+ * Decodes `any` as `expectedTypeUrl` into the shape grpc-js-xds's own decoder
+ * gives (proto field names, every repeated field an array, an Any still
+ * encoded), for a message that goes back to grpc-js-xds (WrrLocality's
+ * endpoint_picking_policy); no PGV rules are enforced.
+ */
+export function decodeUnvalidated<T>(any: EncodedAny, expectedTypeUrl: string): T {
+  if (any.type_url !== expectedTypeUrl) {
+    throw new Error(`unexpected type URL ${any.type_url}, expected ${expectedTypeUrl}`);
+  }
+  const type = policyMessageType(expectedTypeUrl);
+  try {
+    return type.toObject(type.decode(any.value), { ...TO_OBJECT_OPTIONS, arrays: true }) as T;
+  } catch (error) {
+    throw new Error(`cannot decode ${type.name}: ${(error as Error).message}`);
+  }
 }

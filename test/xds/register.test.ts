@@ -18,12 +18,14 @@ import { loadProtoRoot, PEAK_EWMA_PROTO } from '../../src/xds/proto-root';
 
 const WRR_LOCALITY = 'type.googleapis.com/envoy.extensions.load_balancing_policies.wrr_locality.v3.WrrLocality';
 const ROUND_ROBIN = 'type.googleapis.com/envoy.extensions.load_balancing_policies.round_robin.v3.RoundRobin';
+const RING_HASH = 'type.googleapis.com/envoy.extensions.load_balancing_policies.ring_hash.v3.RingHash';
 
 const json = new ProtoJson(
   loadProtoRoot([
     PEAK_EWMA_PROTO,
     'envoy/extensions/load_balancing_policies/wrr_locality/v3/wrr_locality.proto',
     'envoy/extensions/load_balancing_policies/round_robin/v3/round_robin.proto',
+    'envoy/extensions/load_balancing_policies/ring_hash/v3/ring_hash.proto',
     'xds/type/v3/typed_struct.proto',
     'udpa/type/v1/typed_struct.proto',
   ]),
@@ -78,6 +80,27 @@ test('PeakEwma under WrrLocality converts to xds_wrr_locality with our child', (
 test('a PeakEwma our policy rejects, under WrrLocality, throws instead of being ACKed (the crash hole)', () => {
   expect(() => convertToLoadBalancingConfig(policyList(wrrLocality({ '@type': PEAK_EWMA_TYPE_URL, decay_time: '7200s' }))))
     .toThrow(/Error parsing .*PeakEwma LoadBalancingPolicy named child: PeakEwma\.decay_time: must be at most 3600s/);
+});
+
+test("grpc-js-xds's own children under WrrLocality convert as before: round_robin", () => {
+  expect(convertToLoadBalancingConfig(policyList(wrrLocality({ '@type': ROUND_ROBIN })))).toEqual({
+    xds_wrr_locality: { child_policy: [{ round_robin: {} }] },
+  });
+});
+
+test("a RingHash with minimum_ring_size under WrrLocality throws instead of being ACKed: grpc-js-xds's converter writes the size as a string, which ring_hash rejects only when endpoints arrive", () => {
+  const ringHash = { '@type': RING_HASH, hash_function: 'XX_HASH', minimum_ring_size: 10 };
+  expect(() => convertToLoadBalancingConfig(policyList(wrrLocality(ringHash)))).toThrow(
+    /Error parsing .*WrrLocality LoadBalancingPolicy named policy0: grpc-js rejects the converted config \{"ring_hash":\{"min_ring_size":"10"/,
+  );
+  // Without the size it converts, as grpc-js-xds's converter did.
+  expect(convertToLoadBalancingConfig(policyList(wrrLocality({ '@type': RING_HASH, hash_function: 'XX_HASH' })))).toEqual({
+    xds_wrr_locality: { child_policy: [{ ring_hash: { min_ring_size: 1024, max_ring_size: 8_388_608 } }] },
+  });
+});
+
+test('a WrrLocality without its endpoint picking policy throws, naming the field', () => {
+  expect(() => convertToLoadBalancingConfig(policyList({ '@type': WRR_LOCALITY }))).toThrow(/WrrLocality\.endpoint_picking_policy: must be set/);
 });
 
 // Both URLs: grpc-js-xds registers its own non-validating converter for each, and it would ACK this
