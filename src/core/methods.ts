@@ -259,7 +259,8 @@ export class MethodTable {
     let lowestMs = Infinity;
     let highestMs = 0;
     for (const method of this.byName.values()) {
-      if (method.fleet.hasSample) {
+      // A method answered in 0 ms on the clock has no baseline (methodWeight says so too): 4 × 0 is no mix.
+      if (method.fleet.hasSample && method.fleet.rttMs > 0) {
         lowestMs = Math.min(lowestMs, method.fleet.rttMs);
         highestMs = Math.max(highestMs, method.fleet.rttMs);
       }

@@ -217,7 +217,8 @@ export class PeakEwmaModel implements LoadModel {
     if (isFailure(outcome)) {
       load.failedAtMs = nowMs;
     }
-    noteTimeout(load, outcome, elapsedMs, nowMs, settings, fleet);
+    // In the same unit as F and the line: a ping 18 times its usual time is a timeout, a report at 0.8 of its usual is not.
+    noteTimeout(load, outcome, judgedMs, nowMs, settings, fleet);
     recordShed(load, outcome, elapsedMs, nowMs);
     const sampleMs = sampleWith(outcome, judgedMs, estimateNowMs, failures, settings, fleet);
     if (sampleMs === null || !(sampleMs >= 0) || !Number.isFinite(sampleMs)) {

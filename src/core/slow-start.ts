@@ -183,9 +183,10 @@ export function inSlowStart(load: EndpointLoad, nowMs: number, settings: PeakEwm
  * Records a call of `load` that ran out its deadline on it (`sparedEjection`
  * reads the time): one that ran at least R × F, not one whose deadline was
  * spent before the pick (a queued pick, a retry, a client stall).
+ * `judgedMs`: the time in average calls, as F is (methods.ts).
  */
-export function noteTimeout(load: EndpointLoad, outcome: CallOutcome, elapsedMs: number, nowMs: number, settings: PeakEwmaSettings, fleet: FleetRtt): void {
-  if (outcome === CallOutcome.DEADLINE_EXCEEDED && fleet.hasSample && elapsedMs >= (settings.ejectionRatio ?? 0) * fleet.rttMs) {
+export function noteTimeout(load: EndpointLoad, outcome: CallOutcome, judgedMs: number, nowMs: number, settings: PeakEwmaSettings, fleet: FleetRtt): void {
+  if (outcome === CallOutcome.DEADLINE_EXCEEDED && fleet.hasSample && judgedMs >= (settings.ejectionRatio ?? 0) * fleet.rttMs) {
     load.timedOutAtMs = nowMs;
   }
 }

@@ -64,15 +64,19 @@ export class BalancerTraffic {
    * (per · n), exactly as this was computed before shares were summed (so
    * a fleet whose READY count holds still decides bit for bit as before);
    * across a change, the shares summed since. Infinity while no endpoint is
-   * READY (every share is then overdue).
+   * READY (every share is then overdue), and for a stamp ahead of this
+   * balancer's count: another's, over the same endpoints (a model replaced),
+   * which says nothing here. Negative, it made memory.ts's retained share
+   * exceed 1 and an estimate below the fleet's go far below zero.
    */
   sharesSince(load: EndpointLoad, per = 1): number {
     if (this.ready === 0) {
       return Infinity;
     }
-    if (load.sampledAtCall >= this.callsAtReadyChange) {
-      return (this.callsStarted - load.sampledAtCall) / (per * this.ready);
-    }
-    return (this.sharesNow() - load.sampledAtShares) / per;
+    const shares =
+      load.sampledAtCall >= this.callsAtReadyChange
+        ? (this.callsStarted - load.sampledAtCall) / (per * this.ready)
+        : (this.sharesNow() - load.sampledAtShares) / per;
+    return shares >= 0 ? shares : Infinity;
   }
 }

@@ -160,3 +160,32 @@ describe('decayToward', () => {
     expect(costAfterSilence(TOWARD_FLEET)).toBeCloseTo(10, 0);
   });
 });
+
+describe('a model replaced over the same endpoints', () => {
+  it("reads another balancer's stamps as unknown: the estimate decays by time, never past the fleet's", () => {
+    // An endpoint stamped at call 3,000 by the old model read −3,000 fair shares since under the new one,
+    // retained exp(+…) > 1, and a 2 ms endpoint's cost −1.7e22 (review, 2026-12-07).
+    const clock = new ManualClock(1_000);
+    const settings: PeakEwmaSettings = { ...C20, rotationGate: 0, ejectionSignal: 'peak', decayToward: 'fleet' };
+    const engine = new LoadBalancingEngine({ model: new PeakEwmaModel(settings), choiceCount: 2, clock: clock.now, random: seededRandom(1) });
+    const loads = [new EndpointLoad(), new EndpointLoad(), new EndpointLoad()];
+    const latencyMs = [2, 10, 10];
+    const call = (k: number) => {
+      const started = engine.callStarted(loads[k]);
+      clock.advance(latencyMs[k]);
+      engine.callEnded(loads[k], CallOutcome.SUCCESS, started);
+    };
+    for (let i = 0; i < 3_000; i++) call(engine.pick(loads));
+    const model = new PeakEwmaModel(settings);
+    engine.model = model;
+    for (let i = 0; i < 30; i++) {
+      call(1 + (i % 2));
+      engine.pick(loads);
+    }
+    clock.advance(5);
+    const costs = loads.map((load) => model.cost(load, clock.now()));
+    expect(Math.min(...costs)).toBeGreaterThanOrEqual(0);
+    // Endpoint 0, unheard by the new model, counts as typical: between its own 2 ms and the fleet's.
+    expect(currentRttMs(loads[0], clock.now(), settings, model.traffic, model.fleet)).toBeGreaterThanOrEqual(2);
+  });
+});

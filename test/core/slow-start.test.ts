@@ -414,3 +414,28 @@ describe('slowStartWindow in the service config', () => {
     expect(() => parse({ slowStartWindow: 30 })).toThrow(/slowStartWindow/);
   });
 });
+
+describe("a deadline's length is judged in its method's units", () => {
+  it('a ping that ran 18 times its usual time timed out on the endpoint; a report at 0.8 of its usual did not', () => {
+    // noteTimeout compared the raw ms with R × F, where F averages pings and reports alike (review, 2026-12-07).
+    const clock = new ManualClock(1_000);
+    const engine = new LoadBalancingEngine({ model: new PeakEwmaModel({ ...PEAK_EWMA_DEFAULTS }), choiceCount: 2, clock: clock.now, random: seededRandom(1) });
+    const loads = [new EndpointLoad(), new EndpointLoad(), new EndpointLoad()];
+    const call = (name: string, ms: number, outcome = CallOutcome.SUCCESS, k?: number) => {
+      const method = engine.methodOf(name);
+      const weight = engine.callWeight(method);
+      const i = k ?? engine.pick(loads, weight);
+      const started = engine.callStarted(loads[i], weight, method);
+      clock.advance(ms);
+      engine.callEnded(loads[i], outcome, started, weight, method);
+    };
+    for (let i = 0; i < 300; i++) {
+      call('ping', 1);
+      call('report', 40);
+    }
+    call('ping', 18, CallOutcome.DEADLINE_EXCEEDED, 0);
+    call('report', 32, CallOutcome.DEADLINE_EXCEEDED, 1);
+    expect(loads[0].timedOutAtMs).toBe(clock.now() - 32);
+    expect(loads[1].timedOutAtMs).toBe(-Infinity);
+  });
+});

@@ -47,3 +47,29 @@ describe('answers of 0 ms on the clock', () => {
     expect(loads[0].rttMs).toBeGreaterThan(4);
   });
 });
+
+describe('a method answered in 0 ms beside others', () => {
+  it('has no baseline, so it makes no mix: two candidates stay two (ten while a real mix lasts)', () => {
+    // judgeMix took its baseline of 0 as the lowest latency, and 4 × 0 is below anything (review, 2026-12-07).
+    const { clock, engine } = engineOf();
+    const loads = [new EndpointLoad(), new EndpointLoad(), new EndpointLoad()];
+    const call = (name: string, ms: number) => {
+      const method = engine.methodOf(name);
+      const weight = engine.callWeight(method);
+      const k = engine.pick(loads, weight);
+      const started = engine.callStarted(loads[k], weight, method);
+      clock.advance(ms);
+      engine.callEnded(loads[k], CallOutcome.SUCCESS, started, weight, method);
+    };
+    for (let i = 0; i < 100; i++) {
+      call('get', 10);
+      call('get', 11);
+    }
+    expect(engine.candidatesPerPick).toBe(2);
+    call('cached', 0);
+    clock.advance(1_000);
+    call('get', 10);
+    expect(engine.callWeight(engine.methodOf('cached'))).toBe(1);
+    expect(engine.candidatesPerPick).toBe(2);
+  });
+});
