@@ -14,7 +14,7 @@
  */
 import { CallOutcome, EndpointLoad, isFailure } from './endpoint-load';
 import { settledFirstMs } from './first-answer';
-import { signalEjects } from './ejection';
+import { lineBaseMs, signalEjects } from './ejection';
 import { EjectionRanking } from './ejection-ranking';
 import { FleetRtt } from './fleet-rtt';
 import { PeakEwmaSettings } from './peak-ewma-settings';
@@ -35,10 +35,20 @@ const MEAN_SAMPLE_CAP = 2;
  * needs several such answers in a row to be ejected, while an endpoint that
  * is slow on every call still converges to its own latency (or to the cap,
  * far above the ejection line). Spikes are the peak estimate's business.
+ *
+ * With `ejection`, the cap is taken from the line's base where that is
+ * higher than F: a small fleet's median of the means (small-fleet.ts). One
+ * fast pod carrying most calls holds F below that median, and a cap of
+ * 2 × R × F then sat under the line R × median: a pod 10 × slower than the
+ * median never crossed it.
  */
-function clampedForMean(sampleMs: number, settings: PeakEwmaSettings, fleet: FleetRtt): number {
+export function clampedForMean(sampleMs: number, settings: PeakEwmaSettings, fleet: FleetRtt, ejection?: EjectionRanking): number {
   const ratio = settings.ejectionRatio;
-  return ratio && fleet.hasSample ? Math.min(sampleMs, MEAN_SAMPLE_CAP * ratio * fleet.rttMs) : sampleMs;
+  if (!ratio || !fleet.hasSample) {
+    return sampleMs;
+  }
+  const baseMs = Math.max(fleet.rttMs, lineBaseMs(settings, fleet, ejection) ?? 0);
+  return Math.min(sampleMs, MEAN_SAMPLE_CAP * ratio * baseMs);
 }
 
 /**
@@ -181,7 +191,7 @@ export function recordMeanSample(
   }
   if (settles) {
     // The second answer settles a provisional first (first-answer.ts): M starts, a full window, from the lesser of the two.
-    load.meanRttMs = settledFirstMs(load.meanRttMs, clampedForMean(sampleMs, settings, fleet));
+    load.meanRttMs = settledFirstMs(load.meanRttMs, clampedForMean(sampleMs, settings, fleet, ejection));
     load.meanSamples = MEAN_WINDOW;
   } else {
     const restarts = stale && signalEjects(load, load.meanRttMs, settings, fleet, ejection);
@@ -190,7 +200,7 @@ export function recordMeanSample(
       load.failuresBeforeProbe = load.consecutiveFailures;
       load.onsetBeforeProbeMs = load.failingSinceMs;
     }
-    load.meanRttMs = nextMeanRttMs(load, clampedForMean(sampleMs, settings, fleet), stale, weight, restarts);
+    load.meanRttMs = nextMeanRttMs(load, clampedForMean(sampleMs, settings, fleet, ejection), stale, weight, restarts);
     load.meanSamples = meanSamplesAfter(load, restarts, weight);
   }
   // A provisional first answer is no failed probe: it ejects nothing; the answer that settles it is judged.

@@ -6,7 +6,7 @@
  * queue took its mean over 1.5 × F; ejected, its calls tipped the fleet
  * over (docs/tuning-log.md §40).
  */
-import { EndpointLoad, PeakEwmaSettings } from '../../src/core';
+import { CallOutcome, EndpointLoad, LoadBalancingEngine, ManualClock, PeakEwmaModel, PeakEwmaSettings, seededRandom } from '../../src/core';
 import { SMALL_FLEET_MAX, smallFleetMedianMs } from '../../src/core/small-fleet';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 import { ejectedOf, fleetWithMeans } from '../support/mean-fleet';
@@ -99,5 +99,27 @@ describe('the small fleet: the line a multiple of the median mean', () => {
     budgeted.model.beforePick(budgeted.loads, 0);
     expect(ejectedOf(budgeted.model, budgeted.loads)).toEqual([false, false, false, false, true]);
     expect(budgeted.model.ejectionLineMs).toBe(100);
+  });
+});
+
+describe("a small fleet's mean cap sits above its line", () => {
+  it('a pod 10 × the median mean is ejected though one fast pod holds F below the median', () => {
+    // Each answer was capped at 2 × R × F for the mean; with one 1 ms pod carrying most calls, F = 4.6 ms,
+    // the 100 ms pod's mean stayed at 13.8 under the line R × median = 15, and it was never ejected (review, 2026-12-07).
+    const clock = new ManualClock(1_000);
+    const model = new PeakEwmaModel({ ...PEAK_EWMA_DEFAULTS });
+    const engine = new LoadBalancingEngine({ model, choiceCount: 2, clock: clock.now, random: seededRandom(1) });
+    const latencyMs = [1, 10, 10, 100];
+    const loads = latencyMs.map(() => new EndpointLoad());
+    for (let i = 0; i < 4_000; i++) {
+      const k = engine.pick(loads);
+      const started = engine.callStarted(loads[k]);
+      clock.advance(latencyMs[k]);
+      engine.callEnded(loads[k], CallOutcome.SUCCESS, started);
+    }
+    const nowMs = clock.now();
+    model.beforePick(loads, nowMs);
+    expect(model.fleet.rttMs).toBeLessThan(10);
+    expect(loads.map((load) => model.ejected(load, nowMs))).toEqual([false, false, false, true]);
   });
 });
