@@ -42,7 +42,7 @@ const MEAN_SAMPLE_CAP = 2;
  * 2 × R × F then sat under the line R × median: a pod 10 × slower than the
  * median never crossed it.
  */
-export function clampedForMean(sampleMs: number, settings: PeakEwmaSettings, fleet: FleetRtt, ejection?: EjectionRanking): number {
+function clampedForMean(sampleMs: number, settings: PeakEwmaSettings, fleet: FleetRtt, ejection?: EjectionRanking): number {
   const ratio = settings.ejectionRatio;
   if (!ratio || !fleet.hasSample) {
     return sampleMs;

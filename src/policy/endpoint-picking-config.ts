@@ -5,7 +5,7 @@
 import { experimental, logVerbosity } from '@grpc/grpc-js';
 import { LoadModel } from '../core/load-model';
 import { LoadBalancingEngine } from '../core/engine';
-import { ConfigError, describe } from './config-fields';
+import { describe } from './config-fields';
 import { parseNotingUnknownFields, UnknownField } from './unknown-fields';
 
 /** What both policies' config classes provide to the shared balancer. */
@@ -44,11 +44,9 @@ export function createFromJsonReporting<T>(policyName: string, obj: unknown, par
     return parseReportingUnknownFields(policyName, obj, parse);
   } catch (error) {
     reportConfigError(error as Error);
-    // grpc-js puts the policy name before the message itself: ours would make it twice.
+    // grpc-js puts the policy name before the message itself: ours (a ConfigError's, requireObject's) would make it twice.
     const prefix = `${policyName}: `;
-    if (error instanceof ConfigError) throw new Error(error.detail);
-    if (error instanceof Error && error.message.startsWith(prefix)) throw new Error(error.message.slice(prefix.length));
-    throw error;
+    throw error instanceof Error && error.message.startsWith(prefix) ? new Error(error.message.slice(prefix.length)) : error;
   }
 }
 

@@ -191,8 +191,7 @@ export const PEAK_EWMA_LIMITS = {
 
 /**
  * The fields toJsonObject writes only when the config gave them or they
- * differ from PEAK_EWMA_DEFAULTS, in this order (maxEjectionTime and
- * slowStartWindow, durations, after them).
+ * differ from PEAK_EWMA_DEFAULTS, in this order (the durations after them).
  */
 const WRITTEN_WHEN_SET = [
   'methodScoring',
@@ -207,6 +206,12 @@ const WRITTEN_WHEN_SET = [
   'maxEjectionPercent',
   'ejectionSignal',
   'decayToward',
+] as const;
+
+/** The duration fields written the same way, each with the setting (ms, 0 = off) it is read into. */
+const DURATIONS_WRITTEN_WHEN_SET = [
+  ['maxEjectionTime', 'maxEjectionMs'],
+  ['slowStartWindow', 'slowStartMs'],
 ] as const;
 
 export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
@@ -283,13 +288,11 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
         fields[field] = value;
       }
     }
-    const { maxEjectionMs } = this.settings;
-    if (isSet('maxEjectionTime', maxEjectionMs, PEAK_EWMA_DEFAULTS.maxEjectionMs)) {
-      fields.maxEjectionTime = maxEjectionMs! > 0 ? msToDurationString(maxEjectionMs!) : '0s';
-    }
-    const { slowStartMs } = this.settings;
-    if (isSet('slowStartWindow', slowStartMs, PEAK_EWMA_DEFAULTS.slowStartMs)) {
-      fields.slowStartWindow = slowStartMs! > 0 ? msToDurationString(slowStartMs!) : '0s';
+    for (const [field, setting] of DURATIONS_WRITTEN_WHEN_SET) {
+      const ms = this.settings[setting];
+      if (isSet(field, ms, PEAK_EWMA_DEFAULTS[setting])) {
+        fields[field] = ms! > 0 ? msToDurationString(ms!) : '0s';
+      }
     }
     return fields;
   }
@@ -374,7 +377,7 @@ export class PeakEwmaLoadBalancingConfig implements EndpointPickingConfig {
  * read: the unknown-field check counts every key read as known.
  */
 function givenFieldsOf(fields: Record<string, unknown>): ReadonlySet<string> {
-  const optional = [...WRITTEN_WHEN_SET, 'maxEjectionTime', 'slowStartWindow'];
+  const optional = [...WRITTEN_WHEN_SET, ...DURATIONS_WRITTEN_WHEN_SET.map(([field]) => field)];
   return new Set(optional.filter((field) => readField(PEAK_EWMA_POLICY_NAME, fields, field) !== undefined));
 }
 

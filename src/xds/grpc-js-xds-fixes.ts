@@ -57,9 +57,6 @@ const mended: string[] = [];
  * throws, having changed nothing, if a module has moved. Idempotent.
  */
 export function prepareGrpcJsXdsFixes(): () => string[] {
-  if (installed) {
-    return () => mended;
-  }
   const weightedTarget = requireXdsInternal<WeightedTargetModule>('@grpc/grpc-js-xds/build/src/load-balancer-weighted-target').WeightedTargetLoadBalancer;
   const weightedTargetConfig = configClassOf('weighted_target', { targets: {} });
   const priority = requireXdsInternal<PriorityModule>('@grpc/grpc-js-xds/build/src/load-balancer-priority').PriorityLoadBalancer;

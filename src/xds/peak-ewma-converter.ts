@@ -68,12 +68,11 @@ export function convertPeakEwma(typedConfig: EncodedAny): LoadBalancingConfig {
     // JSON grpc-js's message quotes writes penalty_value +Infinity as null).
     PeakEwmaLoadBalancingConfig.parse(config[PEAK_EWMA_POLICY_NAME]);
   } catch (error) {
-    const protoField = error instanceof ConfigError ? PROTO_FIELD_OF[error.field] : undefined;
-    if (!(error instanceof ConfigError) || protoField === undefined) throw error;
+    if (!(error instanceof ConfigError) || !(error.field in PROTO_FIELD_OF)) throw error;
     // Every field we emit except choiceCount (a constant 2) is positive by PGV, so "at most" is one of
     // the caps, and "finite" is penalty_value +Infinity, which PGV's gt: 0 takes (NaN it does not).
     const aboveOurLimit = error.rule.includes('at most') || error.rule.includes('must be a finite number');
-    throw new Error(`${protoField}: ${error.rule}${aboveOurLimit ? ABOVE_OUR_LIMIT_NOTE : ''}`);
+    throw new Error(`${PROTO_FIELD_OF[error.field]}: ${error.rule}${aboveOurLimit ? ABOVE_OUR_LIMIT_NOTE : ''}`);
   }
   return assertGrpcAccepts(config);
 }

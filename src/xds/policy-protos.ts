@@ -64,16 +64,7 @@ export function precompileValidators(typeUrls: readonly string[]): void {
  * Cluster). Returns the ts-proto-shaped view (wrappers unwrapped).
  */
 export function decodeValidated<T>(any: EncodedAny, expectedTypeUrl: string): T {
-  if (any.type_url !== expectedTypeUrl) {
-    throw new Error(`unexpected type URL ${any.type_url}, expected ${expectedTypeUrl}`);
-  }
-  const type = policyMessageType(expectedTypeUrl);
-  let decoded: Record<string, unknown>;
-  try {
-    decoded = type.toObject(type.decode(any.value), TO_OBJECT_OPTIONS);
-  } catch (error) {
-    throw new Error(`cannot decode ${type.name}: ${(error as Error).message}`);
-  }
+  const { type, decoded } = decodeAs(any, expectedTypeUrl, TO_OBJECT_OPTIONS);
   assertValid(type, decoded);
   return toProtoView(type, decoded) as T;
 }
@@ -85,12 +76,21 @@ export function decodeValidated<T>(any: EncodedAny, expectedTypeUrl: string): T 
  * endpoint_picking_policy); no PGV rules are enforced.
  */
 export function decodeUnvalidated<T>(any: EncodedAny, expectedTypeUrl: string): T {
+  return decodeAs(any, expectedTypeUrl, { ...TO_OBJECT_OPTIONS, arrays: true }).decoded as T;
+}
+
+/** `any` decoded as `expectedTypeUrl` with `options`; throws naming the type URL or the message. */
+function decodeAs(
+  any: EncodedAny,
+  expectedTypeUrl: string,
+  options: protobuf.IConversionOptions,
+): { type: protobuf.Type; decoded: Record<string, unknown> } {
   if (any.type_url !== expectedTypeUrl) {
     throw new Error(`unexpected type URL ${any.type_url}, expected ${expectedTypeUrl}`);
   }
   const type = policyMessageType(expectedTypeUrl);
   try {
-    return type.toObject(type.decode(any.value), { ...TO_OBJECT_OPTIONS, arrays: true }) as T;
+    return { type, decoded: type.toObject(type.decode(any.value), options) };
   } catch (error) {
     throw new Error(`cannot decode ${type.name}: ${(error as Error).message}`);
   }
