@@ -23,7 +23,7 @@ import { credentials, ServiceError, status } from '@grpc/grpc-js';
 import { BalancerStats, getLoadBalancerStats, register, STATS_LABEL_OPTION, validateServiceConfig } from '../../src';
 import { createProbeClient, ProbeClient } from '../../scripts/lib/probe-service';
 import { TestBackend } from '../support/backends';
-import { cCoreTestsEnabled, PythonBackend, startPythonBackends, stopPythonBackends } from '../support/python-backend';
+import { describeWithCCore, PythonBackend, startPythonBackends, stopPythonBackends } from '../support/python-backend';
 import { runTraffic } from '../support/traffic';
 
 register();
@@ -43,7 +43,7 @@ const IN_FLIGHT_PER_CLIENT = 4;
 const WARM_UP_MS = 500;
 const WINDOW_MS = 2_500;
 
-const describePython = cCoreTestsEnabled() ? describe : describe.skip;
+const describePython = describeWithCCore('python-backends.e2e');
 
 interface Outcome {
   ok: number;

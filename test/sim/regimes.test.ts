@@ -56,6 +56,8 @@ describe('regime grid (reduced)', () => {
   it('defaults: peak_ewma is below round_robin, least_request and lr_od in every sick cell (s01, s03, s10)', () => {
     const below = checks.filter((check) => check.target === 'below every baseline');
     expect(below).toHaveLength(15);
+    // Each judged against all three: a baseline missing from the results would otherwise drop out unseen.
+    expect(new Set(below.map((check) => check.rivals!.join(',')))).toEqual(new Set(['round_robin,least_request,lr_od']));
     expect(below.filter((check) => !check.met).map((check) => `${check.cell} ${check.scenario} ${check.value.toFixed(2)}`)).toEqual([]);
   });
 

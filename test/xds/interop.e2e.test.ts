@@ -11,7 +11,7 @@ import * as path from 'path';
 import { FakeControlPlane } from '../../scripts/xds/control-plane';
 import { clusterLoadAssignment, FIXTURES_DIR, loadBootstrap, readDocument } from '../../scripts/xds/fixtures';
 import { startBackends, stopBackends, TestBackend } from '../support/backends';
-import { cCoreTestsEnabled, cCoreVersion, ForeignClient, ForeignKind } from './support/foreign-client';
+import { cCoreVersion, describeWithCCore, ForeignClient, ForeignKind } from './support/foreign-client';
 import { TARGET } from './support/xds-world';
 
 type Expected = 'ACK' | 'NACK';
@@ -22,7 +22,7 @@ const CASES = Object.entries(EXPECTED).flatMap(([fixture, byKind]) =>
   (Object.entries(byKind) as [ForeignKind, Expected][]).map(([kind, expected]) => ({ fixture, kind, expected })),
 );
 
-const describeCCore = cCoreTestsEnabled() ? describe : describe.skip;
+const describeCCore = describeWithCCore('interop.e2e');
 
 describeCCore('gRPC C-core xDS client vs every cluster fixture', () => {
   let controlPlane: FakeControlPlane;

@@ -35,6 +35,19 @@ export function cCoreTestsEnabled(): boolean {
   return process.env.CI === 'true' || cCoreVersion() !== null;
 }
 
+/**
+ * `describe` where C-core tests run, else `describe.skip` with a warning
+ * naming `file`: jest alone shows a skip only as a count, and a local run
+ * without python3-grpcio would pass having tested none of it.
+ */
+export function describeWithCCore(file: string): jest.Describe {
+  if (cCoreTestsEnabled()) {
+    return describe;
+  }
+  console.warn(`${file}: python3-grpcio is not installed, so its C-core tests are SKIPPED (CI=true requires them)`);
+  return describe.skip;
+}
+
 export class ForeignClient {
   private readonly lines: Interface;
   private readonly pending: ((line: string) => void)[] = [];
