@@ -16,7 +16,14 @@ export interface AggregateRow {
   readonly scenario: string;
   readonly title: string;
   readonly layout: ScenarioResult['layout'];
+  /** The first repeat's regime; its rate is one of `perClientRpsByRepeat`. */
   readonly regime: Regime;
+  /**
+   * Each repeat's calls/s per client, in repeat order. They differ where a
+   * repeat ran another number of clients (an extra xDS client shares the
+   * same fleet load): labels then give the range, not the first's.
+   */
+  readonly perClientRpsByRepeat: readonly number[];
   readonly policy: PolicyKey;
   readonly repeats: number;
   /** Headline window (fault phase for fault scenarios), OK calls. */
@@ -88,6 +95,7 @@ export function aggregate(results: readonly ScenarioResult[]): AggregateRow[] {
       title: run.title,
       layout: run.layout,
       regime: regimeOfRun(run),
+      perClientRpsByRepeat: items.map((i) => regimeOfRun(i.run).perClientRps),
       policy: policy.policy,
       repeats: items.length,
       p50Ms: mean(headline.map((h) => h.okLatency.p50Ms)),

@@ -212,7 +212,9 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   const SWITCHES = new Set(['--full', '--quick', '--report', '--methods-report', '--xds', '--low-concurrency', '--help']);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    const [name, inline] = arg.split('=', 2);
+    // At the first '=' only: a value may hold one (--json=/tmp/a=b.json).
+    const equals = arg.indexOf('=');
+    const [name, inline] = equals < 0 ? [arg, undefined] : [arg.slice(0, equals), arg.slice(equals + 1)];
     if (SWITCHES.has(name)) {
       switches.add(name);
       continue;

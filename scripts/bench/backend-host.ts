@@ -29,6 +29,7 @@ async function startBackends(specs: readonly BackendSpec[]): Promise<Record<stri
       random: seededRandom(spec.seed),
       behaviour: spec.behaviour,
       gcPhaseMs: spec.gcPhaseMs,
+      gcPhaseRangeMs: spec.gcPhaseRangeMs,
       orca,
       maxConnectionAgeMs,
       methodNames,

@@ -26,8 +26,8 @@ import { prebuildForChildren } from './package-under-test';
 import { basePolicyOf, ClientKind, clientLabel, PolicyId } from './policies';
 import { formatMs, formatPercent, ProgressLine } from './progress';
 import { RemoteScenarioControl } from './remote-control';
-import { DEFAULT_CLIENTS_PER_POLICY, DEFAULT_UNIFORM_CLIENTS, LegacyScale, offeredLoad, OfferedLoad, Regime, regimeOf, Scale, scaleBehaviour, scaleMethods } from './scale';
-import { phasesOf, Scenario, shortId, Timeline } from './scenarios';
+import { DEFAULT_CLIENTS_PER_POLICY, DEFAULT_UNIFORM_CLIENTS, gcPhaseRangeMsAt, LegacyScale, offeredLoad, OfferedLoad, Regime, regimeOf, Scale, scaleBehaviour, scaleMethods } from './scale';
+import { phasesOf, phaseTimeline, Scenario, shortId, Timeline } from './scenarios';
 import { startXdsControlPlane, XdsSetup } from './xds-run';
 import { methodGroups } from './method-paths';
 
@@ -143,6 +143,7 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
   const { timeline, scale } = spec;
   const scenario = spec.scale.backends === undefined ? spec.scenario : { ...spec.scenario, backends: spec.scale.backends };
   const secondMs = 1000 * scale.timeFactor;
+  const gcPhaseRangeMs = gcPhaseRangeMsAt(scale);
   const errors: unknown[] = [];
   const control = new RemoteScenarioControl(timeline, scenario.backends, (error) => errors.push(error));
   scenario.setup(control);
@@ -155,7 +156,7 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
   // Capacity of the starting fleet (churn keeps the count about level).
   const load = offeredLoad(behaviours, methods, kinds.length, scale);
   const fleet = await Fleet.start(
-    behaviours.map((behaviour, i) => ({ id: backendName(i), behaviour, seed: spec.seed * 1000 + i })),
+    behaviours.map((behaviour, i) => ({ id: backendName(i), behaviour, seed: spec.seed * 1000 + i, gcPhaseRangeMs })),
     {
       hosts: spec.backendHosts,
       // Always on, so every run (and every uniform policy) pays the same backend features.
@@ -217,7 +218,7 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
         timeFactor: scale.timeFactor,
         rateRps: load.perClientRps,
         methods,
-        phases: phasesOf(timeline),
+        phases: phasesOf(phaseTimeline(scenario, timeline)),
         phaseOffset: i / processes.length,
         deadlineMs: Math.max(...methods.map((m) => m.deadlineMs)),
       } satisfies ToClientHost),
@@ -290,7 +291,7 @@ function fleetActions(
   return {
     setBehaviour: (id: number, patch: Partial<Behaviour>) => fleet.set([backendName(id)], scaleBehaviour(patch, spec.scale)),
     addBackend: (id: number, role: Role) =>
-      fleet.add([{ id: backendName(id), behaviour: scaleBehaviour(behaviourOf(role), spec.scale), seed: spec.seed * 1000 + id }]),
+      fleet.add([{ id: backendName(id), behaviour: scaleBehaviour(behaviourOf(role), spec.scale), seed: spec.seed * 1000 + id, gcPhaseRangeMs: gcPhaseRangeMsAt(spec.scale) }]),
     publish: async (ids: readonly number[]) => {
       const next = new Set(ids);
       const leaving = Array.from(published).filter((id) => !next.has(id));
@@ -324,7 +325,7 @@ function shortName(kind: ClientKind): string {
 
 function progressText(spec: LoadTestSpec, processes: readonly ClientProcess[], zeroAtEpochMs: number): string {
   const t = Math.floor((Date.now() - zeroAtEpochMs) / (1000 * spec.scale.timeFactor));
-  const { timeline } = spec;
+  const timeline = phaseTimeline(spec.scenario, spec.timeline);
   const faulted = spec.scenario.faultWindow && t >= timeline.faultStartS && t < timeline.faultEndS;
   const phase = t < 0 ? 'warm-up' : faulted ? 'FAULT' : 'run';
   const byKind = new Map<ClientKind, { ok: number; failed: number; p99: number[] }>();
@@ -353,7 +354,9 @@ function analyse(
   backendLoopDelayMs: { p99: number; max: number },
   finished: readonly ({ id: ClientKind } & Result)[],
 ): ScenarioResult {
-  const { scenario, timeline } = spec;
+  const { scenario } = spec;
+  // The phases as measured (s08's fault phase ends at its scale-down): the report's titles and windows read them.
+  const timeline = phaseTimeline(scenario, spec.timeline);
   const faulty = scenario.faulty;
   const fairShare = faulty.length / scenario.backends;
   const kinds = Array.from(new Set(finished.map((f) => f.id)));

@@ -25,6 +25,7 @@ export interface FleetActions {
 }
 
 export class RemoteScenarioControl implements ScenarioControl {
+  readonly measureS: number;
   readonly faultStartS: number;
   readonly faultEndS: number;
   /** Behaviour set during setup, per backend: the starting behaviour. */
@@ -42,6 +43,7 @@ export class RemoteScenarioControl implements ScenarioControl {
     backendCount: number,
     private readonly onError: (error: unknown) => void,
   ) {
+    this.measureS = timeline.measureS;
     this.faultStartS = timeline.faultStartS;
     this.faultEndS = timeline.faultEndS;
     this.publishedIds = Array.from({ length: backendCount }, (_, i) => i);

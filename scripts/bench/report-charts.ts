@@ -11,7 +11,7 @@ import { repeatsText, repeatsWord } from './row-cells';
 import { isLowConcurrency, regimeKey, regimeLabel, regimeShort } from './scale';
 import { mean } from './stats';
 import type { BenchResults } from './report';
-import { lowConcurrencyScale, regimesOf, runTitle, timelineSecondS } from './report-regimes';
+import { lowConcurrencyScale, perClientRates, rateRange, regimesOf, runTitle, timelineSecondS } from './report-regimes';
 import { policyLabel } from './report-tables';
 
 export interface Chart {
@@ -42,7 +42,8 @@ export function charts(results: BenchResults, rows: readonly AggregateRow[]): Ch
     const bar = (file: string, field: 'p99Ms' | 'p999Ms' | 'allP99Ms', title: string, caption: string): void => {
       out.push({
         file,
-        caption: `${caption}, reference layout, ${regimeLabel(main)}; log scale`,
+        // Each scenario's own rate (the het fleet's is lower, a repeat with more clients lower still), not the first row's.
+        caption: `${caption}, reference layout, ${regimeLabel(main, perClientRates(mine))}; log scale`,
         svg: barChart({ title: `${title}, ${regime}`, yLabel: 'ms (log)', groups: scenarios, series: series(field), logScale: true }),
       });
     };
@@ -59,11 +60,12 @@ export function charts(results: BenchResults, rows: readonly AggregateRow[]): Ch
       const fair = run.faultyBackends.length / run.backendCount;
       const plural = run.faultyBackends.length > 1 ? 's' : '';
       const title = runTitle(run);
+      const rate = `${rateRange(runs.map((r) => regimeOfRun(r).perClientRps))} calls/s`;
       const second = timelineSecondS(main) === 1 ? 'real s' : `× ${timelineSecondS(main)} real s`;
       out.push({
         file: `${scenario}-share.svg`,
         caption:
-          `${scenario} (${title}; ${regimeLabel(main)}): share of each policy's calls sent to the faulty backend${plural} per ` +
+          `${scenario} (${title}; ${regimeLabel(main, rate)}): share of each policy's calls sent to the faulty backend${plural} per ` +
           `timeline second (${second}), mean of ${repeatsWord(runs.length)}, 3-point trailing mean; fault window shaded, fair share dashed`,
         svg: lineChart({
           title: `${scenario} ${title}, ${regime}: share of calls to the faulty backend${plural}`,

@@ -127,16 +127,24 @@ export function lowConcurrencyScale(regime: Regime, rows: readonly AggregateRow[
   ];
 }
 
+/** Calls/s per client of several runs: "55", or "51–55" where they differ. */
+export function rateRange(rates: readonly number[]): string {
+  const [low, high] = [Math.min(...rates), Math.max(...rates)];
+  return low === high ? String(low) : `${low}–${high}`;
+}
+
 /**
  * The rate per client of a group of rows: "50 calls/s", or per scenario where
  * they differ, "50 (s02, s03) / 45 (s01) calls/s" (the rate follows each
  * scenario's fleet capacity: the het fleet's is lower), scenarios in order.
+ * A row whose repeats ran at different rates counts as its range, "51–55".
  */
 export function perClientRates(rows: readonly AggregateRow[]): string {
-  const rates = new Map<number, string[]>();
+  const rates = new Map<string, string[]>();
   for (const row of [...rows].sort((a, b) => a.scenario.localeCompare(b.scenario))) {
-    const names = rates.get(row.regime.perClientRps) ?? [];
-    if (!names.includes(row.scenario)) rates.set(row.regime.perClientRps, [...names, row.scenario]);
+    const rate = rateRange(row.perClientRpsByRepeat);
+    const names = rates.get(rate) ?? [];
+    if (!names.includes(row.scenario)) rates.set(rate, [...names, row.scenario]);
   }
   return rates.size === 1
     ? `${Array.from(rates.keys())[0]} calls/s`

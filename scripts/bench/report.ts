@@ -36,7 +36,7 @@ import { Chart, charts } from './report-charts';
 import { findings } from './report-findings';
 import { NOISY_LOOP_SHARE, discardedLines, noiseTable } from './report-noise';
 import { costText, legacyText, mergedText, methodNotes } from './report-prose';
-import { inReferenceUnits, likeReference, regimeText, regimesOf, titleOf, versusReference } from './report-regimes';
+import { inReferenceUnits, likeReference, perClientRates, regimeText, regimesOf, titleOf, versusReference } from './report-regimes';
 import { cpuTable, detailTable, pickTable, updateTimeTable, verdictTable } from './report-tables';
 
 export interface BenchResults {
@@ -122,7 +122,7 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
     const scenarios = Array.from(new Set(rowsFor(rows, undefined, 'reference', regime).map((r) => r.scenario)));
     const f = regime.timeFactor;
     lines.push(
-      `## Load test beside the reference (${regimeLabel(regime)})`,
+      `## Load test beside the reference (${regimeLabel(regime, perClientRates(rowsFor(rows, undefined, 'reference', regime)))})`,
       '',
       `p99 of OK calls in the reference's units (ms ÷ ${f}, the time factor), latency from the intended start; the fault phase for fault scenarios, ` +
         'the whole window otherwise (the reference\'s "worst-case p99"), mean over repeats [95 % interval]. ' +
@@ -160,7 +160,7 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
   for (const mine of Array.from(groups.values()).sort((a, b) => rank(a[0]) - rank(b[0]))) {
     const { scenario, layout, regime } = mine[0];
     const repeats = repeatsText(mine.map((r) => ({ label: clientLabel(r.policy), repeats: r.repeats })));
-    lines.push(`**${scenario} ${titleOf(results, mine[0])}** (${layout} layout; ${regimeLabel(regime)}; ${repeats})`, '');
+    lines.push(`**${scenario} ${titleOf(results, mine[0])}** (${layout} layout; ${regimeLabel(regime, perClientRates(mine))}; ${repeats})`, '');
     lines.push(markdownTable(detailTable(mine)), '');
     const rec = REFERENCE_RECOVERY_S[scenario];
     if (rec && layout === 'reference' && likeReference(regime) && mine.every((row) => row.recoveryMeasurable)) {

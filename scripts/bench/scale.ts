@@ -22,7 +22,7 @@
  * F = 2 (a 20 ms median) because this machine could not serve the
  * reference's 10 ms there (LOW_CONCURRENCY_SCALES says what was measured).
  */
-import { Behaviour, fleetCapacityRps, MethodSpec, ratePerClientRps, DEFAULT_BEHAVIOUR } from '../model';
+import { Behaviour, fleetCapacityRps, GC_PHASE_RANGE_MS, MethodSpec, ratePerClientRps, DEFAULT_BEHAVIOUR } from '../model';
 
 export interface Scale {
   /** Slots of a normal backend (the reference: 8); other roles keep their ratio to it, at least 1. */
@@ -131,14 +131,25 @@ export function normalScale(scale: Scale | LegacyScale): Scale {
 }
 
 /**
- * A role's slots at this scale: the same fraction of a normal backend's, at
- * least 1 (0 = unlimited stays). One slot stays one: a server that handles
- * one call at a time (s15's `single` role) does so whatever the others run,
- * as in the simulator (roles.ts).
+ * A role's slots at this scale: the same fraction of a normal backend's,
+ * rounded down and at least 1 (0 = unlimited stays), as the simulator's
+ * `halfSlots` takes a throttled pod's or s10's half: at 3 slots both give
+ * them 1 (rounding to nearest gave 2 here). One slot stays one: a server
+ * that handles one call at a time (s15's `single` role) does so whatever
+ * the others run, as in the simulator (roles.ts).
  */
-function scaledSlots(slots: number, scale: Scale): number {
+export function scaledSlots(slots: number, scale: Scale): number {
   if (slots <= 1) return slots;
-  return Math.max(1, Math.round((slots * scale.slots) / DEFAULT_BEHAVIOUR.slots));
+  return Math.max(1, Math.floor((slots * scale.slots) / DEFAULT_BEHAVIOUR.slots));
+}
+
+/**
+ * The range a backend's GC phase is drawn from at this scale: the
+ * reference's, stretched as its period is, so a pause falls anywhere in a
+ * window as the harness's does (BackendOptions.gcPhaseRangeMs).
+ */
+export function gcPhaseRangeMsAt(scale: Scale): number {
+  return GC_PHASE_RANGE_MS * scale.timeFactor;
 }
 
 /** Applies the scale to a behaviour or a patch (fields absent stay absent). */

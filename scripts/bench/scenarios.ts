@@ -8,11 +8,11 @@
  * picks them, shortens their timeline, and names them.
  */
 import { parseMethodMix } from '../model';
-import { Scenario, SCENARIOS as SIM_SCENARIOS, scenarioByName } from '../sim/scenarios';
+import { phaseTimeline, Scenario, SCENARIOS as SIM_SCENARIOS, scenarioByName } from '../sim/scenarios';
 import { QUICK_TIMELINE, REFERENCE_TIMELINE, Timeline } from '../sim/timeline';
 
 export type { Scenario, Timeline };
-export { REFERENCE_TIMELINE, QUICK_TIMELINE };
+export { REFERENCE_TIMELINE, QUICK_TIMELINE, phaseTimeline };
 
 /**
  * The reference layout's scenarios (the simulator's own `herd` and

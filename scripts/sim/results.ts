@@ -16,6 +16,7 @@ import {
   MethodLatency,
   summariseMethod,
 } from './metrics';
+import { phaseTimeline } from './scenarios';
 import { RunOutput } from './world';
 import { GroupTally } from './tally';
 
@@ -69,7 +70,7 @@ const round = (x: number, digits: number): number => (Number.isFinite(x) ? Numbe
 
 export function summariseRun(output: RunOutput): RunResult {
   const { metrics, scenario } = output;
-  const timeline = output.spec.timeline;
+  const timeline = phaseTimeline(scenario, output.spec.timeline);
   const window: Window = scenario.faultWindow ? 'fault' : 'window';
   const backendsUsed = output.backendCount;
   const groups = output.spec.groups.map((_, g): PolicyResult => {

@@ -32,7 +32,7 @@ import { ClientStall, StallSchedule } from './client-stall';
 import { RunMetrics } from './metrics';
 import { createPolicy, parsePolicySpec, PolicySpec } from './policies';
 import { GroupTally, PathTally } from './tally';
-import { Scenario, ScenarioControl, scenarioByName } from './scenarios';
+import { phaseTimeline, Scenario, ScenarioControl, scenarioByName } from './scenarios';
 import { foundBackAfterMs } from './reconnect';
 import { seedFor } from './seeds';
 import { Timeline } from './timeline';
@@ -197,7 +197,7 @@ export function runSimulation(spec: RunSpec): RunOutput {
     clientGroups,
     groupCount: spec.groups.length,
     maxBackends,
-    timeline,
+    timeline: phaseTimeline(scenario, timeline),
     methodCount: methods.length,
   });
 
@@ -394,6 +394,7 @@ export function runSimulation(spec: RunSpec): RunOutput {
     });
   };
   const control: ScenarioControl = {
+    measureS: timeline.measureS,
     faultStartS: timeline.faultStartS,
     faultEndS: timeline.faultEndS,
     slots,

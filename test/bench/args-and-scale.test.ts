@@ -12,10 +12,13 @@ import {
   regimeShort,
   scaleBehaviour,
   scaleMethods,
+  gcPhaseRangeMsAt,
   MACHINE_BUDGET_RPS,
   overMachineBudget,
 } from '../../scripts/bench/scale';
-import { behaviourOf, fleetRoles, SINGLE_METHOD } from '../../scripts/model';
+import { BackendModel, behaviourAtSlots, behaviourOf, fleetRoles, halfSlots, SINGLE_METHOD } from '../../scripts/model';
+import { VirtualScheduler } from '../../scripts/model/virtual-scheduler';
+import { seededRandom } from '../../src/core/random';
 import {
   SCENARIOS,
   scenarioById,
@@ -81,6 +84,10 @@ describe('bench CLI arguments', () => {
     expect(options.jsonPath).toBe('out.json');
   });
 
+  it("splits --flag=value at the first '=' only: a value may hold one", () => {
+    expect(parseArgs(['--json=/tmp/a=b.json']).jsonPath).toBe('/tmp/a=b.json');
+  });
+
   it('runs s19 (restarts in place) in the uniform layout', () => {
     const options = parseArgs(['--scenario', 's19', '--layout', 'uniform']);
     expect(options.uniformScenarios).toEqual(['s19']);
@@ -113,6 +120,28 @@ describe('scale', () => {
     expect(scaleBehaviour({ mode: 'blackhole' as const }, scale)).toEqual({ mode: 'blackhole' });
     expect(scaleBehaviour({ gcPeriodMs: 10_000, gcPauseMs: 500 }, scale)).toEqual({ gcPeriodMs: 60_000, gcPauseMs: 3000 });
     expect(scaleMethods(SINGLE_METHOD, scale)[0].deadlineMs).toBe(3000);
+  });
+
+  it('gives every role and s10\'s patch the simulator\'s slots at any slot count, odd ones too (halves round down)', () => {
+    for (let slots = 1; slots <= 16; slots++) {
+      const scale = { slots, timeFactor: 1, load: 0.7 };
+      for (const role of ['normal', 'throttled', 'single', 'noisy'] as const) {
+        expect([slots, role, scaleBehaviour(behaviourOf(role), scale).slots]).toEqual([slots, role, behaviourAtSlots(role, slots).slots]);
+      }
+      // s10 sets half the reference's slots on four pods, and the simulator halfSlots of the run's.
+      expect([slots, scaleBehaviour({ slots: 4 }, scale).slots]).toEqual([slots, halfSlots(slots)]);
+    }
+  });
+
+  it('stretches the GC phase\'s range as it stretches the period, so a pause can fall anywhere in a window', () => {
+    const scale = { slots: 8, timeFactor: 16, load: 0.7 };
+    expect(gcPhaseRangeMsAt(scale)).toBe(scaleBehaviour({ gcPeriodMs: 10_000 }, scale).gcPeriodMs);
+    const phases = Array.from({ length: 200 }, (_, seed) =>
+      new BackendModel({ scheduler: new VirtualScheduler(), random: seededRandom(seed), onReply: () => {}, gcPhaseRangeMs: gcPhaseRangeMsAt(scale) }).gcPhaseMs,
+    );
+    // Before, every phase was under 10 s of a 160 s period: the pauses came at the same point of every repeat.
+    expect(phases.filter((ms) => ms >= 10_000).length).toBeGreaterThan(150);
+    expect(Math.max(...phases)).toBeLessThan(160_000);
   });
 
   it('keeps a one-slot server at one slot at any scale, as the simulator does (s15)', () => {

@@ -1,5 +1,5 @@
 import { RemoteScenarioControl } from '../../scripts/bench/remote-control';
-import { scenarioById, timelineFor } from '../../scripts/bench/scenarios';
+import { phaseTimeline, REFERENCE_TIMELINE, scenarioById, timelineFor } from '../../scripts/bench/scenarios';
 
 /** Runs a simulator scenario's setup against a recording fleet and fires its events in time order. */
 async function drive(id: string) {
@@ -67,9 +67,21 @@ describe('remote ScenarioControl (the simulator scenarios on a real fleet)', () 
     expect(log.filter((l) => l.startsWith('add')).length).toBe(10);
   });
 
-  it('s11: restarts the clients halfway through the fault phase', async () => {
-    const { log } = await drive('s11');
-    expect(log).toEqual(['t=20', 'restart']);
+  it('s11: restarts the clients a third of the way through the window, as the harness does at 30 s of 90 (not halfway through the fault phase)', async () => {
+    const { log, timeline } = await drive('s11');
+    expect(timeline.measureS).toBe(45);
+    expect(log).toEqual(['t=15', 'restart']);
+  });
+
+  it("s08: retires the first five 5 s before the fault phase ends, where its reported fault phase ends, as the harness's (20, 55] does", async () => {
+    const { log, timeline } = await drive('s08');
+    const retiredAt = log[log.findIndex((line) => line.startsWith('publish 20')) - 1];
+    expect(retiredAt).toBe(`t=${timeline.faultEndS - 5}`);
+    const phases = phaseTimeline(scenarioById('s08'), timeline);
+    expect([phases.faultStartS, phases.faultEndS]).toEqual([timeline.faultStartS, timeline.faultEndS - 5]);
+    expect(phaseTimeline(scenarioById('s08'), REFERENCE_TIMELINE).faultEndS).toBe(55);
+    // Every other scenario's phases are the timeline's.
+    expect(phaseTimeline(scenarioById('s03'), timeline)).toBe(timeline);
   });
 
   it('s19: every 2 s the next pod turns cold and restarts in place, down 3 s, in list order', async () => {

@@ -303,6 +303,31 @@ describe('report', () => {
     expect(markdown).not.toContain('recovery 1 s');
   });
 
+  it("labels each chart and heading with its own runs' rates, a range where repeats differ, not the first scenario's", () => {
+    const at = (run: ScenarioResult & { repeat: number }, perClientRps: number) => ({ ...run, load: { ...run.load, perClientRps } });
+    const results: BenchResults = {
+      startedAt: '2026-11-29T00:00:00Z',
+      machine: { cpuModel: 'Test CPU', cpus: 2, memoryGiB: 24, platform: 'Linux', node: 'v20', grpcJs: '1.14.7', loadAverage: [1, 1, 1] },
+      options: parseArgs([]),
+      load: [
+        at(scenario('s01', { peak_ewma: 30, round_robin: 40 }), 48),
+        // s03's first repeat ran one more client (an xDS one) at a lower rate, its second at the rest's.
+        at(scenario('s03', { peak_ewma: 30, round_robin: 40 }, 0), 51),
+        at(scenario('s03', { peak_ewma: 31, round_robin: 41 }, 1), 55),
+        at(scenario('s10', { peak_ewma: 30, round_robin: 40 }), 55),
+      ],
+      pick: null,
+      cpu: null,
+    };
+    const { markdown, charts } = renderReport(results);
+    const caption = (file: string) => charts.find((c) => c.file === file)!.caption;
+    expect(caption('s03-share.svg')).toContain('at 51–55 calls/s');
+    expect(caption('s10-share.svg')).toContain('at 55 calls/s');
+    expect(caption('p99.svg')).toContain('at 48 (s01) / 51–55 (s03) / 55 (s10) calls/s');
+    expect(markdown).toContain('## Load test beside the reference (8 slots, 60 ms median (time × 6), 20 backends, 1 client per policy at 48 (s01) / 51–55 (s03) / 55 (s10) calls/s)');
+    expect(markdown).toContain('(reference layout; 8 slots, 60 ms median (time × 6), 20 backends, 1 client per policy at 51–55 calls/s;');
+  });
+
   it('prints recovery, and the reference\'s beside it, where the window runs 5 s past the fault', () => {
     const long = { ...scenario('s03', { peak_ewma: 30, least_request: 40, lr_od: 35, round_robin: 400 }), timeline: { warmupMs: 1000, measureS: 8, faultStartS: 1, faultEndS: 3 } };
     const { markdown } = renderReport({ startedAt: '2026-11-29T00:00:00Z', machine: { cpuModel: 'Test CPU', cpus: 2, memoryGiB: 24, platform: 'Linux', node: 'v20', grpcJs: '1.14.7', loadAverage: [1, 1, 1] }, options: parseArgs([]), load: [long], pick: null, cpu: null });

@@ -12,11 +12,19 @@ describe('roles and fleets', () => {
     expect(fleetRoles('homo', 3)).toEqual(['normal', 'normal', 'normal']);
   });
 
-  it('scales the bad pods with the fleet: round(3k), round(k)…, each >= 1; [noisy, flaky] below 10', () => {
-    const fifty = fleetRoles('het', 50);
-    expect(fifty.filter((r) => r === 'noisy')).toHaveLength(8); // round(7.5)
-    expect(fifty.filter((r) => r === 'gc')).toHaveLength(3); // round(2.5)
-    expect(fifty).toHaveLength(50);
+  it('scales the bad pods with the fleet: round(3k), round(k)…, each >= 1, halves to even as the harness\'s Python rounds; [noisy, flaky] below 10', () => {
+    const counts = (n: number) => {
+      const roles = fleetRoles('het', n);
+      expect(roles).toHaveLength(n);
+      return ['noisy', 'gc', 'flaky', 'throttled'].map((role) => roles.filter((r) => r === role).length);
+    };
+    // k = 2.5: Python's round(7.5) = 8, round(2.5) = 2 (Math.round gave 3: 17 bad pods, not 14).
+    expect(counts(50)).toEqual([8, 2, 2, 2]);
+    // k = 1.5: round(4.5) = 4, round(1.5) = 2.
+    expect(counts(30)).toEqual([4, 2, 2, 2]);
+    // k = 3.5: round(10.5) = 10, round(3.5) = 4.
+    expect(counts(70)).toEqual([10, 4, 4, 4]);
+    expect(counts(20)).toEqual([3, 1, 1, 1]);
     expect(fleetRoles('het', 5)).toEqual(['noisy', 'flaky', 'normal', 'normal', 'normal']);
     expect(() => fleetRoles('het', 0)).toThrow(/fleet size/);
   });
