@@ -221,7 +221,10 @@ export function methodNotes(results: BenchResults): string {
     '- **Scenarios**: the simulator\'s definitions (scripts/sim/scenarios.ts) run against the real fleet through a ' +
       'remote `ScenarioControl` (scripts/bench/remote-control.ts): faults, heals, pods joining and leaving (a resolver ' +
       'fed by the parent; a retired pod gets GOAWAY 1 s after it leaves the list, with 5 s grace, both × the time factor), ' +
-      'client restarts, max connection age. Time to detect and recover use the simulator\'s function.',
+      'client restarts, max connection age, restarts in place (s19, uniform layout only: the server stops listening, so a ' +
+      'reconnect is refused, its calls in flight finish within 5 s, and after the down time a new server listens on the ' +
+      'same port, its model cold; the channels\' reconnect back-off, 1 s first and at most 120 s, is × the time factor too). ' +
+      'Time to detect and recover use the simulator\'s function.',
     '- **Methods**: a one-method workload is sent on `/loadtest.Probe/Call`, on channels without interceptors. A workload ' +
       'of several (s13, m2) sends each method on a path of its own, `/loadtest.Probe/<name>`, on channels with the ' +
       '`callMarker` interceptor as the README puts it on a user\'s channel, so the picker sees each call\'s method ' +

@@ -137,14 +137,18 @@ export function rateRange(rates: readonly number[]): string {
  * The rate per client of a group of rows: "50 calls/s", or per scenario where
  * they differ, "50 (s02, s03) / 45 (s01) calls/s" (the rate follows each
  * scenario's fleet capacity: the het fleet's is lower), scenarios in order.
- * A row whose repeats ran at different rates counts as its range, "51–55".
+ * A scenario whose runs went at different rates (a repeat with one more
+ * client, an xDS one, sharing the same fleet load) reads as its range, "51–55".
  */
 export function perClientRates(rows: readonly AggregateRow[]): string {
-  const rates = new Map<string, string[]>();
+  const byScenario = new Map<string, number[]>();
   for (const row of [...rows].sort((a, b) => a.scenario.localeCompare(b.scenario))) {
-    const rate = rateRange(row.perClientRpsByRepeat);
-    const names = rates.get(rate) ?? [];
-    if (!names.includes(row.scenario)) rates.set(rate, [...names, row.scenario]);
+    byScenario.set(row.scenario, [...(byScenario.get(row.scenario) ?? []), ...row.perClientRpsByRepeat]);
+  }
+  const rates = new Map<string, string[]>();
+  for (const [scenario, scenarioRates] of byScenario) {
+    const rate = rateRange(scenarioRates);
+    rates.set(rate, [...(rates.get(rate) ?? []), scenario]);
   }
   return rates.size === 1
     ? `${Array.from(rates.keys())[0]} calls/s`

@@ -174,7 +174,9 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
       '',
       `The simulator (\`${results.simulator.source}\`) runs the same scenario definitions in virtual time in the ` +
         "reference's regime (8 slots, 10 ms), with src/ as it stood in the work tree when it ran. Only real runs of the same " +
-        "regime are compared (8 slots, time-scaled; real ms ÷ the time factor); orderings, not milliseconds. Both take " +
+        "regime are compared (8 slots, time-scaled; real ms ÷ the time factor); orderings, not milliseconds. The timelines " +
+        "differ: `--quick` runs a 45 s window with a 20 s fault, the real runs' timelines are the regime line's (a few " +
+        "timeline seconds each), so the faults are not the same length against the policies' time constants. Both take " +
         "latency by completion per phase and count every client in the all-calls p99, a client with no OK call included " +
         "(its failures at the deadline). One difference in bookkeeping remains: a policy's simulated percentile is the " +
         "mean of its clients' (the reference's report.py), the load test's is that of its clients' merged histograms; " +
