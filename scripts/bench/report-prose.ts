@@ -247,7 +247,10 @@ export function methodNotes(results: BenchResults): string {
       cpuText(results) +
       ' plus the backend host\'s share, and the 2 cores are shared with other work. Where the load test stands in for the ' +
       "reference it keeps the reference's 8 slots and multiplies every time by the time factor F: service times, the deadline " +
-      '(500 ms × F, 50 nominal medians), GC pauses and periods, the timeline (warm-up, measurement, fault window, the per-second ' +
+      '(500 ms × F, 50 nominal medians), GC pauses, periods and the range of a pause\'s random phase (since 2026-12-07: runs ' +
+      'before drew the phase in the first 10 s of a period stretched to 10 s × F, from the backend host\'s start, so at ' +
+      '× 16 the GC-pausing pod of s01 paused at most once, at about the same point near the end of the measured window, in every repeat; the harness\'s ' +
+      'pauses fall anywhere), the timeline (warm-up, measurement, fault window, the per-second ' +
       `buckets) and the policies' time constants (peak_ewma's decayTime ${decayMs / 1000} s × F, maxEjectionTime ${maxEjectionMs / 1000} s × F and defaultRtt; ` +
       "outlier_detection's interval and ejection times; WRR's periods), so the offered rate is 1/F of the reference's and " +
       `every dimensionless quantity is kept (scripts/bench/scale.ts). The low-concurrency regimes run at time × ${lowTimeFactor} ` +
