@@ -25,11 +25,28 @@
  * slow it was, and kept its full third (docs/tuning-log.md §24).
  * Pure state: reading it changes nothing, so results do not depend on how
  * often costs are read.
+ *
+ * Each sample counts at most FLEET_SAMPLE_CAP (256) times the average it
+ * moves. Why: one answer far outside the fleet's (a call stuck for 30 s on a
+ * channel of 5 ms calls) moved the average by 30 s / W: 5 → 80 ms at W
+ * 400, lifting the ejection line, the rotation's gate and the fleet penalty
+ * with it for about τ, and a pod that turned 10 × slower then kept its
+ * rotation turns (22 of the next 2,000 calls against 5). Capped, the same
+ * answer moves it to 8.2 ms. The cap sits far above what an overloaded pod
+ * answers (a brownout's queue, bounded by the deadline, runs at up to some
+ * 50 F), because the engine's recovery leans on those answers lifting F: a
+ * cap at 5–16 F cost the reference suite's brownout recovery 3.9 → 4.2–4.3 s,
+ * and at 64 F a five-method channel's baselines moved (docs/tuning-log.md
+ * §62, §64). A method's baseline (methods.ts) is an average of this kind
+ * too and caps alike, so with one method it stays equal to F.
  */
 import { retainedFraction } from './peak-ewma';
 
 /** The largest weight one call gets in the fleet average. */
 export const FLEET_MAX_SAMPLE_WEIGHT = 1 / 16;
+
+/** The largest sample the average takes, in units of itself. */
+export const FLEET_SAMPLE_CAP = 256;
 
 export class FleetRtt {
   /** The average as of `sampledAtMs`; meaningless until `hasSample`. */
@@ -66,7 +83,8 @@ export class FleetRtt {
       this.lastStepMs = stepMs;
       this.lastRetained = retained;
       this.callsWeighed = this.callsWeighed * retained + 1;
-      this.rttMs += Math.min(1 / this.callsWeighed, FLEET_MAX_SAMPLE_WEIGHT) * (sampleMs - this.rttMs);
+      const takenMs = this.rttMs > 0 ? Math.min(sampleMs, FLEET_SAMPLE_CAP * this.rttMs) : sampleMs;
+      this.rttMs += Math.min(1 / this.callsWeighed, FLEET_MAX_SAMPLE_WEIGHT) * (takenMs - this.rttMs);
     }
     this.sampledAtMs = nowMs;
   }
