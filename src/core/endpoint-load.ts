@@ -134,6 +134,8 @@ export class EndpointLoad {
   onsetBeforeProbeMs = NaN;
   /** The balancer's returns (shared-recovery.ts) as of its last sample: news it has seen. */
   returnsSeen = 0;
+  /** The onset of the fault for which a return's news last made it due (shared-recovery.ts): once per fault. */
+  newsTakenForOnsetMs = NaN;
   /** When its last failed call ended (monotonic ms; -Infinity: never), for the rotation's gate. */
   failedAtMs = -Infinity;
   /** When it last shed a call (monotonic ms; -Infinity: none since its last answer to a later call): shed.ts. */
