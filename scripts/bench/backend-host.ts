@@ -29,7 +29,6 @@ async function startBackends(specs: readonly BackendSpec[]): Promise<Record<stri
       random: seededRandom(spec.seed),
       behaviour: spec.behaviour,
       gcPhaseMs: spec.gcPhaseMs,
-      gcPhaseRangeMs: spec.gcPhaseRangeMs,
       orca,
       maxConnectionAgeMs,
       methodNames,

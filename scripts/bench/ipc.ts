@@ -16,8 +16,6 @@ export interface BackendSpec {
   readonly behaviour: Partial<Behaviour>;
   readonly seed: number;
   readonly gcPhaseMs?: number;
-  /** BackendOptions.gcPhaseRangeMs: the GC phase's range at the run's time scale. */
-  readonly gcPhaseRangeMs?: number;
 }
 
 export type ToBackendHost =

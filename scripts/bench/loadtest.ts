@@ -20,13 +20,13 @@ import { ChildProcess } from 'child_process';
 import { Behaviour, behaviourOf, fleetRoles, MethodSpec, Role } from '../model';
 import { combineRuns, detectAndRecover, groupShare, sharePerSecond, WindowStats } from './analysis';
 import { Fleet } from './fleet';
-import { ClientPrepare, forkChild, FromClientHost, isType, nextMessage, PolicyEvidence, ToClientHost } from './ipc';
+import { BackendSpec, ClientPrepare, forkChild, FromClientHost, isType, nextMessage, PolicyEvidence, ToClientHost } from './ipc';
 import type { RecordedRun } from './load-recorder';
 import { prebuildForChildren } from './package-under-test';
 import { basePolicyOf, ClientKind, clientLabel, PolicyId } from './policies';
 import { formatMs, formatPercent, ProgressLine } from './progress';
 import { RemoteScenarioControl } from './remote-control';
-import { DEFAULT_CLIENTS_PER_POLICY, DEFAULT_UNIFORM_CLIENTS, gcPhaseRangeMsAt, LegacyScale, offeredLoad, OfferedLoad, Regime, regimeOf, Scale, scaleBehaviour, scaleMethods } from './scale';
+import { DEFAULT_CLIENTS_PER_POLICY, DEFAULT_UNIFORM_CLIENTS, gcPhaseMsAt, LegacyScale, offeredLoad, OfferedLoad, Regime, regimeOf, Scale, scaleBehaviour, scaleMethods } from './scale';
 import { phasesOf, phaseTimeline, Scenario, shortId, Timeline } from './scenarios';
 import { startXdsControlPlane, XdsSetup } from './xds-run';
 import { methodGroups } from './method-paths';
@@ -143,7 +143,6 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
   const { timeline, scale } = spec;
   const scenario = spec.scale.backends === undefined ? spec.scenario : { ...spec.scenario, backends: spec.scale.backends };
   const secondMs = 1000 * scale.timeFactor;
-  const gcPhaseRangeMs = gcPhaseRangeMsAt(scale);
   const errors: unknown[] = [];
   const control = new RemoteScenarioControl(timeline, scenario.backends, (error) => errors.push(error));
   scenario.setup(control);
@@ -156,7 +155,7 @@ export async function runLoadTest(spec: LoadTestSpec): Promise<ScenarioResult> {
   // Capacity of the starting fleet (churn keeps the count about level).
   const load = offeredLoad(behaviours, methods, kinds.length, scale);
   const fleet = await Fleet.start(
-    behaviours.map((behaviour, i) => ({ id: backendName(i), behaviour, seed: spec.seed * 1000 + i, gcPhaseRangeMs })),
+    behaviours.map((behaviour, i) => backendSpec(spec, i, behaviour)),
     {
       hosts: spec.backendHosts,
       // Always on, so every run (and every uniform policy) pays the same backend features.
@@ -279,6 +278,12 @@ function exited(child: ChildProcess): Promise<void> {
   });
 }
 
+/** Backend `id` with its seed, and its GC phase drawn at the run's scale (`gcPhaseMsAt`). */
+function backendSpec(spec: LoadTestSpec, id: number, behaviour: Behaviour): BackendSpec {
+  const seed = spec.seed * 1000 + id;
+  return { id: backendName(id), behaviour, seed, gcPhaseMs: gcPhaseMsAt(spec.scale, seed) };
+}
+
 /** What the scenario's control does to this run's processes. */
 function fleetActions(
   spec: LoadTestSpec,
@@ -291,7 +296,7 @@ function fleetActions(
   return {
     setBehaviour: (id: number, patch: Partial<Behaviour>) => fleet.set([backendName(id)], scaleBehaviour(patch, spec.scale)),
     addBackend: (id: number, role: Role) =>
-      fleet.add([{ id: backendName(id), behaviour: scaleBehaviour(behaviourOf(role), spec.scale), seed: spec.seed * 1000 + id, gcPhaseRangeMs: gcPhaseRangeMsAt(spec.scale) }]),
+      fleet.add([backendSpec(spec, id, scaleBehaviour(behaviourOf(role), spec.scale))]),
     publish: async (ids: readonly number[]) => {
       const next = new Set(ids);
       const leaving = Array.from(published).filter((id) => !next.has(id));

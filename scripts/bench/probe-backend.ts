@@ -31,7 +31,6 @@ export interface ProbeBackendOptions {
   readonly random: RandomSource;
   readonly behaviour: Partial<Behaviour>;
   readonly gcPhaseMs?: number;
-  readonly gcPhaseRangeMs?: number;
   /** Serve ORCA out-of-band load reports. */
   readonly orca?: boolean;
   /** grpc-js `grpc.max_connection_age_ms` (s09), with the reference's 5 s grace. */
@@ -97,7 +96,6 @@ export class ProbeBackend {
       random: options.random,
       behaviour: options.behaviour,
       gcPhaseMs: options.gcPhaseMs,
-      gcPhaseRangeMs: options.gcPhaseRangeMs,
     });
     this.reply = Buffer.from(options.id, 'utf8');
     this.orca = options.orca ? new ServerMetricRecorder() : null;

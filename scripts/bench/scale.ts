@@ -23,6 +23,7 @@
  * reference's 10 ms there (LOW_CONCURRENCY_SCALES says what was measured).
  */
 import { Behaviour, fleetCapacityRps, GC_PHASE_RANGE_MS, MethodSpec, ratePerClientRps, DEFAULT_BEHAVIOUR } from '../model';
+import { seededRandom } from '../../src/core/random';
 
 export interface Scale {
   /** Slots of a normal backend (the reference: 8); other roles keep their ratio to it, at least 1. */
@@ -138,7 +139,7 @@ export function normalScale(scale: Scale | LegacyScale): Scale {
  * that handles one call at a time (s15's `single` role) does so whatever
  * the others run, as in the simulator (roles.ts).
  */
-export function scaledSlots(slots: number, scale: Scale): number {
+function scaledSlots(slots: number, scale: Scale): number {
   if (slots <= 1) return slots;
   return Math.max(1, Math.floor((slots * scale.slots) / DEFAULT_BEHAVIOUR.slots));
 }
@@ -146,10 +147,17 @@ export function scaledSlots(slots: number, scale: Scale): number {
 /**
  * The range a backend's GC phase is drawn from at this scale: the
  * reference's, stretched as its period is, so a pause falls anywhere in a
- * window as the harness's does (BackendOptions.gcPhaseRangeMs).
+ * window as the harness's does. Drawn by the model over the unstretched
+ * range, every pause at × 16 fell in the first 10 s of its 160 s cycle,
+ * at the same point of every repeat.
  */
 export function gcPhaseRangeMsAt(scale: Scale): number {
   return GC_PHASE_RANGE_MS * scale.timeFactor;
+}
+
+/** The GC phase of the backend seeded `seed` at this scale: the draw its model makes first, over the stretched range. */
+export function gcPhaseMsAt(scale: Scale, seed: number): number {
+  return Math.floor(seededRandom(seed)() * gcPhaseRangeMsAt(scale));
 }
 
 /** Applies the scale to a behaviour or a patch (fields absent stay absent). */

@@ -67,7 +67,8 @@ export type ReplySink = (callId: number, status: ReplyStatus) => void;
  * The range of the random GC phase, as in the harness (Backend.java: an
  * offset in [0, 10 s) on the wall clock, so with its 10 s period a pause
  * falls anywhere in a window). A time-scaled load test stretches the period
- * and passes `gcPhaseRangeMs` stretched alike.
+ * and passes a `gcPhaseMs` drawn over the range stretched alike
+ * (scripts/bench/scale.ts `gcPhaseMsAt`).
  */
 export const GC_PHASE_RANGE_MS = 10_000;
 
@@ -79,13 +80,6 @@ export interface BackendOptions {
   onReply: ReplySink;
   /** Overrides the random GC phase, in ms. */
   gcPhaseMs?: number;
-  /**
-   * The range the random GC phase is drawn from (default GC_PHASE_RANGE_MS,
-   * the reference's GC period): the load test at time × f passes f times it,
-   * or its 160 s pauses all fell in the first 10 s of each cycle, counted
-   * from its backend host's start — at the same point of every repeat.
-   */
-  gcPhaseRangeMs?: number;
 }
 
 export interface BackendCounters {
@@ -139,7 +133,7 @@ export class BackendModel {
     this.normal = new NormalSource(options.random);
     this.onReply = options.onReply;
     this.current = checkBehaviour({ ...DEFAULT_BEHAVIOUR, ...options.behaviour });
-    this.gcPhaseMs = options.gcPhaseMs ?? Math.floor(this.random() * (options.gcPhaseRangeMs ?? GC_PHASE_RANGE_MS));
+    this.gcPhaseMs = options.gcPhaseMs ?? Math.floor(this.random() * GC_PHASE_RANGE_MS);
   }
 
   get behaviour(): Behaviour {

@@ -16,7 +16,6 @@ import {
   MethodLatency,
   summariseMethod,
 } from './metrics';
-import { phaseTimeline } from './scenarios';
 import { RunOutput } from './world';
 import { GroupTally } from './tally';
 
@@ -70,7 +69,8 @@ const round = (x: number, digits: number): number => (Number.isFinite(x) ? Numbe
 
 export function summariseRun(output: RunOutput): RunResult {
   const { metrics, scenario } = output;
-  const timeline = phaseTimeline(scenario, output.spec.timeline);
+  // The phases the metrics were kept in (world.ts: the scenario's, e.g. s08's shorter fault phase).
+  const timeline = metrics.layout.timeline;
   const window: Window = scenario.faultWindow ? 'fault' : 'window';
   const backendsUsed = output.backendCount;
   const groups = output.spec.groups.map((_, g): PolicyResult => {

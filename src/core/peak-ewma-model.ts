@@ -198,7 +198,10 @@ export class PeakEwmaModel implements LoadModel {
     // One exp serves the estimate the sample is judged against and the blend.
     const retained = load.hasSample ? retainedAt(load, nowMs, settings, this.traffic) : 1;
     const stale = load.hasSample && isStale(load, nowMs, settings, fleet, this.traffic);
-    this.traffic.recovery.noteAnswer(load, settings);
+    if (stale) {
+      // Only a stale endpoint's answer can be one the news made due (staleness.ts): no second look otherwise.
+      this.traffic.recovery.noteAnswer(load, settings);
+    }
     const meanKept = keepsMean(settings);
     if (load.provisional && endsProvisional(outcome, meanKept)) {
       // Evidence of its own, judged against the first answer as against any estimate (first-answer.ts).

@@ -176,17 +176,15 @@ describe('a fault shared by several endpoints', () => {
     expect(result.returnAtMs).toBeNaN();
   });
 
+  /** Pod 0 heals at 12 s; pods 1 and 2, in the same fault, stay slow. */
+  const healsWithTwoStillSlow: Fault[] = [
+    { pod: 0, fromMs: 2_000, toMs: 12_000 },
+    { pod: 1, fromMs: 2_500, toMs: 30_000 },
+    { pod: 2, fromMs: 3_000, toMs: 30_000 },
+  ];
+
   it('once per return: a pod made due whose probe is still slow backs off one step, and is not due again', () => {
-    // Pod 0 heals at 12 s; pods 1 and 2, in the same fault, stay slow.
-    const result = run(
-      [
-        { pod: 0, fromMs: 2_000, toMs: 12_000 },
-        { pod: 1, fromMs: 2_500, toMs: 30_000 },
-        { pod: 2, fromMs: 3_000, toMs: 30_000 },
-      ],
-      12_000,
-      14_000,
-    );
+    const result = run(healsWithTwoStillSlow, 12_000, 14_000);
     expect(result.model.traffic.recovery.returns).toBe(1);
     const now = result.clock.now();
     for (const pod of [1, 2]) {
@@ -203,20 +201,11 @@ describe('a fault shared by several endpoints', () => {
   });
 
   it('once per fault: a pod that took a return\'s news and is still slow is not made due again by the next return of that fault', () => {
-    // Pods 0 and 3 heal a second apart: two returns of one fault. Pods 1 and 2, in it too, stay slow.
+    // Pod 3 heals a second after pod 0: two returns of one fault, pods 1 and 2 still slow.
     // Why: in a big uneven fleet every chronically slow pod keeps its first onset (a resumed back-off),
     // so each return of any of them made all the others due at once: the 500 × 64 scale run's p99
     // 25.3 → 28.3 ms (docs/tuning-log.md §65).
-    const result = run(
-      [
-        { pod: 0, fromMs: 2_000, toMs: 12_000 },
-        { pod: 1, fromMs: 2_500, toMs: 30_000 },
-        { pod: 2, fromMs: 3_000, toMs: 30_000 },
-        { pod: 3, fromMs: 2_250, toMs: 13_000 },
-      ],
-      12_000,
-      16_000,
-    );
+    const result = run([...healsWithTwoStillSlow, { pod: 3, fromMs: 2_250, toMs: 13_000 }], 12_000, 16_000);
     expect(result.model.traffic.recovery.returns).toBeGreaterThanOrEqual(2);
     const byReturn = result.dueEarlyByReturn;
     // The first return's news reached the pods still slow (so the check below judges something)...

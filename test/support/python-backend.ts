@@ -14,7 +14,7 @@ import * as path from 'path';
 import { createInterface } from 'readline';
 import { DEBIAN_PYTHON } from '../xds/support/foreign-client';
 
-export { cCoreTestsEnabled, cCoreVersion, DEBIAN_PYTHON, describeWithCCore } from '../xds/support/foreign-client';
+export { cCoreVersion, DEBIAN_PYTHON, describeWithCCore } from '../xds/support/foreign-client';
 
 const SERVER_SCRIPT = path.resolve(__dirname, '..', '..', 'scripts', 'lib', 'python-probe-server.py');
 
