@@ -54,6 +54,18 @@ export interface Judgement {
   seeds: JudgedSeed[];
   /** The reference regime's targets, over their own seeds (usually 10); absent if not measured. */
   reference?: ReferenceSeed[];
+  /** The scale run (500 backends × 64 clients, s01's fleet) at the first grid seed: policy → tails; absent if not measured. */
+  scale?: Record<string, ScaleTail>;
+}
+
+/** The scale run's one seed: 20 M calls a run leave its tails steady without more. */
+export const SCALE_SEED = 1;
+
+/** What a judgement keeps of a scale run's result. */
+export type ScaleTail = Pick<PolicyResult, 'p50' | 'p99' | 'p999' | 'p99All' | 'errorRate'>;
+
+export function scaleTail(result: PolicyResult): ScaleTail {
+  return { p50: result.p50, p99: result.p99, p999: result.p999, p99All: result.p99All, errorRate: result.errorRate };
 }
 
 /** The policies every target is judged against. */
@@ -418,5 +430,32 @@ export function referenceSection(after: Judgement, before?: Judgement): string {
     `Reference regime (8 slots × 8 clients), mean of seeds ${after.reference.map((entry) => entry.seed).join(', ')}; targets: s01 ≤ 1.2, s10 ≤ 1.1, ` +
     `s03 ≤ 1.02 (p99 ÷ s02), recovery ≤ 4 s (mean, worst seed in brackets), s04 errors ≤ 0.1 %\n\n` +
     `| ${UNDER_TEST} | ${columns.join(' | ')} |\n|---|${columns.map(() => '---').join('|')}|\n${rows.join('\n')}`
+  );
+}
+
+/**
+ * The scale run (500 backends, 64 clients, the uneven fleet), before → after.
+ * No grid cell has a fleet this large: a rule that touches many endpoints at
+ * once (§56's shared recovery made 100 slow pods due together) shows here
+ * first, and only here (§65).
+ */
+export function scaleSection(after: Judgement, before?: Judgement): string {
+  if (after.scale === undefined) {
+    return '';
+  }
+  const pct = (x: number | undefined): string => (x === undefined ? '–' : `${(x * 100).toFixed(2)} %`);
+  const ms2 = (x: number | undefined): string => (x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(2));
+  const moved = (of: (tail: ScaleTail) => number, show: (x: number | undefined) => string, policy: string): string => {
+    const is = show(of(after.scale![policy]));
+    const was = before?.scale?.[policy];
+    return was === undefined ? is : `${show(of(was))} → ${is}`;
+  };
+  const rows = Object.keys(after.scale).map(
+    (policy) =>
+      `| ${policy} | ${moved((t) => t.p99, ms2, policy)} | ${moved((t) => t.p999, ms2, policy)} | ${moved((t) => t.p99All, ms2, policy)} | ${moved((t) => t.errorRate, pct, policy)} |`,
+  );
+  return (
+    `Scale run (500 backends × 64 clients, the uneven fleet), seed ${SCALE_SEED}; ms\n\n` +
+    `| policy | p99 | p99.9 | p99 all calls | errors |\n|---|---|---|---|---|\n${rows.join('\n')}`
   );
 }

@@ -8,7 +8,7 @@
  *
  *   npx tsx scripts/sim/judge.ts --json after.json [--seeds 5] [--reference-seeds 10] [--policy SPEC] [--client-stall MS/EVERY]
  *                                [--arrivals fixed|poisson|closed [--workers K]] [--quick] [--jobs N]
- *                                [--sections grid,small-fleets,methods]
+ *                                [--sections grid,small-fleets,methods,scale]
  *   npx tsx scripts/sim/judge.ts --compare before.json after.json
  *
  * Measure the commit before in a second worktree (its own src/) and the
@@ -18,6 +18,9 @@
  * (5 and 10 seeds) take about four minutes. The small fleets (the load
  * test's layouts, regimes.ts SMALL_FLEETS) add about 5 s; `--sections
  * small-fleets --reference-seeds 0` judges them alone, for a change aimed there.
+ * The scale run (500 backends × 64 clients, at the first seed only: 20 M
+ * calls a run) adds about 40 s; it is the only fleet large enough to show a
+ * rule that acts on many endpoints at once (tuning-log §65).
  * `--arrivals` and `--workers` change how the grid's and the many-method
  * scenarios' clients send (closed-loop.ts); the reference regime's targets
  * keep the reference's open-loop clients, whose published figures they are.
@@ -28,7 +31,7 @@
 import { execFileSync } from 'child_process';
 import { readFileSync, writeFileSync } from 'fs';
 import { parseArgs } from 'node:util';
-import { gridSection, judged, smallFleetSection, Judgement, JudgedSeed, methodsSection, referenceSection, ReferenceSeed, RIVALS, UNDER_TEST, unlikeJudgements } from './judge-report';
+import { gridSection, judged, SCALE_SEED, scaleSection, scaleTail, smallFleetSection, Judgement, JudgedSeed, methodsSection, referenceSection, ReferenceSeed, RIVALS, UNDER_TEST, unlikeJudgements } from './judge-report';
 import { planReferenceTargets, scored } from './reference-targets';
 import { ClientStall, parseClientStall } from './client-stall';
 import { parsePolicySpec } from './policies';
@@ -43,7 +46,7 @@ import { ArrivalMode, parseArrivalFlags } from './arrivals';
 const METHOD_SCENARIOS = ['s13', 's14'];
 const POLICIES = [...RIVALS, UNDER_TEST];
 /** What a judgement can measure besides the reference regime (whose seeds `--reference-seeds` sets). */
-const SECTIONS = ['grid', 'small-fleets', 'methods'] as const;
+const SECTIONS = ['grid', 'small-fleets', 'methods', 'scale'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function parseSections(text: string): Set<Section> {
@@ -106,7 +109,10 @@ async function measure(
       runs.push({ ...run, seedIndex: index });
     }
   }
-  const allRuns = [...runs, ...referenceRuns];
+  const scaleRuns: Array<PlannedRun & { seedIndex: number }> = sections.has('scale')
+    ? planSuite({ scenarios: [], layouts: [], seed: SCALE_SEED, quick, policyUnderTest, clientStall, grid: false, scale: true, ...sending }).map((run) => ({ ...run, seedIndex: 0 }))
+    : [];
+  const allRuns = [...runs, ...referenceRuns, ...scaleRuns];
   const allResults = await runAll(
     allRuns.map((run) => run.spec),
     {
@@ -147,8 +153,12 @@ async function measure(
       target[named(group.policy)] = scored(group);
     }
   });
+  const scale = Object.fromEntries(
+    scaleRuns.flatMap((_, i) => allResults[runs.length + referenceRuns.length + i].groups.map((group) => [named(group.policy), scaleTail(group)] as const)),
+  );
   return {
     reference,
+    ...(sections.has('scale') ? { scale } : {}),
     meta: {
       commit: commitOfCheckout(),
       policyUnderTest: policyUnderTest ?? UNDER_TEST,
@@ -191,6 +201,10 @@ function print(after: Judgement, before?: Judgement): void {
   const methods = methodsSection(after, before);
   if (methods !== '') {
     console.log(`\n${methods}`);
+  }
+  const scaleTable = scaleSection(after, before);
+  if (scaleTable !== '') {
+    console.log(`\n${scaleTable}`);
   }
   const referenceTable = referenceSection(after, before);
   if (referenceTable !== '') {

@@ -2,7 +2,7 @@
  * judge.ts's tables, on small hand-made judgements: the means it judges on,
  * the targets it counts and marks, and the per-method rows of issue 16.
  */
-import { goodputSummary, gridSection, Judgement, smallFleetSection, JudgedResult, JudgedSeed, meanRegimes, methodsSection, referenceSection, ReferenceSeed, targetsMet, unlikeJudgements } from '../../scripts/sim/judge-report';
+import { goodputSummary, gridSection, Judgement, smallFleetSection, JudgedResult, JudgedSeed, meanRegimes, methodsSection, referenceSection, ReferenceSeed, scaleSection, targetsMet, unlikeJudgements } from '../../scripts/sim/judge-report';
 import { ScoredResult } from '../../scripts/sim/reference-targets';
 
 const r = (p99All: number, errorRate = 0, recoverySeconds: number | null = null): JudgedResult => ({ p99: p99All, p999: p99All, p99All, errorRate, recoverySeconds, busiestP95: 1 });
@@ -253,3 +253,22 @@ describe('referenceSection', () => {
   });
 });
 
+describe('scaleSection', () => {
+  const tail = (p99: number, errorRate = 0.001) => ({ p50: 10, p99, p999: 3 * p99, p99All: p99 + 1, errorRate });
+
+  it('shows each policy before → after, and a policy the before side lacks alone', () => {
+    const before: Judgement = { meta: {}, seeds: [gridSeed(1, { s01: 40, s02: 30 })], scale: { round_robin: tail(226.9, 0.19), peak_ewma: tail(28.3) } };
+    const after: Judgement = { meta: {}, seeds: [gridSeed(1, { s01: 40, s02: 30 })], scale: { round_robin: tail(226.9, 0.19), peak_ewma: tail(25.7, 0.0017), least_request: tail(200.6) } };
+    const text = scaleSection(after, before);
+    expect(text).toContain('| peak_ewma | 28.30 → 25.70 | 84.90 → 77.10 | 29.30 → 26.70 | 0.10 % → 0.17 % |');
+    expect(text).toContain('| round_robin | 226.90 → 226.90 |');
+    expect(text).toContain('| least_request | 200.60 | 601.80 | 201.60 | 0.10 % |');
+    expect(scaleSection(after)).toContain('| peak_ewma | 25.70 | 77.10 | 26.70 | 0.17 % |');
+  });
+
+  it('prints nothing for a judgement without a scale run, and a tail read back as null as –', () => {
+    expect(scaleSection(judgement(gridSeed(1, { s01: 40, s02: 30 })))).toBe('');
+    const after: Judgement = JSON.parse(JSON.stringify({ meta: {}, seeds: [gridSeed(1, { s01: 40, s02: 30 })], scale: { peak_ewma: { ...tail(25.7), p99: NaN } } }));
+    expect(scaleSection(after)).toContain('| peak_ewma | – | 77.10 |');
+  });
+});
