@@ -58,7 +58,12 @@ export interface Judgement {
   scale?: Record<string, ScaleTail>;
 }
 
-/** The scale run's one seed: 20 M calls a run leave its tails steady without more. */
+/**
+ * The scale run's one seed. Read as a paired comparison (the same fleet and
+ * draws before and after), not as a level: across seeds its peak_ewma p99
+ * moves by 2 ms (25.7 / 23.7 / 24.0 ms at seeds 1–3, 2026-12-07), as much
+ * as §65's regression did at seed 1.
+ */
 export const SCALE_SEED = 1;
 
 /** What a judgement keeps of a scale run's result. */

@@ -18,9 +18,10 @@
  * (5 and 10 seeds) take about four minutes. The small fleets (the load
  * test's layouts, regimes.ts SMALL_FLEETS) add about 5 s; `--sections
  * small-fleets --reference-seeds 0` judges them alone, for a change aimed there.
- * The scale run (500 backends × 64 clients, at the first seed only: 20 M
- * calls a run) adds about 40 s; it is the only fleet large enough to show a
- * rule that acts on many endpoints at once (tuning-log §65).
+ * The scale run (500 backends × 64 clients, seed 1 only: 20 M calls a run)
+ * adds about 40 s; it is the only fleet large enough to show a rule that
+ * acts on many endpoints at once (tuning-log §65). One seed is a paired
+ * comparison with the commit before; its level moves 2 ms between seeds.
  * `--arrivals` and `--workers` change how the grid's and the many-method
  * scenarios' clients send (closed-loop.ts); the reference regime's targets
  * keep the reference's open-loop clients, whose published figures they are.
