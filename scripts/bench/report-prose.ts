@@ -13,6 +13,8 @@ import { LOW_CONCURRENCY_SCALES, LOW_CONCURRENCY_TIME_FACTOR, regimeShort, slots
 import { cellKey, groupKey, MergedSession, runKind, splitCellKey } from './merge';
 import { labelsByCount, repeatsWord } from './row-cells';
 import { median } from './stats';
+import { scenarioById } from './scenarios';
+import { fleetRoles } from '../model/roles';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 import type { BenchResults } from './report';
 
@@ -194,6 +196,29 @@ function openLoopCpuMicros(results: BenchResults): number {
 }
 
 /** What a call costs the client: the closed-loop figure (round_robin, 10 backends) and the open-loop runs' median. */
+/** When the load test began to draw a GC pause's phase over the stretched period (commit 57840e8). */
+const GC_PHASE_DRAWN_ANYWHERE_SINCE = Date.parse('2026-12-07T11:55:12Z');
+
+/**
+ * Which of the report's runs have a GC-pausing pod in their fleet, and how
+ * many of them drew its phase the old way. s06's pauses come from a fault on
+ * an identical fleet and are not counted here.
+ */
+function gcPhaseRunsText(results: BenchResults): string {
+  const withGcPod = results.load.filter((run) => {
+    const fleet = scenarioById(run.scenario).fleet;
+    return run.backendCount !== undefined && fleetRoles(fleet, run.backendCount).includes('gc');
+  });
+  if (withGcPod.length === 0) {
+    return '';
+  }
+  const drawnTheOldWay = withGcPod.filter((run) => Date.parse(run.startedAt) < GC_PHASE_DRAWN_ANYWHERE_SINCE);
+  const groups = [...new Set(withGcPod.map((run) => `${run.scenario} ${run.layout}`))].join(', ');
+  return drawnTheOldWay.length === 0
+    ? `; every run in this report with a GC-pausing pod (${withGcPod.length}, ${groups}) was measured with the phase drawn anywhere`
+    : `; ${drawnTheOldWay.length} of this report's ${withGcPod.length} runs with a GC-pausing pod (${groups}) drew it the old way`;
+}
+
 function cpuText(results: BenchResults): string {
   const saturated = results.cpu?.find((r) => r.policy === 'round_robin' && r.backends === 10)?.cpuMicrosPerCall;
   const open = openLoopCpuMicros(results);
@@ -250,7 +275,7 @@ export function methodNotes(results: BenchResults): string {
       '(500 ms × F, 50 nominal medians), GC pauses, periods and the range of a pause\'s random phase (since 2026-12-07: runs ' +
       'before drew the phase in the first 10 s of a period stretched to 10 s × F, from the backend host\'s start, so at ' +
       '× 16 the GC-pausing pod of s01 paused at most once, at about the same point near the end of the measured window, in every repeat; the harness\'s ' +
-      'pauses fall anywhere), the timeline (warm-up, measurement, fault window, the per-second ' +
+      `pauses fall anywhere${gcPhaseRunsText(results)}), the timeline (warm-up, measurement, fault window, the per-second ` +
       `buckets) and the policies' time constants (peak_ewma's decayTime ${decayMs / 1000} s × F, maxEjectionTime ${maxEjectionMs / 1000} s × F and defaultRtt; ` +
       "outlier_detection's interval and ejection times; WRR's periods), so the offered rate is 1/F of the reference's and " +
       `every dimensionless quantity is kept (scripts/bench/scale.ts). The low-concurrency regimes run at time × ${lowTimeFactor} ` +

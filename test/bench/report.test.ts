@@ -337,6 +337,28 @@ describe('report', () => {
   });
 });
 
+describe("the report's GC-phase note", () => {
+  const machine = { cpuModel: 'Test CPU', cpus: 2, memoryGiB: 24, platform: 'Linux', node: 'v20', grpcJs: '1.14.7', loadAverage: [1, 1, 1] };
+  const at = (id: string, startedAt: string, backendCount = 20) => ({ ...scenario(id, { peak_ewma: 30, round_robin: 40 }), startedAt, backendCount });
+  const render = (load: BenchResults['load']) => renderReport({ startedAt: '2026-11-29T00:00:00Z', machine, options: parseArgs([]), load, pick: null, cpu: null }).markdown;
+
+  it("counts the runs whose fleet has a GC-pausing pod that drew its phase before the harness's draw was mended", () => {
+    // s01's fleet of 20 has a GC-pausing pod, s03's identical fleet none; one s01 run before 57840e8, one after.
+    const markdown = render([at('s01', '2026-12-06T17:15:00Z'), at('s01', '2026-12-07T15:30:00Z'), at('s03', '2026-12-01T00:00:00Z')]);
+    expect(markdown).toContain("; 1 of this report's 2 runs with a GC-pausing pod (s01 reference) drew it the old way)");
+  });
+
+  it('says every such run drew it anywhere when none predates the mend, and nothing when no fleet has such a pod', () => {
+    expect(render([at('s01', '2026-12-07T15:30:00Z'), at('s01', '2026-12-07T15:33:00Z')])).toContain(
+      '; every run in this report with a GC-pausing pod (2, s01 reference) was measured with the phase drawn anywhere)',
+    );
+    // A het fleet of 6 (the low-concurrency layout) has a noisy and a flaky pod, no GC-pausing one.
+    const markdown = render([at('s01', '2026-12-01T00:00:00Z', 6), at('s03', '2026-12-01T00:00:00Z')]);
+    expect(markdown).not.toContain('GC-pausing pod (');
+    expect(markdown).toContain('the harness\'s pauses fall anywhere)');
+  });
+});
+
 describe('report headline', () => {
   const machine = { cpuModel: 'Test CPU', cpus: 2, memoryGiB: 24, platform: 'Linux', node: 'v20', grpcJs: '1.14.7', loadAverage: [1, 1, 1] };
   const uniform = (id: string, p99: Partial<Record<PolicyId, number>>) => ({ ...scenario(id, p99), layout: 'uniform' as const });
