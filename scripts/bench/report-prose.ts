@@ -14,7 +14,7 @@ import { cellKey, groupKey, MergedSession, runKind, splitCellKey } from './merge
 import { labelsByCount, repeatsWord } from './row-cells';
 import { median } from './stats';
 import { scenarioById } from './scenarios';
-import { fleetRoles } from '../model/roles';
+import { fleetRoles } from '../model';
 import { PEAK_EWMA_DEFAULTS } from '../../src/policy/peak-ewma-config';
 import type { BenchResults } from './report';
 
@@ -195,7 +195,6 @@ function openLoopCpuMicros(results: BenchResults): number {
   return median(results.load.flatMap((run) => run.policies.map((p) => p.cpuMicrosPerCall)).filter(Number.isFinite));
 }
 
-/** What a call costs the client: the closed-loop figure (round_robin, 10 backends) and the open-loop runs' median. */
 /** When the load test began to draw a GC pause's phase over the stretched period (commit 57840e8). */
 const GC_PHASE_DRAWN_ANYWHERE_SINCE = Date.parse('2026-12-07T11:55:12Z');
 
@@ -207,6 +206,7 @@ const GC_PHASE_DRAWN_ANYWHERE_SINCE = Date.parse('2026-12-07T11:55:12Z');
 function gcPhaseRunsText(results: BenchResults): string {
   const withGcPod = results.load.filter((run) => {
     const fleet = scenarioById(run.scenario).fleet;
+    // A result file from the first day's harness has no backendCount (legacyText).
     return run.backendCount !== undefined && fleetRoles(fleet, run.backendCount).includes('gc');
   });
   if (withGcPod.length === 0) {
@@ -219,6 +219,7 @@ function gcPhaseRunsText(results: BenchResults): string {
     : `; ${drawnTheOldWay.length} of this report's ${withGcPod.length} runs with a GC-pausing pod (${groups}) drew it the old way`;
 }
 
+/** What a call costs the client: the closed-loop figure (round_robin, 10 backends) and the open-loop runs' median. */
 function cpuText(results: BenchResults): string {
   const saturated = results.cpu?.find((r) => r.policy === 'round_robin' && r.backends === 10)?.cpuMicrosPerCall;
   const open = openLoopCpuMicros(results);

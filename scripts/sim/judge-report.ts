@@ -54,7 +54,7 @@ export interface Judgement {
   seeds: JudgedSeed[];
   /** The reference regime's targets, over their own seeds (usually 10); absent if not measured. */
   reference?: ReferenceSeed[];
-  /** The scale run (500 backends × 64 clients, s01's fleet) at the first grid seed: policy → tails; absent if not measured. */
+  /** The scale run (500 backends × 64 clients, s01's fleet) at `SCALE_SEED`: policy → tails; absent if not measured. */
   scale?: Record<string, ScaleTail>;
 }
 
@@ -164,7 +164,8 @@ function seedLabel(before: Judgement, after: Judgement): string {
   const [was, is] = [before.seeds[0].seed, after.seeds[0].seed];
   return was === is ? String(is) : `${was} → ${is}`;
 }
-const ms = (x: number | undefined): string => (x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(1));
+const ms = (x: number | undefined, digits = 1): string => (x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(digits));
+const percent = (x: number | undefined): string => (x === undefined ? '–' : `${(x * 100).toFixed(2)} %`);
 
 /**
  * The grid as docs/tuning-log.md shows it: per cell, round_robin's healthy p99
@@ -363,10 +364,9 @@ function methodRows(label: string, judgement: Judgement, layout: JudgedLayout, s
     const theirs = p99(rival, name);
     return theirs !== undefined && theirs <= p99(UNDER_TEST, name)!;
   }));
-  const pct = (x: number): string => `${(x * 100).toFixed(2)} %`;
   return (
     `| ${label} | ${names.map((name) => ms(p99(UNDER_TEST, name))).join(' / ')} | ` +
-    `${pct(Math.min(...worstMisses))}–${pct(Math.max(...worstMisses))} | ` +
+    `${percent(Math.min(...worstMisses))}–${percent(Math.max(...worstMisses))} | ` +
     `${(mean(ours.map((r) => r.errorRate)) * 100).toFixed(3)} % | ` +
     `${ours.map((r) => r.recoverySeconds ?? '–').join(' ')} | ${behind.length === 0 ? 'none' : behind.join(', ')} |`
   );
@@ -448,8 +448,7 @@ export function scaleSection(after: Judgement, before?: Judgement): string {
   if (after.scale === undefined) {
     return '';
   }
-  const pct = (x: number | undefined): string => (x === undefined ? '–' : `${(x * 100).toFixed(2)} %`);
-  const ms2 = (x: number | undefined): string => (x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(2));
+  const ms2 = (x: number | undefined): string => ms(x, 2);
   const moved = (of: (tail: ScaleTail) => number, show: (x: number | undefined) => string, policy: string): string => {
     const is = show(of(after.scale![policy]));
     const was = before?.scale?.[policy];
@@ -457,7 +456,7 @@ export function scaleSection(after: Judgement, before?: Judgement): string {
   };
   const rows = Object.keys(after.scale).map(
     (policy) =>
-      `| ${policy} | ${moved((t) => t.p99, ms2, policy)} | ${moved((t) => t.p999, ms2, policy)} | ${moved((t) => t.p99All, ms2, policy)} | ${moved((t) => t.errorRate, pct, policy)} |`,
+      `| ${policy} | ${moved((t) => t.p99, ms2, policy)} | ${moved((t) => t.p999, ms2, policy)} | ${moved((t) => t.p99All, ms2, policy)} | ${moved((t) => t.errorRate, percent, policy)} |`,
   );
   return (
     `Scale run (500 backends × 64 clients, the uneven fleet), seed ${SCALE_SEED}; ms\n\n` +

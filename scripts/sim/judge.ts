@@ -110,8 +110,8 @@ async function measure(
       runs.push({ ...run, seedIndex: index });
     }
   }
-  const scaleRuns: Array<PlannedRun & { seedIndex: number }> = sections.has('scale')
-    ? planSuite({ scenarios: [], layouts: [], seed: SCALE_SEED, quick, policyUnderTest, clientStall, grid: false, scale: true, ...sending }).map((run) => ({ ...run, seedIndex: 0 }))
+  const scaleRuns: PlannedRun[] = sections.has('scale')
+    ? planSuite({ scenarios: [], layouts: [], seed: SCALE_SEED, quick, policyUnderTest, clientStall, grid: false, scale: true, ...sending })
     : [];
   const allRuns = [...runs, ...referenceRuns, ...scaleRuns];
   const allResults = await runAll(
@@ -155,7 +155,7 @@ async function measure(
     }
   });
   const scale = Object.fromEntries(
-    scaleRuns.flatMap((_, i) => allResults[runs.length + referenceRuns.length + i].groups.map((group) => [named(group.policy), scaleTail(group)] as const)),
+    allResults.slice(runs.length + referenceRuns.length).flatMap((result) => result.groups.map((group) => [named(group.policy), scaleTail(group)] as const)),
   );
   return {
     reference,
