@@ -74,7 +74,10 @@ export class Fleet {
     }
   }
 
+  /** Patches running backends; an unknown name throws (a patch posted to no host was lost in silence: s18, docs/tuning-log.md §72). */
   set(ids: readonly string[], patch: Partial<Behaviour>): void {
+    const unknown = ids.filter((id) => !this.hostOf.has(id));
+    if (unknown.length > 0) throw new Error(`set: no backend ${unknown.join(', ')}`);
     for (const host of this.hosts) {
       const own = ids.filter((id) => this.hostOf.get(id) === host);
       if (own.length > 0) {

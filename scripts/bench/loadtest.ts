@@ -70,6 +70,12 @@ export interface PolicyResult {
   readonly headline: WindowStats;
   /** Per second, the share of calls the scenario's faulty backends got (empty without any). */
   readonly faultyShare: readonly number[];
+  /**
+   * Per second, the share of calls the backends that joined during the run
+   * got (s07, s08, s17, s18's newcomers; absent when none joined): s18's
+   * are its slow pods, which `faultyShare` cannot name before they exist.
+   */
+  readonly joinedShare?: readonly number[];
   readonly detectS: number | null;
   readonly recoverS: number | null;
   /** Client CPU during measurement per completed call (open loop, not saturated), µs. */
@@ -370,6 +376,7 @@ function analyse(
     const runs: RecordedRun[] = mine.map((f) => f.run);
     const { window, phases, methods } = combineRuns(runs);
     const shares = sharePerSecond(runs);
+    const joined = Array.from({ length: Math.max(0, (shares[0]?.length ?? 0) - scenario.backends) }, (_, i) => scenario.backends + i);
     const { detectS, recoverS } =
       faulty.length > 0 ? detectAndRecover(shares, faulty, fairShare, timeline) : { detectS: null, recoverS: null };
     return {
@@ -380,6 +387,7 @@ function analyse(
       ...(Object.keys(methods).length > 0 ? { methods } : {}),
       headline: scenario.faultWindow ? phases.fault : window,
       faultyShare: faulty.length > 0 ? groupShare(shares, faulty) : [],
+      ...(joined.length > 0 ? { joinedShare: groupShare(shares, joined) } : {}),
       detectS,
       recoverS,
       cpuMicrosPerCall: window.calls > 0 ? mine.reduce((s, f) => s + f.cpuMicros, 0) / window.calls : NaN,

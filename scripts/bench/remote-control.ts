@@ -35,8 +35,13 @@ export class RemoteScenarioControl implements ScenarioControl {
   private publishedIds: number[];
   private nextId: number;
   private actions: FleetActions | null = null;
-  /** Adds and publishes run in order: a publish waits for the backends it names. */
+  /**
+   * Adds, publishes and behaviour for a backend being added run in order: a
+   * publish waits for the backends it names, a patch for the backend it names.
+   */
   private queue: Promise<void> = Promise.resolve();
+  /** Backends whose add has been asked for and has not finished. */
+  private readonly starting = new Set<number>();
 
   constructor(
     timeline: Timeline,
@@ -68,6 +73,10 @@ export class RemoteScenarioControl implements ScenarioControl {
     const setBehaviour = (patch: Partial<Behaviour>): void => {
       if (this.actions === null) {
         this.standing.set(id, { ...this.standing.get(id), ...patch });
+      } else if (this.starting.has(id)) {
+        // Its add is still on its way: sent now, the patch would reach no backend (s18's newcomers ran at full speed).
+        const actions = this.actions;
+        this.enqueue(async () => actions.setBehaviour(id, patch));
       } else {
         this.actions.setBehaviour(id, patch);
       }
@@ -83,7 +92,11 @@ export class RemoteScenarioControl implements ScenarioControl {
 
   addBackend(role: Role): number {
     const id = this.nextId++;
-    this.enqueue(() => this.running().addBackend(id, role));
+    this.starting.add(id);
+    this.enqueue(async () => {
+      await this.running().addBackend(id, role);
+      this.starting.delete(id);
+    });
     return id;
   }
 

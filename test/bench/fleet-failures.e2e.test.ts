@@ -57,4 +57,9 @@ describe('Fleet.hostFailures', () => {
     const failure = await within(DOWN_MS + 5_000, () => fleet!.hostFailures()[0]);
     expect(failure).toMatch(new RegExp(`^backend host \\d+: Error: restart in place of b0: .*EADDRINUSE.*127\\.0\\.0\\.1:${port}`));
   }, 30_000);
+
+  it('refuses a behaviour patch for a backend it has not started, rather than post it to no host', () => {
+    expect(() => fleet!.set(['b7'], { latencyFactor: 10 })).toThrow('set: no backend b7');
+    expect(() => fleet!.set(['b0'], { latencyFactor: 1 })).not.toThrow();
+  });
 });

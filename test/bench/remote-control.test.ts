@@ -67,6 +67,38 @@ describe('remote ScenarioControl (the simulator scenarios on a real fleet)', () 
     expect(log.filter((l) => l.startsWith('add')).length).toBe(10);
   });
 
+  it("s18: the newcomers' slowness reaches them after they start and before they are published (it was sent before they existed, and lost)", async () => {
+    const { log, timeline } = await drive('s18');
+    const slow = '{"latencyFactor":10}';
+    expect(log.slice(0, 12)).toEqual([
+      `t=${timeline.faultStartS}`,
+      ...[20, 21, 22, 23, 24].map((id) => `add ${id} normal`),
+      ...[20, 21, 22, 23, 24].map((id) => `set ${id} ${slow}`),
+      'publish 25: 0,1…23,24',
+    ]);
+  });
+
+  it('a patch for a backend already running is not held behind an add in progress', async () => {
+    const control = new RemoteScenarioControl(timelineFor(45), 20, () => {});
+    const log: string[] = [];
+    let finishAdd = (): void => {};
+    control.start({
+      setBehaviour: (backend, patch) => log.push(`set ${backend} ${JSON.stringify(patch)}`),
+      addBackend: (backend) => new Promise<void>((resolve) => (finishAdd = () => (log.push(`add ${backend}`), resolve()))),
+      publish: async () => {},
+      restartClients: () => {},
+      restartInPlace: () => {},
+    });
+    const joiner = control.addBackend('normal');
+    await Promise.resolve();
+    control.backend(3).setBehaviour({ latencyFactor: 5 });
+    control.backend(joiner).setBehaviour({ latencyFactor: 10 });
+    expect(log).toEqual(['set 3 {"latencyFactor":5}']);
+    finishAdd();
+    await control.settled();
+    expect(log).toEqual(['set 3 {"latencyFactor":5}', 'add 20', 'set 20 {"latencyFactor":10}']);
+  });
+
   it('s11: restarts the clients a third of the way through the window, as the harness does at 30 s of 90 (not halfway through the fault phase)', async () => {
     const { log, timeline } = await drive('s11');
     expect(timeline.measureS).toBe(45);
