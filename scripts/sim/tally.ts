@@ -13,7 +13,9 @@
  * Counted: every call that ends after the warm-up, at its end, with its
  * latency as the metrics take it (from its intended start; a failure
  * counts as over). Pods are named by role (model/roles.ts), a scenario's
- * faulty pods as `faulty`.
+ * faulty pods as `faulty`, pods added during the run as `joined <role>`
+ * (s18's slow newcomers are patched 'normal' pods, and were counted with
+ * the healthy ones).
  */
 import { PICK_PATH_NAMES } from '../../src/core/pick-paths';
 

@@ -256,7 +256,7 @@ export function runSimulation(spec: RunSpec): RunOutput {
     const method = calls.method[slot];
     metrics.recordEnd(client, nowMs - calls.intendedMs[slot], ok, methodDeadline[method], nowMs, method);
     if (tally !== undefined && backend >= 0 && nowMs >= measureStartMs) {
-      const pods = scenario.faulty.includes(backend) ? 'faulty' : backendRoles[backend];
+      const pods = scenario.faulty.includes(backend) ? 'faulty' : backend >= roles.length ? `joined ${backendRoles[backend]}` : backendRoles[backend];
       tally.record(clients[client].group, pods, calls.path[slot], nowMs - calls.intendedMs[slot], ok);
     }
     if (closedLoop !== undefined && backend >= 0) {

@@ -86,6 +86,26 @@ describe('--tally in a run', () => {
     });
   });
 
+  it("names the pods that joined during the run apart from the fleet's own: s18's slow newcomers", () => {
+    const { tally } = executeRun({
+      scenario: 's18-slow-scale-out',
+      groups: [{ policy: 'round_robin', clients: 4 }],
+      seed: 1,
+      timeline: { warmupMs: 1_000, measureS: 12, faultStartS: 2, faultEndS: 10 },
+      tallyBoundMs: 40,
+    });
+    const [roundRobin] = tally!;
+    const joined = roundRobin.rows.filter((row) => row.pods === 'joined normal');
+    const own = roundRobin.rows.filter((row) => row.pods === 'normal');
+    const sum = (rows: typeof joined, pick: (row: (typeof joined)[number]) => number) => rows.reduce((s, row) => s + pick(row), 0);
+    // round_robin's turns: 5 of 25 pods from 2 s, 5 of 20 from 5 s (the first five leave), over 12 s.
+    expect(sum(joined, (row) => row.sharePct)).toBeGreaterThan(15);
+    expect(sum(joined, (row) => row.sharePct)).toBeLessThan(25);
+    // The newcomers are 10 × slower: nearly all their calls are over 40 ms, and almost none of the others'.
+    expect(sum(joined, (row) => row.overPoints)).toBeGreaterThan(0.9 * sum(joined, (row) => row.sharePct));
+    expect(sum(own, (row) => row.overPoints)).toBeLessThan(1);
+  });
+
   it('round_robin reports no path; peak_ewma sends most calls to healthy pods as rotation turns and refuses noisy pods most of theirs', () => {
     const [roundRobin, peakEwma] = run(40).tally!;
     expect(new Set(roundRobin.rows.map((row) => row.path))).toEqual(new Set(['other']));
