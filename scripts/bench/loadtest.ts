@@ -307,7 +307,10 @@ function fleetActions(
       const next = new Set(ids);
       const leaving = Array.from(published).filter((id) => !next.has(id));
       published = next;
-      const addresses = ids.map((id) => fleet.addresses.get(backendName(id))).filter((a): a is string => a !== undefined);
+      // Every backend named must be listening: one left out in silence would measure another fleet (as s18's lost patch did).
+      const unknown = ids.filter((id) => !fleet.addresses.has(backendName(id)));
+      if (unknown.length > 0) throw new Error(`publish: no backend ${unknown.map(backendName).join(', ')} listening`);
+      const addresses = ids.map((id) => fleet.addresses.get(backendName(id))!);
       for (const p of processes) {
         p.child.send({ type: 'addresses', addresses, addressIndex: addressIndex() } satisfies ToClientHost);
       }
