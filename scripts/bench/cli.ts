@@ -18,6 +18,7 @@ import { mergeLoadCells, mergeLoadRuns, mergeOverhead } from './merge';
 import { methodRunTable, writeMethodsPage } from './method-tables';
 import { builtFrom, prebuildForChildren } from './package-under-test';
 import { runSimulator } from './simulator';
+import { formatTwin, hasTwin, twinsOf } from './twin';
 import { runUnderStallRule } from './stalls';
 import { runUpdateTimeBenchmark } from './update-time';
 
@@ -132,6 +133,16 @@ async function main(): Promise<void> {
       console.log('\nsimulator: the same scenarios, reference layout, in virtual time');
       results.simulator = runSimulator(simulated, options.durationS, options.seed);
       save();
+    }
+    // Each uniform run beside its twin: a real run that strays from the model shows at once (tuning-log §72).
+    const twinned = results.load.filter(hasTwin);
+    if (twinned.length > 0) {
+      console.log("\ntwins: each uniform run beside the simulator on its own timeline, slots, clients and config (real ÷ time factor | simulated)");
+      for (const run of twinned) {
+        for (const twin of twinsOf(run, options.seed)) {
+          console.log(formatTwin(twin));
+        }
+      }
     }
   }
   if (options.report) {

@@ -182,8 +182,8 @@ export function renderReport(results: BenchResults): { markdown: string; charts:
         "mean of its clients' (the reference's report.py), the load test's is that of its clients' merged histograms; " +
         "the clients of one policy send at the same rate, so the two differ only where one client fares much worse than " +
         "its peers. A uniform run's twin, the simulator on the run's own timeline, slots, clients and config, is " +
-        "`npm run bench:twin -- FILE` (scripts/bench/twin.ts): p99 over all calls per phase and the share of pods that " +
-        "joined, real beside simulated (docs/tuning-log.md §72).",
+        "printed after each load-test run, and `npm run bench:twin -- FILE` prints it for saved runs (scripts/bench/twin.ts): " +
+        "p99 over all calls per phase and the share of pods that joined, real beside simulated (docs/tuning-log.md §72).",
       '',
       markdownTable(simulatorTable(comparable, results.simulator)),
       '',

@@ -25,7 +25,7 @@ import type { RunSpec } from '../sim/world';
 import type { PolicyResult, ScenarioResult } from './loadtest';
 import { formatMs } from './progress';
 import { normalScale } from './scale';
-import { scenarioById } from './scenarios';
+import { scenarioById, simulatorKnows } from './scenarios';
 
 export const TWIN_PHASES = ['before', 'fault', 'after', 'window'] as const;
 export type TwinPhase = (typeof TWIN_PHASES)[number];
@@ -51,6 +51,11 @@ export interface Twin {
   readonly joinedShare: { readonly real: number; readonly sim: number } | null;
 }
 
+/** Whether `run` has a twin: a uniform run of a scenario the simulator knows, without retries (the simulator does not retry). */
+export function hasTwin(run: ScenarioResult): boolean {
+  return run.layout === 'uniform' && simulatorKnows(run.scenario) && !run.retryAttempts;
+}
+
 /**
  * The simulator's run spec for one policy of a uniform load-test run. The
  * timeline is the one the scenario ran (the result keeps the reported
@@ -59,6 +64,9 @@ export interface Twin {
 export function twinSpec(run: ScenarioResult, policy: PolicyResult, seed: number): RunSpec {
   if (run.layout !== 'uniform') {
     throw new Error(`${run.scenario}: only a uniform run has a twin (the reference layout's comparison is simulator.ts)`);
+  }
+  if (run.retryAttempts) {
+    throw new Error(`${run.scenario}: its clients retried (--retry-attempts ${run.retryAttempts}), which the simulator does not`);
   }
   if (!SIMULATED.has(policy.policy)) {
     throw new Error(`${run.scenario}: the simulator has no ${policy.policy}`);
@@ -133,7 +141,7 @@ if (require.main === module) {
   }
   for (const file of files) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as { options: { seed: number }; load: ScenarioResult[] };
-    for (const run of saved.load.filter((r) => r.layout === 'uniform')) {
+    for (const run of saved.load.filter(hasTwin)) {
       for (const twin of twinsOf(run, saved.options.seed)) {
         console.log(formatTwin(twin));
       }

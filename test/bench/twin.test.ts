@@ -9,7 +9,7 @@
 import { readFileSync } from 'fs';
 import path from 'path';
 import type { ScenarioResult } from '../../scripts/bench/loadtest';
-import { formatTwin, twinsOf, twinSpec } from '../../scripts/bench/twin';
+import { formatTwin, hasTwin, twinsOf, twinSpec } from '../../scripts/bench/twin';
 
 const saved = (name: string) =>
   JSON.parse(readFileSync(path.join(__dirname, '../../docs/benchmarks', name), 'utf8')) as { options: { seed: number }; load: ScenarioResult[] };
@@ -39,10 +39,15 @@ describe('the twin of a load-test run', () => {
     expect(spec.seed).toBe(3);
   });
 
-  it('refuses what the simulator cannot run: the reference layout, a policy it does not model', () => {
+  it('refuses what the simulator cannot run: the reference layout, a policy it does not model, clients that retry', () => {
     const [run] = eightSlots.load;
+    expect(hasTwin(run)).toBe(true);
     expect(() => twinSpec({ ...run, layout: 'reference' }, run.policies[0], 1)).toThrow(/only a uniform run/);
+    expect(hasTwin({ ...run, layout: 'reference' })).toBe(false);
     expect(() => twinSpec(run, { ...run.policies[0], policy: 'wrr_orca' }, 1)).toThrow(/no wrr_orca/);
+    expect(() => twinSpec({ ...run, retryAttempts: 2 }, run.policies[0], 1)).toThrow(/retried \(--retry-attempts 2\)/);
+    expect(hasTwin({ ...run, retryAttempts: 2 })).toBe(false);
+    expect(hasTwin({ ...run, scenario: 'm2' })).toBe(false);
   });
 
   it('agrees with the real s18 at 8 slots: least_request fails calls, peak_ewma reads the newcomers\' tail, the same share', () => {
