@@ -18,7 +18,7 @@ import { mergeLoadCells, mergeLoadRuns, mergeOverhead } from './merge';
 import { methodRunTable, writeMethodsPage } from './method-tables';
 import { builtFrom, prebuildForChildren } from './package-under-test';
 import { runSimulator } from './simulator';
-import { formatTwin, hasTwin, twinsOf } from './twin';
+import { hasTwin, printTwins } from './twin';
 import { runUnderStallRule } from './stalls';
 import { runUpdateTimeBenchmark } from './update-time';
 
@@ -135,14 +135,9 @@ async function main(): Promise<void> {
       save();
     }
     // Each uniform run beside its twin: a real run that strays from the model shows at once (tuning-log §72).
-    const twinned = results.load.filter(hasTwin);
-    if (twinned.length > 0) {
+    if (results.load.some(hasTwin)) {
       console.log("\ntwins: each uniform run beside the simulator on its own timeline, slots, clients and config (real ÷ time factor | simulated)");
-      for (const run of twinned) {
-        for (const twin of twinsOf(run, options.seed)) {
-          console.log(formatTwin(twin));
-        }
-      }
+      printTwins(results.load, options.seed, (line) => console.log(line));
     }
   }
   if (options.report) {

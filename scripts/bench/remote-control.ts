@@ -75,8 +75,7 @@ export class RemoteScenarioControl implements ScenarioControl {
         this.standing.set(id, { ...this.standing.get(id), ...patch });
       } else if (this.starting.has(id)) {
         // Its add is still on its way: sent now, the patch would reach no backend (s18's newcomers ran at full speed).
-        const actions = this.actions;
-        this.enqueue(async () => actions.setBehaviour(id, patch));
+        this.enqueue(async () => this.running().setBehaviour(id, patch));
       } else {
         this.actions.setBehaviour(id, patch);
       }

@@ -23,9 +23,10 @@ import { readFileSync } from 'fs';
 import { executeRun } from '../sim/execute';
 import type { RunSpec } from '../sim/world';
 import type { PolicyResult, ScenarioResult } from './loadtest';
-import { formatMs } from './progress';
+import { formatMs, formatPercent } from './progress';
 import { normalScale } from './scale';
 import { scenarioById, simulatorKnows } from './scenarios';
+import { mean } from './stats';
 
 export const TWIN_PHASES = ['before', 'fault', 'after', 'window'] as const;
 export type TwinPhase = (typeof TWIN_PHASES)[number];
@@ -51,9 +52,22 @@ export interface Twin {
   readonly joinedShare: { readonly real: number; readonly sim: number } | null;
 }
 
-/** Whether `run` has a twin: a uniform run of a scenario the simulator knows, without retries (the simulator does not retry). */
+/** Why `run` has no twin, or null if it has one: a uniform run of a scenario the simulator knows, without retries. */
+function noTwinReason(run: ScenarioResult): string | null {
+  if (run.layout !== 'uniform') {
+    return "only a uniform run has a twin (the reference layout's comparison is simulator.ts)";
+  }
+  if (!simulatorKnows(run.scenario)) {
+    return 'the simulator has no such scenario';
+  }
+  if (run.retryAttempts) {
+    return `its clients retried (--retry-attempts ${run.retryAttempts}), which the simulator does not`;
+  }
+  return null;
+}
+
 export function hasTwin(run: ScenarioResult): boolean {
-  return run.layout === 'uniform' && simulatorKnows(run.scenario) && !run.retryAttempts;
+  return noTwinReason(run) === null;
 }
 
 /**
@@ -62,11 +76,9 @@ export function hasTwin(run: ScenarioResult): boolean {
  * phases: s08's fault phase ends 5 s early there).
  */
 export function twinSpec(run: ScenarioResult, policy: PolicyResult, seed: number): RunSpec {
-  if (run.layout !== 'uniform') {
-    throw new Error(`${run.scenario}: only a uniform run has a twin (the reference layout's comparison is simulator.ts)`);
-  }
-  if (run.retryAttempts) {
-    throw new Error(`${run.scenario}: its clients retried (--retry-attempts ${run.retryAttempts}), which the simulator does not`);
+  const reason = noTwinReason(run);
+  if (reason !== null) {
+    throw new Error(`${run.scenario}: ${reason}`);
   }
   if (!SIMULATED.has(policy.policy)) {
     throw new Error(`${run.scenario}: the simulator has no ${policy.policy}`);
@@ -83,10 +95,9 @@ export function twinSpec(run: ScenarioResult, policy: PolicyResult, seed: number
   };
 }
 
-/** The mean of `perSecond` over [from, to), NaN entries skipped. */
+/** The mean of `perSecond` over [from, to), NaN entries (seconds without a call) skipped. */
 function meanOver(perSecond: readonly number[], from: number, to: number): number {
-  const values = perSecond.slice(from, to).filter(Number.isFinite);
-  return values.length > 0 ? values.reduce((sum, x) => sum + x, 0) / values.length : NaN;
+  return mean(perSecond.slice(from, to).filter(Number.isFinite));
 }
 
 /** Runs the twin of every simulated policy of `run` (seed: the load test's). */
@@ -97,16 +108,15 @@ export function twinsOf(run: ScenarioResult, seed: number): Twin[] {
     .map((policy) => {
       const spec = twinSpec(run, policy, seed);
       const sim = executeRun(spec).groups[0];
-      const phases = TWIN_PHASES.filter((phase) => (phase === 'window' ? policy.window : policy.phases[phase]) !== undefined).map((phase): TwinPhaseRow => {
+      const phases = TWIN_PHASES.flatMap((phase): TwinPhaseRow[] => {
         const real = phase === 'window' ? policy.window : policy.phases[phase];
+        if (real === undefined) {
+          return [];
+        }
         const simPhase = sim.phases[phase];
-        return {
-          phase,
-          realP99AllMs: real.allLatency.p99Ms / timeFactor,
-          realErrorRate: real.errorRate,
-          simP99AllMs: simPhase.p99All,
-          simErrorRate: simPhase.errorRate,
-        };
+        return [
+          { phase, realP99AllMs: real.allLatency.p99Ms / timeFactor, realErrorRate: real.errorRate, simP99AllMs: simPhase.p99All, simErrorRate: simPhase.errorRate },
+        ];
       });
       const { faultStartS, faultEndS } = run.timeline;
       const joinedSim = sim.shareBySecond.map((row) => row.slice(run.backendCount).reduce((sum, x) => sum + x, 0));
@@ -118,19 +128,26 @@ export function twinsOf(run: ScenarioResult, seed: number): Twin[] {
     });
 }
 
-const percent = (x: number): string => `${(100 * x).toFixed(2)} %`;
-
 export function formatTwin(twin: Twin): string {
   const lines = [`${twin.scenario} ${twin.policy}, ${twin.spec.groups[0].clients} clients, ${twin.spec.slots} slots: real ÷ time factor | simulator, p99 over all calls (errors)`];
   for (const row of twin.phases) {
     lines.push(
-      `  ${row.phase.padEnd(6)} ${formatMs(row.realP99AllMs)} (${percent(row.realErrorRate)}) | ${formatMs(row.simP99AllMs)} (${percent(row.simErrorRate)})`,
+      `  ${row.phase.padEnd(6)} ${formatMs(row.realP99AllMs)} (${formatPercent(row.realErrorRate)}) | ${formatMs(row.simP99AllMs)} (${formatPercent(row.simErrorRate)})`,
     );
   }
   if (twin.joinedShare !== null) {
-    lines.push(`  pods that joined, share of the fault phase's calls: ${percent(twin.joinedShare.real)} | ${percent(twin.joinedShare.sim)}`);
+    lines.push(`  pods that joined, share of the fault phase's calls: ${formatPercent(twin.joinedShare.real)} | ${formatPercent(twin.joinedShare.sim)}`);
   }
   return lines.join('\n');
+}
+
+/** Prints the twin of every run of `runs` that has one (the load test after its runs, and this script for saved ones). */
+export function printTwins(runs: readonly ScenarioResult[], seed: number, log: (line: string) => void): void {
+  for (const run of runs.filter(hasTwin)) {
+    for (const twin of twinsOf(run, seed)) {
+      log(formatTwin(twin));
+    }
+  }
 }
 
 if (require.main === module) {
@@ -141,10 +158,6 @@ if (require.main === module) {
   }
   for (const file of files) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as { options: { seed: number }; load: ScenarioResult[] };
-    for (const run of saved.load.filter(hasTwin)) {
-      for (const twin of twinsOf(run, saved.options.seed)) {
-        console.log(formatTwin(twin));
-      }
-    }
+    printTwins(saved.load, saved.options.seed, (line) => console.log(line));
   }
 }
