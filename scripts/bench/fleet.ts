@@ -86,8 +86,10 @@ export class Fleet {
     }
   }
 
-  /** Graceful stop of some backends (GOAWAY, then up to `graceMs`). */
+  /** Graceful stop of some backends (GOAWAY, then up to `graceMs`); an unknown or already retired name throws, as `set` does. */
   retire(ids: readonly string[], graceMs: number): void {
+    const unknown = ids.filter((id) => !this.hostOf.has(id));
+    if (unknown.length > 0) throw new Error(`retire: no backend ${unknown.join(', ')}`);
     for (const host of this.hosts) {
       const own = ids.filter((id) => this.hostOf.get(id) === host);
       if (own.length > 0) {
@@ -96,6 +98,7 @@ export class Fleet {
     }
     for (const id of ids) {
       this.addresses.delete(id);
+      this.hostOf.delete(id); // a later set or restart of it is a fault of the run, not a no-op
     }
   }
 

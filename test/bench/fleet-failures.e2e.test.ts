@@ -62,4 +62,13 @@ describe('Fleet.hostFailures', () => {
     expect(() => fleet!.set(['b7'], { latencyFactor: 10 })).toThrow('set: no backend b7');
     expect(() => fleet!.set(['b0'], { latencyFactor: 1 })).not.toThrow();
   });
+
+  it('refuses to retire a backend it has not started, and forgets one it retired', () => {
+    expect(() => fleet!.retire(['b7'], 0)).toThrow('retire: no backend b7');
+    fleet!.retire(['b0'], 0);
+    expect(fleet!.addresses.has('b0')).toBe(false);
+    expect(() => fleet!.set(['b0'], { latencyFactor: 2 })).toThrow('set: no backend b0');
+    expect(() => fleet!.restartInPlace('b0', 10, 0)).toThrow('restartInPlace: no backend b0');
+    expect(() => fleet!.retire(['b0'], 0)).toThrow('retire: no backend b0');
+  });
 });
