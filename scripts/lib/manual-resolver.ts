@@ -29,9 +29,24 @@ interface Target {
 
 const targets = new Map<string, Target>();
 
+/**
+ * The least time between two answers to re-resolution requests, in ms. pick_first asks for
+ * one at every address update while an endpoint's connection is refused, and an answer is an
+ * update: answered at once, every channel with a stopped backend spun at 15-20 thousand
+ * updates a second (round_robin alike), and the e2e tests that stop backends measured shares
+ * and timings beside that spin. grpc-js's DNS resolver answers at most once every 30 s; the
+ * load test's resolver (scripts/bench/fleet-resolver.ts) not at all. A push (`setEndpoints`,
+ * `fail`) still reaches every channel at once.
+ */
+const MIN_RESEND_MS = 250;
+
 class ManualResolver implements experimental.Resolver {
   private readonly target: Target;
   private destroyed = false;
+  /** When the latest answer to a request went out (-Infinity: none since the last destroy, so the next is at once). */
+  private answeredAtMs = -Infinity;
+  /** Cancels the answer on its way, if one is. */
+  private pending: (() => void) | null = null;
 
   constructor(
     uri: experimental.GrpcUri,
@@ -45,19 +60,37 @@ class ManualResolver implements experimental.Resolver {
     target.listeners.add(listener);
   }
 
+  /** Answers with the latest push: the first request (and the first after a destroy) at once, later ones at most every MIN_RESEND_MS, coalesced. */
   updateResolution(): void {
     this.destroyed = false;
     this.target.listeners.add(this.listener);
-    setImmediate(() => {
+    if (this.pending !== null) {
+      return;
+    }
+    const waitMs = Math.max(0, this.answeredAtMs + MIN_RESEND_MS - Date.now());
+    const answer = (): void => {
+      this.pending = null;
       if (!this.destroyed) {
+        this.answeredAtMs = Date.now();
         this.listener(this.target.latest, {}, this.target.serviceConfig, 'manual-test resolution');
       }
-    });
+    };
+    if (waitMs === 0) {
+      const immediate = setImmediate(answer);
+      this.pending = () => clearImmediate(immediate);
+    } else {
+      const timer = setTimeout(answer, waitMs);
+      timer.unref();
+      this.pending = () => clearTimeout(timer);
+    }
   }
 
   destroy(): void {
     this.destroyed = true;
     this.target.listeners.delete(this.listener);
+    this.pending?.();
+    this.pending = null;
+    this.answeredAtMs = -Infinity;
   }
 
   static getDefaultAuthority(uri: experimental.GrpcUri): string {

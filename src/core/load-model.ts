@@ -77,12 +77,12 @@ export interface LoadModel {
    */
   readonly traffic?: BalancerTraffic;
   /** The tracked methods, if the model scores per method (methods.ts); undefined: methods are ignored. */
-  readonly methods?: MethodTable;
+  readonly methods?: MethodTable | undefined;
   /**
    * Candidates compared per pick while `methods` are a mix (methods.ts
    * `MethodTable.mixed`), where more than choiceCount; absent: choiceCount.
    */
-  readonly mixedChoiceCount?: number;
+  readonly mixedChoiceCount?: number | undefined;
   /** The weight of a call of `method` placed now (methods.ts); absent: 1. */
   weightOf?(method: MethodStats): number;
   /**

@@ -40,9 +40,12 @@ export class EmptyListRetry {
   }
 
   private newTimer(options: ChannelOptions): experimental.BackoffTimeout {
+    const initialDelay = options['grpc.initial_reconnect_backoff_ms'];
+    const maxDelay = options['grpc.max_reconnect_backoff_ms'];
+    // Only the options the channel was given: grpc-js's own defaults for the rest.
     const timer = new experimental.BackoffTimeout(() => this.requestReresolution(), {
-      initialDelay: options['grpc.initial_reconnect_backoff_ms'],
-      maxDelay: options['grpc.max_reconnect_backoff_ms'],
+      ...(initialDelay !== undefined && { initialDelay }),
+      ...(maxDelay !== undefined && { maxDelay }),
     });
     timer.unref();
     return timer;

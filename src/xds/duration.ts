@@ -4,8 +4,8 @@
  * nanoseconds and to proto3 JSON text ("5s", "0.25s", "-1s").
  */
 export interface DurationObject {
-  seconds?: string | number | null;
-  nanos?: number | null;
+  seconds?: string | number | null | undefined;
+  nanos?: number | null | undefined;
 }
 
 const NANOS_PER_SECOND = 1_000_000_000n;

@@ -11,7 +11,7 @@ import { experimental, logVerbosity } from '@grpc/grpc-js';
 import { assertSameGrpcJs, GrpcJsChoice, readGrpcJsChoice } from '../policy/grpc-js-copies';
 import { claimRegistry } from '../policy/package-copies';
 import { register as registerPolicies } from '../policy/register';
-import { prepareLegacyLeastRequest } from './legacy-least-request';
+import { customLbConfigOffNotice, prepareLegacyLeastRequest } from './legacy-least-request';
 import { convertLeastRequest } from './least-request-converter';
 import { convertPeakEwma } from './peak-ewma-converter';
 import { EncodedAny, precompileValidators } from './policy-protos';
@@ -125,6 +125,10 @@ export function registerXds(choice?: GrpcJsChoice): void {
         'grpc-js-peak-ewma: @grpc/grpc-js-xds accepts lb_policy LEAST_REQUEST itself; its reading stands, and this package\'s shim for it is not installed',
       );
     }
+  }
+  const offNotice = customLbConfigOffNotice();
+  if (offNotice !== null) {
+    experimental.log(offNotice.error ? logVerbosity.ERROR : logVerbosity.INFO, offNotice.text);
   }
   registered = true;
 }

@@ -19,9 +19,9 @@ import { LEAST_REQUEST_TYPE_URL } from './type-urls';
 
 /** The fields we read, as decodeValidated returns them (no ts-proto types for Envoy's own protos). */
 export interface LeastRequestView {
-  choice_count?: number;
+  choice_count?: number | undefined;
   /** Enum by name; PGV's defined_only guarantees it is one of these. */
-  selection_method?: 'N_CHOICES' | 'FULL_SCAN';
+  selection_method?: 'N_CHOICES' | 'FULL_SCAN' | undefined;
 }
 
 export function leastRequestToJson(message: LeastRequestView): LoadBalancingConfig {

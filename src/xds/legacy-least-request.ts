@@ -134,6 +134,30 @@ function originalNeedsShim(validate: ValidateResource): boolean {
   return !validate(context, probeCluster('LEAST_REQUEST')).valid;
 }
 
+/**
+ * What registerXds() logs where grpc-js-xds ignores every Cluster's
+ * `load_balancing_policy` (gRFC A52 off), or null where it reads it.
+ * grpc-js-xds compares the variable's text with "true", so `1`, `TRUE` or
+ * `yes` switch it off as `false` does, and a PeakEwma Cluster then runs its
+ * `lb_policy` (ROUND_ROBIN by default) without a word: the one setting that
+ * turns this package's converters off in silence. Logged as an error unless
+ * the text is "false" (a deliberate switch, logged as information), so that
+ * grpc-js's default verbosity shows a mistyped one.
+ */
+export function customLbConfigOffNotice(): { error: boolean; text: string } | null {
+  if (customLbConfigOn()) {
+    return null;
+  }
+  const value = process.env.GRPC_EXPERIMENTAL_XDS_CUSTOM_LB_CONFIG;
+  return {
+    error: value !== 'false',
+    text:
+      `grpc-js-peak-ewma: GRPC_EXPERIMENTAL_XDS_CUSTOM_LB_CONFIG is ${value === undefined ? 'not "true"' : JSON.stringify(value)}, ` +
+      'and @grpc/grpc-js-xds reads a Cluster\'s load_balancing_policy only while it is unset or exactly "true": ' +
+      'PeakEwma and LeastRequest there are ignored, and each Cluster runs its lb_policy (ROUND_ROBIN unless set; LEAST_REQUEST runs least_request_experimental)',
+  };
+}
+
 /** Whether grpc-js-xds reads `load_balancing_policy` (gRFC A52 on), as it decided at its load. */
 function customLbConfigOn(): boolean {
   const on = requireXdsInternal<EnvironmentModule>(ENVIRONMENT_MODULE).EXPERIMENTAL_CUSTOM_LB_CONFIG;

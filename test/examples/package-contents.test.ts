@@ -5,7 +5,8 @@ import * as ts from 'typescript';
 
 /**
  * What `npm install grpc-js-peak-ewma` puts on a user's disk: the code, the
- * protos, the docs and their charts, the licence; not the measurement data
+ * protos, the docs and their charts, the examples and xDS fixtures the docs
+ * link to, the licence; not the measurement data
  * the docs were written from (docs/judgements, docs/benchmarks/*.json), which
  * was 25 of the package's 27 MB and belongs to the repository.
  */
@@ -38,6 +39,22 @@ describe('the published package', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it('ships every file a shipped doc links to (the examples and the xDS fixtures included): the docs read whole from node_modules', () => {
+    const dirs = new Set([...files].flatMap((file) => file.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'))));
+    const missing: string[] = [];
+    for (const doc of [...files].filter((file) => file.endsWith('.md'))) {
+      const text = readFileSync(join(root, doc), 'utf8').replace(/```[\s\S]*?```/g, '');
+      for (const [, link] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(link) || link.startsWith('#')) continue;
+        const target = posix.normalize(posix.join(posix.dirname(doc), link.split('#')[0])).replace(/\/$/, '');
+        if (!files.has(target) && !dirs.has(target)) missing.push(`${doc} → ${link}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    expect(files).toContain('examples/kubernetes/orders-service.yaml');
+    expect([...files].some((file) => file.startsWith('xds-fixtures/'))).toBe(true);
   });
 
   it("ships source maps that carry their sources, since src/ is not shipped (a stack trace under --enable-source-maps points at them)", () => {

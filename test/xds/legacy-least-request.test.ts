@@ -107,6 +107,46 @@ describe('a Cluster with both fields: load_balancing_policy RoundRobin and lb_po
   });
 });
 
+describe(`registerXds() says when ${ENV} turns load_balancing_policy off`, () => {
+  /** registerXds() in a fresh registry with the variable set to `value` (undefined: unset): what grpc-js logged, by verbosity. */
+  function logsWith(value: string | undefined): { severity: number; text: string }[] {
+    const saved = process.env[ENV];
+    if (value === undefined) delete process.env[ENV];
+    else process.env[ENV] = value;
+    const lines: { severity: number; text: string }[] = [];
+    try {
+      jest.isolateModules(() => {
+        // The registry's own grpc-js: the one grpc-js-xds and this package log through.
+        const grpc = require('@grpc/grpc-js') as typeof import('@grpc/grpc-js');
+        grpc.setLogVerbosity(grpc.logVerbosity.DEBUG);
+        const keep = (severity: number) => (...args: unknown[]) => lines.push({ severity, text: args.join(' ') });
+        grpc.setLogger({ debug: keep(grpc.logVerbosity.DEBUG), info: keep(grpc.logVerbosity.INFO), error: keep(grpc.logVerbosity.ERROR) });
+        (require('../../src/xds') as typeof import('../../src/xds')).registerXds();
+      });
+    } finally {
+      if (saved === undefined) delete process.env[ENV];
+      else process.env[ENV] = saved;
+      jest.resetModules();
+    }
+    return lines.filter((line) => line.text.includes(ENV));
+  }
+
+  test('a mistyped "1" is logged as an error, naming the value and what runs instead', () => {
+    const lines = logsWith('1');
+    expect(lines).toHaveLength(1);
+    expect(lines[0].severity).toBe(logVerbosity.ERROR);
+    expect(lines[0].text).toContain(`${ENV} is "1"`);
+    expect(lines[0].text).toContain('PeakEwma and LeastRequest there are ignored');
+  });
+
+  test('"false", a deliberate switch, as information; unset or "true", nothing', () => {
+    const lines = logsWith('false');
+    expect(lines.map((line) => line.severity)).toEqual([logVerbosity.INFO]);
+    expect(logsWith(undefined)).toEqual([]);
+    expect(logsWith('true')).toEqual([]);
+  });
+});
+
 describe('the wrapped validator is checked at install', () => {
   afterEach(() => {
     jest.dontMock(CLUSTER_MODULE); // doMock outlives isolateModules
