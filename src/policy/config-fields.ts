@@ -16,10 +16,21 @@ export class ConfigError extends Error {
     readonly field: string,
     /** The rule it broke and the value given, e.g. `must be greater than zero, got -1s`. */
     readonly rule: string,
+    /**
+     * Where the policy's entry sits when it is a child of another policy's,
+     * e.g. `loadBalancingConfig[0].outlier_detection.child_policy[0]`, as the
+     * service config's other errors say it; absent at the top level.
+     */
+    readonly where?: string,
   ) {
-    super(`${policyName}: field "${field}" ${rule}`);
+    super(`${where === undefined ? '' : `${where}: `}${policyName}: field "${field}" ${rule}`);
     this.name = 'ConfigError';
     this.detail = `field "${field}" ${rule}`;
+  }
+
+  /** The same error, placed at `where`. */
+  at(where: string): ConfigError {
+    return new ConfigError(this.policyName, this.field, this.rule, where);
   }
 }
 

@@ -157,7 +157,12 @@ export function validateLoadBalancingConfigList(list: unknown, path = 'loadBalan
     const [name, config] = Object.entries(entry as Record<string, unknown>)[0];
     const parser = PARSERS.get(name);
     if (parser) {
-      parseStrictly(name, parser, config);
+      try {
+        parseStrictly(name, parser, config);
+      } catch (error) {
+        // Nested, the entry is placed as a wrong policy name is; at the top level the policy's name says it.
+        throw depth > 0 && error instanceof ConfigError ? error.at(`${path}[${index}]`) : error;
+      }
       checked++;
     }
     checkPolicyName(name, `${path}[${index}]`);

@@ -4,6 +4,7 @@
  */
 import { experimental, logVerbosity, setLogger, setLogVerbosity } from '@grpc/grpc-js';
 import {
+  ConfigError,
   LeastRequestLoadBalancingConfig,
   PEAK_EWMA_DEFAULTS,
   PeakEwmaLoadBalancingConfig,
@@ -453,6 +454,25 @@ describe('validateLoadBalancingConfigList', () => {
     expect(() => validateServiceConfig({ loadBalancingConfig: [{ outlier_detection: { child_policy: 'x' } }] })).toThrow(
       'loadBalancingConfig[0].outlier_detection.child_policy must be an array',
     );
+  });
+
+  it("places a nested policy's field error as it places a nested policy's name error; a top-level one keeps its message", () => {
+    // Before 2026-12-07 the nested error read only 'peak_ewma_experimental: field "decayTme" …' (a new user's walkthrough).
+    expect(() => validateServiceConfig({ loadBalancingConfig: [{ outlier_detection: { child_policy: [{ peak_ewma_experimental: { decayTme: '5s' } }] } }] })).toThrow(
+      'loadBalancingConfig[0].outlier_detection.child_policy[0]: peak_ewma_experimental: field "decayTme" is not a field of this policy (did you mean "decayTime"?)',
+    );
+    expect(() => validateLoadBalancingConfigList([{ round_robin: {} }, { outlier_detection: { child_policy: [{ least_request_experimental: { choiceCount: 1 } }] } }])).toThrow(
+      'loadBalancingConfig[1].outlier_detection.child_policy[0]: least_request_experimental: field "choiceCount" must be at least 2, got 1',
+    );
+    let nested: unknown;
+    try {
+      validateLoadBalancingConfigList([{ outlier_detection: { child_policy: [{ peak_ewma_experimental: { decayTime: '-1s' } }] } }]);
+    } catch (error) {
+      nested = error;
+    }
+    expect(nested).toBeInstanceOf(ConfigError);
+    expect(nested).toMatchObject({ policyName: 'peak_ewma_experimental', field: 'decayTime', where: 'loadBalancingConfig[0].outlier_detection.child_policy[0]' });
+    expect(() => validateLoadBalancingConfigList([{ peak_ewma_experimental: { decayTime: '-1s' } }])).toThrow(/^peak_ewma_experimental: field "decayTime" must be a duration/);
   });
 
   it('takes child policies nested 32 levels deep and rejects 33', () => {
