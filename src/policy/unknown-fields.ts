@@ -119,6 +119,20 @@ export function nearName(name: string, candidates: readonly string[]): string | 
   if (same !== undefined) {
     return same;
   }
+  // A duration named by its unit: `decayMs` (PEAK_EWMA_DEFAULTS's own name), `decay_time_ms`,
+  // `slowStartSeconds` for decayTime and slowStartWindow, which take "2s". Too far apart to spell.
+  const stem = (text: string): string => folded(text).replace(/(milliseconds|millis|ms|seconds|secs)$/, '');
+  const durationStem = (text: string): string => folded(text).replace(/(time|window)$/, '');
+  const unitless = stem(name);
+  if (unitless !== folded(name) && unitless.length >= 3) {
+    const byUnit = candidates.filter((candidate) => folded(candidate) === unitless || durationStem(candidate) === unitless);
+    // In the key's own casing where the field has both (the parser reads decayTime and decay_time).
+    const snake = name.includes('_');
+    const cased = byUnit.find((candidate) => candidate.includes('_') === snake) ?? byUnit[0];
+    if (cased !== undefined) {
+      return cased;
+    }
+  }
   const best = closest(name, candidates as string[]);
   return distance(name, best) <= Math.max(1, Math.floor(best.length / 4)) ? best : undefined;
 }

@@ -296,6 +296,11 @@ describe('validateServiceConfig', () => {
     expect(() => validateServiceConfig(withField('least_request_experimental', { choiseCount: 3 }))).toThrow(
       /^least_request_experimental: field "choiseCount" .*did you mean "choiceCount"/,
     );
+    // A duration named by its unit, as PEAK_EWMA_DEFAULTS names them (decayMs, slowStartMs): too far to spell, near by meaning.
+    expect(() => validateServiceConfig(withField('peak_ewma_experimental', { decayMs: 2000 }))).toThrow(/field "decayMs" .*did you mean "decayTime"/);
+    expect(() => validateServiceConfig(withField('peak_ewma_experimental', { slowStartMs: 5000 }))).toThrow(/field "slowStartMs" .*did you mean "slowStartWindow"/);
+    expect(() => validateServiceConfig(withField('peak_ewma_experimental', { max_ejection_ms: 500 }))).toThrow(/did you mean "max_ejection_time"/);
+    expect(() => validateServiceConfig(withField('peak_ewma_experimental', { defaultRttMs: 10 }))).toThrow(/field "defaultRttMs" .*did you mean "defaultRtt"/);
     expect(() => validateServiceConfig(withField('peak_ewma_experimental', { colour: 'blue' }))).toThrow(
       'peak_ewma_experimental: field "colour" is not a field of this policy: grpc-js would ignore it',
     );
