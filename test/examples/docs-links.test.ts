@@ -5,6 +5,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { relativeLinksOf } from '../support/markdown-links';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 /** Every page of the docs, the README and the examples' pages (the API reference is generated). */
@@ -38,8 +39,7 @@ function anchorsOf(file: string): Set<string> {
 }
 
 function linksOf(file: string): string[] {
-  const text = fs.readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '');
-  return [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((link) => !/^[a-z]+:/.test(link));
+  return relativeLinksOf(fs.readFileSync(file, 'utf8'));
 }
 
 describe('users\' guide links', () => {

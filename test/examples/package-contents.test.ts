@@ -2,6 +2,7 @@ import { execFileSync } from 'child_process';
 import { existsSync, readFileSync } from 'fs';
 import { join, posix } from 'path';
 import * as ts from 'typescript';
+import { relativeLinksOf } from '../support/markdown-links';
 
 /**
  * What `npm install grpc-js-peak-ewma` puts on a user's disk: the code, the
@@ -45,9 +46,8 @@ describe('the published package', () => {
     const dirs = new Set([...files].flatMap((file) => file.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'))));
     const missing: string[] = [];
     for (const doc of [...files].filter((file) => file.endsWith('.md'))) {
-      const text = readFileSync(join(root, doc), 'utf8').replace(/```[\s\S]*?```/g, '');
-      for (const [, link] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
-        if (/^[a-z]+:/.test(link) || link.startsWith('#')) continue;
+      for (const link of relativeLinksOf(readFileSync(join(root, doc), 'utf8'))) {
+        if (link.startsWith('#')) continue;
         const target = posix.normalize(posix.join(posix.dirname(doc), link.split('#')[0])).replace(/\/$/, '');
         if (!files.has(target) && !dirs.has(target)) missing.push(`${doc} → ${link}`);
       }
