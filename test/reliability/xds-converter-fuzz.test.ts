@@ -38,8 +38,6 @@ import {
 } from './support/xds-arbitraries';
 
 const RUNS = Number(process.env.FUZZ_XDS_RUNS ?? 1_500);
-/** See KNOWN BUGS at the end of this file. */
-const XDS_TYPED_STRUCT_FIXED = true;
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 const params = { numRuns: RUNS, seed: SEED };
 
@@ -63,16 +61,10 @@ function attempt<T>(run: () => T): Outcome<T> {
   }
 }
 
-/** KNOWN BUG (1) below, reachable through wire mutations too: a prototype name NACKed instead of skipped. */
-const PROTOTYPE_NAME_NACK = /grpc-js rejects the converted config \{"(__proto__|constructor|toString|hasOwnProperty|valueOf|isPrototypeOf|propertyIsEnumerable|toLocaleString)":/;
-
 /** A rejection a control plane can be NACKed with: an Error (or PgvViolation) with a message. */
 function checkCleanError(error: unknown, where: string): void {
   check(error instanceof Error, `${where}: threw a non-Error ${String(error)}`);
   const { constructor: ctor, message } = error as Error;
-  if (!XDS_TYPED_STRUCT_FIXED && PROTOTYPE_NAME_NACK.test(message)) {
-    return; // still a clean NACK, no crash; pinned by the it.failing tests below
-  }
   check(ctor === Error || ctor === PgvViolation, `${where}: threw ${ctor.name}: ${message}`);
   check(message.length > 0, `${where}: empty message`);
   // decodeValidated deliberately wraps whatever protobufjs throws on bad bytes as "cannot decode <Type>: ...";
@@ -183,7 +175,7 @@ describe('xDS converters under fuzzing', () => {
 
   it(`TypedStruct (xds and udpa): any policy name, hostile Struct fields, wire mutations (${RUNS} inputs × 3 paths)`, () => {
     const counts = newCounts();
-    fc.assert(fc.property(typedStructFamily(XDS_TYPED_STRUCT_FIXED), (any) => checkInput(any, convertTypedStruct, counts)), params);
+    fc.assert(fc.property(typedStructFamily(), (any) => checkInput(any, convertTypedStruct, counts)), params);
     expectBothOutcomes(counts);
     expect(counts.skipped).toBeGreaterThan(RUNS / 50); // unregistered names: null, the next policy is tried
   });
@@ -193,26 +185,16 @@ describe('xDS converters under fuzzing', () => {
   });
 
   /*
-   * KNOWN BUGS in src/xds (found by this fuzzer; not fixed here, the xDS
-   * engineer owns those files). Set XDS_TYPED_STRUCT_FIXED = true once fixed:
-   * these become ordinary tests and the fuzzer also draws prototype names.
-   * (1) typed-struct-converter.ts: a TypedStruct whose type_url names an
-   *     Object.prototype member ("x/constructor", "x/toString", "x/__proto__")
-   *     passes experimental.isLoadBalancerNameRegistered() (grpc-js tests
-   *     `name in registeredLoadBalancerTypes`), so instead of null (skip, try
-   *     the next policy, gRFC A52) the Cluster is NACKed with "grpc-js rejects
-   *     the converted config {"constructor":{}}: constructor: Cannot read
-   *     properties of undefined (reading 'createFromJson')". Fix: return null
-   *     when `policyName in Object.prototype`, as validate.ts does.
-   * (2) struct.ts flattenStruct: `result[key] = ...` on an object literal, so a
-   *     Struct key "__proto__" sets the flattened config's prototype and its
-   *     fields are read as inherited config fields ({"__proto__":
-   *     {"choiceCount": 5}} sets choiceCount 5). Fix: define own properties
-   *     (Object.defineProperty, or Object.fromEntries over the entries).
+   * Two bugs this fuzzer found in src/xds, fixed on 2026-12-01 (b77c81f) and
+   * kept as specs: (1) a TypedStruct whose type_url names an Object.prototype
+   * member ("x/constructor", "x/__proto__") passed grpc-js's
+   * `name in registeredLoadBalancerTypes` and the Cluster was NACKed where
+   * gRFC A52 asks for null (skip, try the next policy); (2) a Struct key
+   * "__proto__" set the flattened config's prototype, so its fields were read
+   * as inherited config fields.
    */
-  const itUntilFixed = XDS_TYPED_STRUCT_FIXED ? it : it.failing;
 
-  itUntilFixed.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])(
+  it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])(
     'a TypedStruct naming the policy "%s" is skipped (null), not NACKed',
     (name) => {
       const any = deepTypedStruct(0, `x/${name}`);
@@ -220,7 +202,7 @@ describe('xDS converters under fuzzing', () => {
     },
   );
 
-  itUntilFixed('a Struct key "__proto__" stays an ignored unknown key, not the config\'s prototype', () => {
+  it('a Struct key "__proto__" stays an ignored unknown key, not the config\'s prototype', () => {
     const any = deepTypedStruct(0);
     const struct = fuzzRoot.lookupType('xds.type.v3.TypedStruct');
     const fields: Record<string, unknown> = {};
