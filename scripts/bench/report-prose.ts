@@ -231,7 +231,7 @@ function cpuText(results: BenchResults): string {
 }
 
 export function methodNotes(results: BenchResults): string {
-  const { decayMs, maxEjectionMs } = PEAK_EWMA_DEFAULTS;
+  const { decayMs, maxEjectionMs, slowStartMs } = PEAK_EWMA_DEFAULTS;
   const lowTimeFactor = LOW_CONCURRENCY_TIME_FACTOR;
   const options = results.options;
   return [
@@ -277,7 +277,7 @@ export function methodNotes(results: BenchResults): string {
       'before drew the phase in the first 10 s of a period stretched to 10 s × F, from the backend host\'s start, so at ' +
       '× 16 the GC-pausing pod of s01 paused at most once, at about the same point near the end of the measured window, in every repeat; the harness\'s ' +
       `pauses fall anywhere${gcPhaseRunsText(results)}), the timeline (warm-up, measurement, fault window, the per-second ` +
-      `buckets) and the policies' time constants (peak_ewma's decayTime ${decayMs / 1000} s × F, maxEjectionTime ${maxEjectionMs / 1000} s × F and defaultRtt; ` +
+      `buckets) and the policies' time constants (peak_ewma's decayTime ${decayMs / 1000} s × F, maxEjectionTime ${maxEjectionMs / 1000} s × F, slowStartWindow ${slowStartMs / 1000} s × F and defaultRtt; ` +
       "outlier_detection's interval and ejection times; WRR's periods), so the offered rate is 1/F of the reference's and " +
       `every dimensionless quantity is kept (scripts/bench/scale.ts). The low-concurrency regimes run at time × ${lowTimeFactor} ` +
       `(${10 * lowTimeFactor} ms median, the same scaling: ms ÷ ${lowTimeFactor} are the reference's units), each as its own regime, on ${LOW_CONCURRENCY_SCALES.map((s) => `${s.backends} backends × ${slotsText(s.slots)}`).join(' and ')}: ` +
