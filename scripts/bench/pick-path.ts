@@ -5,9 +5,13 @@
  * READY fake subchannels (fake-channel.ts says why).
  *
  * Each sample times one call's pick path with `performance.now()`; the
- * timer's own cost (two back-to-back reads, median) is subtracted. Policies
- * are interleaved in short batches in a shuffled order, so drift (JIT, GC,
- * neighbours on the machine) hits them alike.
+ * timer's own cost (two back-to-back reads, median) is subtracted. Every
+ * (endpoint count, policy) pair is interleaved with every other in short
+ * batches in a shuffled order, so drift (JIT, GC, neighbours on the machine)
+ * hits them alike: the ratio across endpoint counts ("flat from 10 to
+ * 1000") is measured side by side too. Until 2026-12-07 the counts ran one
+ * after another, and five runs on a quiet machine read that ratio anywhere
+ * from 0.93 to 1.30 for the same build.
  */
 import { experimental, Metadata } from '@grpc/grpc-js';
 import * as hdr from 'hdr-histogram-js';
@@ -22,7 +26,7 @@ export const PICK_ENDPOINT_COUNTS: readonly number[] = [10, 50, 500, 1000];
 export interface PickPathOptions {
   readonly endpointCounts: readonly number[];
   readonly policies: readonly PolicyId[];
-  /** Timed rounds per endpoint count; each round runs one batch per policy. */
+  /** Timed rounds; each round runs one batch per endpoint count and policy. */
   readonly rounds: number;
   readonly batchSize: number;
   readonly warmupRounds: number;
@@ -103,65 +107,70 @@ export async function runPickPathBenchmark(
   const results: PickPathResult[] = [];
   const args: experimental.PickArgs = { metadata: new Metadata(), extraPickInfo: {} };
   const trailers = new Metadata();
+  interface Cell {
+    readonly endpoints: number;
+    readonly policy: PolicyId;
+    readonly built: BuiltPicker;
+    readonly histogram: hdr.Histogram;
+    readonly batchMeans: number[];
+    readonly exitIdleMeans: number[];
+  }
+  const cells: Cell[] = [];
   for (const endpoints of options.endpointCounts) {
-    const built = new Map<PolicyId, BuiltPicker>();
     for (const policy of options.policies) {
-      built.set(policy, await buildPicker(loadBalancingConfig(policy), endpoints));
+      const built = await buildPicker(loadBalancingConfig(policy), endpoints);
+      cells.push({ endpoints, policy, built, histogram: nsHistogram(), batchMeans: [], exitIdleMeans: [] });
     }
-    const histograms = new Map(options.policies.map((p) => [p, nsHistogram()]));
-    const batchMeans = new Map(options.policies.map((p) => [p, [] as number[]]));
-    const exitIdleMeans = new Map(options.policies.map((p) => [p, [] as number[]]));
-    let sink: unknown = null;
-    for (let round = 0; round < options.warmupRounds + options.rounds; round++) {
-      const timed = round >= options.warmupRounds;
-      for (const policy of shuffled(options.policies)) {
-        const { picker } = built.get(policy)!;
-        const histogram = histograms.get(policy)!;
-        const before = round === options.warmupRounds ? totalStartedCalls() : 0;
-        const batchStart = performance.now();
-        for (let i = 0; i < options.batchSize; i++) {
-          const t0 = performance.now();
-          sink = pickOnce(picker, args, trailers);
-          const t1 = performance.now();
-          if (timed) {
-            histogram.recordValue(Math.max(1, Math.round((t1 - t0) * 1e6 - overheadNs)));
-          }
-        }
-        const batchNs = (performance.now() - batchStart) * 1e6;
-        const { exitIdle } = built.get(policy)!;
-        const idleStart = performance.now();
-        for (let i = 0; i < options.batchSize; i++) {
-          exitIdle();
-        }
-        const idleNs = (performance.now() - idleStart) * 1e6;
+  }
+  let sink: unknown = null;
+  for (let round = 0; round < options.warmupRounds + options.rounds; round++) {
+    const timed = round >= options.warmupRounds;
+    for (const cell of shuffled(cells)) {
+      const { picker, exitIdle } = cell.built;
+      const before = round === options.warmupRounds ? totalStartedCalls() : 0;
+      const batchStart = performance.now();
+      for (let i = 0; i < options.batchSize; i++) {
+        const t0 = performance.now();
+        sink = pickOnce(picker, args, trailers);
+        const t1 = performance.now();
         if (timed) {
-          batchMeans.get(policy)!.push(batchNs / options.batchSize - 2 * overheadNs);
-          exitIdleMeans.get(policy)!.push(idleNs / options.batchSize);
-        }
-        if (round === options.warmupRounds) {
-          assertOurPolicyRan(policy, built.get(policy)!, before);
+          cell.histogram.recordValue(Math.max(1, Math.round((t1 - t0) * 1e6 - overheadNs)));
         }
       }
+      const batchNs = (performance.now() - batchStart) * 1e6;
+      const idleStart = performance.now();
+      for (let i = 0; i < options.batchSize; i++) {
+        exitIdle();
+      }
+      const idleNs = (performance.now() - idleStart) * 1e6;
+      if (timed) {
+        cell.batchMeans.push(batchNs / options.batchSize - 2 * overheadNs);
+        cell.exitIdleMeans.push(idleNs / options.batchSize);
+      }
+      if (round === options.warmupRounds) {
+        assertOurPolicyRan(cell.policy, cell.built, before);
+      }
     }
-    if (sink === null) {
-      throw new Error('pick returned no subchannel');
-    }
-    for (const policy of options.policies) {
-      const histogram = histograms.get(policy)!;
-      const means = batchMeans.get(policy)!;
-      results.push({
-        endpoints,
-        policy,
-        samples: histogram.totalCount,
-        p50Ns: histogram.getValueAtPercentile(50),
-        p99Ns: histogram.getValueAtPercentile(99),
-        p999Ns: histogram.getValueAtPercentile(99.9),
-        meanNs: means.reduce((a, b) => a + b, 0) / means.length,
-        exitIdleNs: median(exitIdleMeans.get(policy)!),
-      });
-      histogram.destroy();
-      built.get(policy)!.destroy();
-    }
+  }
+  if (sink === null) {
+    throw new Error('pick returned no subchannel');
+  }
+  for (const cell of cells) {
+    const { histogram, batchMeans } = cell;
+    results.push({
+      endpoints: cell.endpoints,
+      policy: cell.policy,
+      samples: histogram.totalCount,
+      p50Ns: histogram.getValueAtPercentile(50),
+      p99Ns: histogram.getValueAtPercentile(99),
+      p999Ns: histogram.getValueAtPercentile(99.9),
+      meanNs: batchMeans.reduce((a, b) => a + b, 0) / batchMeans.length,
+      exitIdleNs: median(cell.exitIdleMeans),
+    });
+    histogram.destroy();
+    cell.built.destroy();
+  }
+  for (const endpoints of options.endpointCounts) {
     onProgress(
       `pick path @${endpoints}: ` +
         results
