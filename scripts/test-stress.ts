@@ -8,37 +8,46 @@
  * passed/total) and, for each failing test, its file and name and the first
  * lines of its first failure.
  *
- * Options:
- *   --runs N        runs (default 5)
- *   --hog           one busy-looping process beside the suite the whole
- *                   time: a machine with one core taken by another job. It
- *                   ends with the script, Ctrl-C included, and by itself
- *                   after --hog-max-s (default 3600) or once orphaned.
- *   --fresh         every run with an empty jest cache directory: the file
- *                   order and cold ts-jest compile of a fresh clone (with a
- *                   warm cache jest runs last run's failures and slowest
- *                   files first).
- *   --no-typecheck  skip the tsc run
- *   --keep          keep the temp dir (reports, logs) even if all runs pass
- *   -- ARGS         passed on to jest (e.g. test paths, -t 'name')
+ * Options: USAGE below (`--help` prints it).
  */
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from './lib/command-line';
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    runs: { type: 'string', default: '5' },
-    hog: { type: 'boolean', default: false },
-    'hog-max-s': { type: 'string', default: '3600' },
-    fresh: { type: 'boolean', default: false },
-    'no-typecheck': { type: 'boolean', default: false },
-    keep: { type: 'boolean', default: false },
+const USAGE = `usage: npm run test:stress -- [options] [-- jest args]
+
+  --runs N        runs (default 5)
+  --hog           one busy-looping process beside the suite the whole
+                  time: a machine with one core taken by another job. It
+                  ends with the script, Ctrl-C included, and by itself
+                  after --hog-max-s (default 3600) or once orphaned.
+  --hog-max-s S   the hog's own time limit, in seconds
+  --fresh         every run with an empty jest cache directory: the file
+                  order and cold ts-jest compile of a fresh clone (with a
+                  warm cache jest runs last run's failures and slowest
+                  files first).
+  --no-typecheck  skip the tsc run
+  --keep          keep the temp dir (reports, logs) even if all runs pass
+  --help          this text
+  -- ARGS         passed on to jest (e.g. test paths, -t 'name')`;
+
+const { values, positionals } = parseCommandLine(
+  'npm run test:stress --',
+  {
+    allowPositionals: true,
+    options: {
+      runs: { type: 'string', default: '5' },
+      hog: { type: 'boolean', default: false },
+      'hog-max-s': { type: 'string', default: '3600' },
+      fresh: { type: 'boolean', default: false },
+      'no-typecheck': { type: 'boolean', default: false },
+      keep: { type: 'boolean', default: false },
+    },
   },
-});
+  USAGE,
+);
 
 const FAILURE_LINES = 6;
 const ROOT = path.resolve(__dirname, '..');

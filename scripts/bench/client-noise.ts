@@ -31,7 +31,7 @@
  */
 import { fork } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../lib/command-line';
 import { credentials, Metadata } from '@grpc/grpc-js';
 import { seededRandom } from '../../src/core/random';
 import { createProbeClient, ProbeClient } from '../lib/probe-service';
@@ -148,7 +148,7 @@ async function run(ports: readonly number[], policy: string, noiseMs: number, co
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseCommandLine('npx tsx scripts/bench/client-noise.ts', {
     options: {
       serve: { type: 'string' },
       calls: { type: 'string', default: '3000' },

@@ -26,7 +26,7 @@
  */
 import { fork } from 'child_process';
 import * as path from 'path';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../lib/command-line';
 import { buildPackage, buildRevision, builtFrom, BUILD_DIR } from './package-under-test';
 import { cpuNsPerCall, lastTimedResult } from './cpu-time';
 import { median } from './stats';
@@ -102,7 +102,7 @@ function runChild(args: string[]): Promise<[number, number]> {
 }
 
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandLine('npx tsx scripts/bench/engine-ab.ts', {
     options: {
       base: { type: 'string', default: 'HEAD~1' },
       processes: { type: 'string', default: '10' },

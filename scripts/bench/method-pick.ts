@@ -53,7 +53,7 @@
  *   --variant 'draws={"rotationGate":0,"rotationMargin":0}' --variant 'defaults={}'
  */
 import { Metadata } from '@grpc/grpc-js';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../lib/command-line';
 import { fork } from 'child_process';
 import { buildPackage, builtFrom, loadPackage, loadStreamingModule } from './package-under-test';
 import { buildPicker, pickOnce } from './fake-channel';
@@ -108,7 +108,7 @@ const OPTIONS = {
 } as const;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: OPTIONS });
+  const { values } = parseCommandLine('npx tsx scripts/bench/method-pick.ts', { options: OPTIONS });
   const processes = Number(values.processes);
   if (!Number.isInteger(processes) || processes < 1) throw new Error(`--processes: expected an integer >= 1, got ${values.processes}`);
   const variants: Record<string, object> = values.variant?.length ? Object.fromEntries(values.variant.map(parseVariant)) : METHOD_VARIANTS;

@@ -152,8 +152,13 @@ export function printTwins(runs: readonly ScenarioResult[], seed: number, log: (
 
 if (require.main === module) {
   const files = process.argv.slice(2);
-  if (files.length === 0) {
-    console.error('usage: npx tsx scripts/bench/twin.ts RESULT.json...');
+  const usage = 'usage: npm run bench:twin -- RESULT.json...   (a load test\'s --json file: each uniform run beside the simulator on its timeline)';
+  if (files.includes('--help') || files.includes('-h')) {
+    console.log(usage);
+    process.exit(0);
+  }
+  if (files.length === 0 || files.some((file) => file.startsWith('-'))) {
+    console.error(files.length === 0 ? usage : `bench:twin: unknown option ${files.find((file) => file.startsWith('-'))}\n\n${usage}`);
     process.exit(2);
   }
   for (const file of files) {

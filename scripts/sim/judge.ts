@@ -31,7 +31,7 @@
  */
 import { execFileSync } from 'child_process';
 import { readFileSync, writeFileSync } from 'fs';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../lib/command-line';
 import { gridSection, judged, SCALE_SEED, scaleSection, scaleTail, smallFleetSection, Judgement, JudgedSeed, methodsSection, referenceSection, ReferenceSeed, RIVALS, UNDER_TEST, unlikeJudgements } from './judge-report';
 import { planReferenceTargets, scored } from './reference-targets';
 import { ClientStall, parseClientStall } from './client-stall';
@@ -214,7 +214,7 @@ function print(after: Judgement, before?: Judgement): void {
 }
 
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandLine('npm run judge --', {
     options: {
       seeds: { type: 'string', default: '5' },
       'reference-seeds': { type: 'string', default: '10' },

@@ -20,14 +20,14 @@
  *          --mode graceful|hard|both --source resolver|eds|both
  *          --heap-bound-mb 2 --settle-s 25 --warmup-s 10
  */
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../lib/command-line';
 import { register } from '../../src';
 import { AddressSource, edsSource, resolverSource, SourceKind } from './address-sources';
 import { ChurnMode, runChurnSoak } from './churn-soak';
 import { ChurnReport, violationsOf } from './churn-report';
 import { heapUsedAfterGc } from './heap';
 
-const { values } = parseArgs({
+const { values } = parseCommandLine('npm run soak --', {
   options: {
     'duration-s': { type: 'string', default: '60' },
     'tick-ms': { type: 'string', default: '100' },
