@@ -76,8 +76,7 @@ export class Fleet {
 
   /** Patches running backends; an unknown name throws (a patch posted to no host was lost in silence: s18, docs/tuning-log.md §72). */
   set(ids: readonly string[], patch: Partial<Behaviour>): void {
-    const unknown = ids.filter((id) => !this.hostOf.has(id));
-    if (unknown.length > 0) throw new Error(`set: no backend ${unknown.join(', ')}`);
+    this.assertRunning('set', ids);
     for (const host of this.hosts) {
       const own = ids.filter((id) => this.hostOf.get(id) === host);
       if (own.length > 0) {
@@ -88,8 +87,7 @@ export class Fleet {
 
   /** Graceful stop of some backends (GOAWAY, then up to `graceMs`); an unknown or already retired name throws, as `set` does. */
   retire(ids: readonly string[], graceMs: number): void {
-    const unknown = ids.filter((id) => !this.hostOf.has(id));
-    if (unknown.length > 0) throw new Error(`retire: no backend ${unknown.join(', ')}`);
+    this.assertRunning('retire', ids);
     for (const host of this.hosts) {
       const own = ids.filter((id) => this.hostOf.get(id) === host);
       if (own.length > 0) {
@@ -104,9 +102,14 @@ export class Fleet {
 
   /** Restarts backend `id` in place (ProbeBackend.restartInPlace): down for `downMs`, back on its port cold. */
   restartInPlace(id: string, downMs: number, graceMs: number): void {
-    const host = this.hostOf.get(id);
-    if (host === undefined) throw new Error(`restartInPlace: no backend ${id}`);
-    this.post(host, { type: 'restart', id, downMs, graceMs });
+    this.assertRunning('restartInPlace', [id]);
+    this.post(this.hostOf.get(id)!, { type: 'restart', id, downMs, graceMs });
+  }
+
+  /** Throws, naming `verb`, unless every one of `ids` was started and not retired: posted to no host, an order is lost in silence. */
+  private assertRunning(verb: string, ids: readonly string[]): void {
+    const unknown = ids.filter((id) => !this.hostOf.has(id));
+    if (unknown.length > 0) throw new Error(`${verb}: no backend ${unknown.join(', ')}`);
   }
 
   /**

@@ -20,6 +20,7 @@
  * load test measured.
  */
 import { readFileSync } from 'fs';
+import { parseCommandLine } from '../lib/command-line';
 import { executeRun } from '../sim/execute';
 import type { RunSpec } from '../sim/world';
 import type { PolicyResult, ScenarioResult } from './loadtest';
@@ -151,14 +152,10 @@ export function printTwins(runs: readonly ScenarioResult[], seed: number, log: (
 }
 
 if (require.main === module) {
-  const files = process.argv.slice(2);
   const usage = 'usage: npm run bench:twin -- RESULT.json...   (a load test\'s --json file: each uniform run beside the simulator on its timeline)';
-  if (files.includes('--help') || files.includes('-h')) {
-    console.log(usage);
-    process.exit(0);
-  }
-  if (files.length === 0 || files.some((file) => file.startsWith('-'))) {
-    console.error(files.length === 0 ? usage : `bench:twin: unknown option ${files.find((file) => file.startsWith('-'))}\n\n${usage}`);
+  const files = parseCommandLine('npm run bench:twin --', { allowPositionals: true, options: {} }, usage).positionals;
+  if (files.length === 0) {
+    console.error(usage);
     process.exit(2);
   }
   for (const file of files) {

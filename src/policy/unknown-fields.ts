@@ -105,34 +105,45 @@ function unknownFieldRule(key: string, siblings: readonly string[], prefix: stri
   return `is not a field of ${of}${suggestion === undefined ? '' : ` (did you mean ${describe(prefix + suggestion)}?)`}`;
 }
 
+/** A name as the parser reads it either way: lower case, without `_` or `-`. */
+function folded(text: string): string {
+  return text.toLowerCase().replace(/[_-]/g, '');
+}
+
 /**
  * The name in `candidates` that `name` is most likely a misspelling of: equal
- * but for case and underscores, or at most one edit per four letters away
- * (and at least one); undefined if none is that close.
+ * but for case and underscores, a duration named by its unit (`unitNamed`),
+ * or at most one edit per four letters away (and at least one); undefined if
+ * none is that close.
  */
 export function nearName(name: string, candidates: readonly string[]): string | undefined {
   if (candidates.length === 0 || name.length > 100) {
     return undefined;
   }
-  const folded = (text: string): string => text.toLowerCase().replace(/[_-]/g, '');
-  const same = candidates.find((candidate) => folded(candidate) === folded(name));
+  const key = folded(name);
+  const same = candidates.find((candidate) => folded(candidate) === key) ?? unitNamed(name, key, candidates);
   if (same !== undefined) {
     return same;
   }
-  // A duration named by its unit: `decayMs` (PEAK_EWMA_DEFAULTS's own name), `decay_time_ms`,
-  // `slowStartSeconds` for decayTime and slowStartWindow, which take "2s". Too far apart to spell.
-  const stem = (text: string): string => folded(text).replace(/(milliseconds|millis|ms|seconds|secs)$/, '');
-  const durationStem = (text: string): string => folded(text).replace(/(time|window)$/, '');
-  const unitless = stem(name);
-  if (unitless !== folded(name) && unitless.length >= 3) {
-    const byUnit = candidates.filter((candidate) => folded(candidate) === unitless || durationStem(candidate) === unitless);
-    // In the key's own casing where the field has both (the parser reads decayTime and decay_time).
-    const snake = name.includes('_');
-    const cased = byUnit.find((candidate) => candidate.includes('_') === snake) ?? byUnit[0];
-    if (cased !== undefined) {
-      return cased;
-    }
-  }
   const best = closest(name, candidates as string[]);
   return distance(name, best) <= Math.max(1, Math.floor(best.length / 4)) ? best : undefined;
+}
+
+/**
+ * The duration field `name` means by its unit, too far apart to spell:
+ * `decayMs` (PEAK_EWMA_DEFAULTS's own name) or `decay_time_ms` for decayTime,
+ * `slowStartSeconds` for slowStartWindow, which take "2s"; in the key's own
+ * casing where the parser reads both. `key` is `name` folded.
+ */
+function unitNamed(name: string, key: string, candidates: readonly string[]): string | undefined {
+  const unitless = key.replace(/(milliseconds|millis|ms|seconds|secs)$/, '');
+  if (unitless === key || unitless.length < 3) {
+    return undefined;
+  }
+  const meant = candidates.filter((candidate) => {
+    const field = folded(candidate);
+    return field === unitless || field.replace(/(time|window)$/, '') === unitless;
+  });
+  const snake = name.includes('_');
+  return meant.find((candidate) => candidate.includes('_') === snake) ?? meant[0];
 }

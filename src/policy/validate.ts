@@ -11,7 +11,7 @@ import { LeastRequestLoadBalancingConfig, LEAST_REQUEST_POLICY_NAME } from './le
 import { PeakEwmaLoadBalancingConfig, PEAK_EWMA_POLICY_NAME } from './peak-ewma-config';
 import { isPolicyRegistered } from './register';
 import { ConfigError, describe as quoted } from './config-fields';
-import { nearName, parseNotingUnknownFields } from './unknown-fields';
+import { nearName, parseNotingUnknownFields, UnknownField } from './unknown-fields';
 
 // A Map, not an object: policy names are untrusted input ("__proto__", "constructor").
 const PARSERS = new Map<string, (obj: unknown) => unknown>([
@@ -157,12 +157,8 @@ export function validateLoadBalancingConfigList(list: unknown, path = 'loadBalan
     const [name, config] = Object.entries(entry as Record<string, unknown>)[0];
     const parser = PARSERS.get(name);
     if (parser) {
-      try {
-        parseStrictly(name, parser, config);
-      } catch (error) {
-        // Nested, the entry is placed as a wrong policy name is; at the top level the policy's name says it.
-        throw depth > 0 && error instanceof ConfigError ? error.at(`${path}[${index}]`) : error;
-      }
+      // Nested, the entry is placed as a wrong policy name is; at the top level the policy's name says it.
+      parseStrictly(name, parser, config, depth > 0 ? `${path}[${index}]` : undefined);
       checked++;
     }
     checkPolicyName(name, `${path}[${index}]`);
@@ -178,12 +174,18 @@ export function validateLoadBalancingConfigList(list: unknown, path = 'loadBalan
 /**
  * Parses `config` with `parser`, then rejects any key the parser never read
  * (unknown-fields.ts): grpc-js would ignore it, so a misspelt field would
- * keep its default without a word.
+ * keep its default without a word. A field's error names `where` the entry
+ * sits, if given (a child of another policy).
  */
-function parseStrictly(policyName: string, parser: (obj: unknown) => unknown, config: unknown): void {
-  const [unknown] = parseNotingUnknownFields(config, parser).unknownFields;
+function parseStrictly(policyName: string, parser: (obj: unknown) => unknown, config: unknown, where?: string): void {
+  let unknown: UnknownField | undefined;
+  try {
+    [unknown] = parseNotingUnknownFields(config, parser).unknownFields;
+  } catch (error) {
+    throw where !== undefined && error instanceof ConfigError ? error.at(where) : error;
+  }
   if (unknown !== undefined) {
-    throw new ConfigError(policyName, unknown.name, `${unknown.rule}: grpc-js would ignore it`);
+    throw new ConfigError(policyName, unknown.name, `${unknown.rule}: grpc-js would ignore it`, where);
   }
 }
 
